@@ -1,0 +1,21 @@
+// What every benchmark family is registered with: the parsed flags and the article's data,
+// loaded once in main (so a bad data file stops bench before any benchmark runs).
+#pragma once
+
+#include <memory>
+
+#include "bench_options.h"
+#include "iris/iris_data.h"
+
+namespace bench {
+
+struct BenchEnv {
+  BenchOptions options;
+  iris::ArticleSplit split;
+};
+using BenchEnvPtr = std::shared_ptr<const BenchEnv>;
+
+void register_item_sync(const BenchEnvPtr& env);
+void register_batch_sweep(const BenchEnvPtr& env);
+
+}  // namespace bench

@@ -1,0 +1,139 @@
+#include "bench_options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace bench {
+namespace {
+
+int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_value, const char* expected) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < min_value) {
+    throw FlagError("--" + flag + ": expected " + expected + ", got '" + text + "'");
+  }
+  return v;
+}
+
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) items.push_back(item);
+  if (items.empty() || (!text.empty() && text.back() == ',')) {
+    throw FlagError("--" + flag + ": expected a comma-separated list, got '" + text + "'");
+  }
+  return items;
+}
+
+std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text, int64_t min_value,
+                                    const char* expected) {
+  std::vector<int64_t> values;
+  for (const auto& item : split_list(flag, text)) values.push_back(parse_int(flag, item, min_value, expected));
+  return values;
+}
+
+}  // namespace
+
+BenchOptions parse_bench_options(int* argc, char** argv) {
+  BenchOptions o;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+      argv[kept++] = argv[i];  // Google Benchmark prints its own flags too
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const auto eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const bool has_value = eq != std::string::npos;
+    const std::string value = has_value ? arg.substr(eq + 1) : "";
+    const auto need_value = [&] {
+      if (!has_value) throw FlagError("--" + name + ": expected --" + name + "=VALUE");
+    };
+    if (name == "epochs") {
+      need_value();
+      o.epochs = parse_int(name, value, 1, "a positive integer");
+    } else if (name == "sweep_epochs") {
+      need_value();
+      o.sweep_epochs = parse_int(name, value, 1, "a positive integer");
+    } else if (name == "warmup_epochs") {
+      need_value();
+      o.warmup_epochs = parse_int(name, value, 0, "an integer >= 0");
+    } else if (name == "seed") {
+      need_value();
+      o.seed = static_cast<uint64_t>(parse_int(name, value, 0, "an integer >= 0"));
+    } else if (name == "devices") {
+      need_value();
+      o.devices = split_list(name, value);
+      for (const auto& d : o.devices)
+        if (d != "cpu" && d != "cuda") throw FlagError("--devices: expected cpu and/or cuda, got '" + d + "'");
+    } else if (name == "intervals") {
+      need_value();
+      o.intervals = parse_int_list(name, value, 0, "intervals >= 0 (0 = never, 1 = every epoch)");
+    } else if (name == "print100") {
+      need_value();
+      o.print100 = parse_int_list(name, value, 0, "0 and/or 1");
+      for (auto v : o.print100)
+        if (v > 1) throw FlagError("--print100: expected 0 and/or 1, got '" + std::to_string(v) + "'");
+    } else if (name == "batches") {
+      need_value();
+      o.batches = parse_int_list(name, value, 1, "batch sizes >= 1");
+    } else if (name == "sweep_intervals") {
+      need_value();
+      o.sweep_intervals = parse_int_list(name, value, 0, "intervals >= 0 (0 = never, 1 = every epoch)");
+    } else if (name == "sweep_batches") {
+      need_value();
+      o.sweep_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
+    } else if (name == "data_dir") {
+      need_value();
+      if (value.empty()) throw FlagError("--data_dir: expected a folder holding iris_train.csv and iris_test.csv");
+      o.data_dir = value;
+    } else if (name == "echo_log") {
+      o.echo_log = true;
+    } else {
+      argv[kept++] = argv[i];  // Google Benchmark's, or unknown: it reports those
+    }
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+  return o;
+}
+
+std::string bench_usage() {
+  return R"(bench: the article's GPU-vs-CPU experiment on Iris, as Google Benchmark families.
+
+Families (select with --benchmark_filter=REGEX):
+  ItemSync/<device>/interval:I/print100:P/batch:B   the article's loop, --epochs epochs
+      interval 0 = never record, 1 = append loss.item() every epoch (the article's first
+      run), k>=2 = append + print every k epochs (the article's table, 2 .item() calls);
+      print100 1 = the extra print of loss.item() every 100 epochs.
+  BatchSweep/<device>/interval:I/batch:B            the same loop, --sweep_epochs epochs,
+      batch 120 = Iris, larger = Iris-like synthetic rows (GPU vs CPU crossover).
+
+bench flags (defaults in brackets):
+  --epochs=N            epochs per ItemSync run [20000]
+  --sweep_epochs=N      epochs per BatchSweep run [300]
+  --warmup_epochs=N     untimed epochs before each run, on a separate model [100]
+  --seed=N              torch seed for the initial weights [42]
+  --devices=LIST        cpu,cuda [cpu,cuda]; cuda rows are skipped when no GPU is usable
+  --intervals=LIST      ItemSync intervals [1,100,200,1000,2000,0]
+  --print100=LIST       ItemSync print100 values [0,1]
+  --batches=LIST        ItemSync batch sizes [120]
+  --sweep_intervals=LIST, --sweep_batches=LIST   BatchSweep axes [0,1] [120,...,1000000]
+  --data_dir=DIR        folder with iris_train.csv, iris_test.csv [the repository's data/]
+  --echo_log            write the article's "Epoch [k/N], Loss: x" lines to stderr
+
+Each run is one timed iteration (manual time = wall time of the loop, device drained);
+use --benchmark_repetitions=N for the spread. Google Benchmark's flags follow.
+)";
+}
+
+}  // namespace bench

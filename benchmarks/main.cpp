@@ -1,0 +1,44 @@
+// The one main: bench's own flags, then Google Benchmark's, the data, the context, the run.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "bench_env.h"
+#include "common/run_context.h"
+
+int main(int argc, char** argv) {
+  bench::BenchOptions options;
+  try {
+    options = bench::parse_bench_options(&argc, argv);
+  } catch (const bench::FlagError& e) {
+    std::fprintf(stderr, "bench: %s\n(./bench --help lists the flags)\n", e.what());
+    return 2;
+  }
+  if (options.help) std::fputs(bench::bench_usage().c_str(), stdout);
+  benchmark::Initialize(&argc, argv);  // prints its own flags and exits on --help
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  auto env = std::make_shared<bench::BenchEnv>();
+  env->options = options;
+  if (env->options.data_dir.empty()) env->options.data_dir = iris::default_data_dir();
+  try {
+    env->split = iris::load_article_split(env->options.data_dir);
+  } catch (const iris::DataError& e) {
+    std::fprintf(stderr, "bench: bad data: %s\n", e.what());
+    return 2;
+  }
+  bench::register_item_sync(env);
+  bench::register_batch_sweep(env);
+
+  for (const auto& [key, value] : common::collect_run_context()) benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("epochs", std::to_string(options.epochs));
+  benchmark::AddCustomContext("sweep_epochs", std::to_string(options.sweep_epochs));
+  benchmark::AddCustomContext("warmup_epochs", std::to_string(options.warmup_epochs));
+  benchmark::AddCustomContext("seed", std::to_string(options.seed));
+  benchmark::AddCustomContext("tracing", "off");
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

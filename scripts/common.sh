@@ -1,0 +1,30 @@
+# Shared paths for the scripts in this folder; sourced, not run.
+# The heavy Python environment (torch with its CUDA wheels, ~4 GB) lives in a cache outside
+# the clone, keyed by requirements.txt and the Python version, so a fresh clone (as CI makes)
+# reuses it; .venv in the clone is a link to it.
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE_ROOT="${IRIS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iris-gpu-overhead}"
+BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
+PYTHON_BASE="${PYTHON:-python3}"
+
+say() { printf '\033[1m[%s]\033[0m %s\n' "$(basename "$0" .sh)" "$*"; }
+die() { printf '[%s] error: %s\n' "$(basename "$0" .sh)" "$*" >&2; exit 1; }
+
+venv_dir() {
+  local key
+  key=$( { cat "$REPO_ROOT/requirements.txt"; "$PYTHON_BASE" -c 'import sys; print(sys.version_info[:2])'; } | sha256sum | cut -c1-12)
+  echo "$CACHE_ROOT/venv-$key"
+}
+
+# A short name for this machine, used as the results folder: the GPU when there is one
+# (nvidia-h200), else the CPU model and core count (cpu-intel-xeon-processor-2c).
+machine_name() {
+  local name
+  if command -v nvidia-smi >/dev/null 2>&1 && name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1) && [ -n "$name" ]; then
+    echo "$name" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//' -e 's/-[0-9]\+gb.*$//'
+  else
+    name=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
+    [ -n "$name" ] || name=unknown-cpu
+    echo "cpu-$(echo "$name" | tr 'A-Z' 'a-z' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')-$(nproc)c"
+  fi
+}
