@@ -1,0 +1,120 @@
+"""bench as a test: tiny runs of each family with their JSON checked, and bad input.
+
+ctest sets BENCH to the built binary; run by hand with BENCH=build/bench pytest tests/smoke.
+"""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+BENCH = os.environ.get("BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench"))
+CONTEXT_KEYS = ["torch_version", "cuda_runtime", "cuda_driver", "gpu_name", "cpu_threads_torch", "git_commit",
+                "epochs", "tracing"]
+NAME = re.compile(r"^(?P<family>\w+)/(?P<device>cpu|cuda)/(?P<args>.*?)/iterations:1/manual_time$")
+
+
+def run_bench(tmp_path, *args):
+    out = tmp_path / "out.json"
+    proc = subprocess.run([BENCH, *args, f"--benchmark_out={out}", "--benchmark_out_format=json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text())
+
+
+def parse_args(name):
+    m = NAME.match(name)
+    assert m, f"unexpected benchmark name {name!r}"
+    args = dict(kv.split(":") for kv in m.group("args").split("/"))
+    return m.group("family"), m.group("device"), {k: int(v) for k, v in args.items()}
+
+
+def expected_item_calls(interval, print100, epochs):
+    per_record = 2 if interval >= 2 else 1
+    records = epochs // interval if interval > 0 else 0
+    return records * per_record + (epochs // 100 if print100 else 0)
+
+
+def check_device_rows(doc, rows):
+    no_gpu = doc["context"]["gpu_name"] == "none"
+    for row in rows:
+        _, device, _ = parse_args(row["name"])
+        if device == "cuda" and no_gpu:
+            assert row.get("error_occurred"), row["name"]
+            assert row["error_message"].startswith("skipped: "), row["error_message"]
+        else:
+            assert not row.get("error_occurred"), (row["name"], row.get("error_message"))
+
+
+def test_item_sync_rows_counts_and_context(tmp_path):
+    epochs = 300
+    doc = run_bench(tmp_path, "--benchmark_filter=ItemSync", f"--epochs={epochs}", "--warmup_epochs=5")
+    for key in CONTEXT_KEYS:
+        assert key in doc["context"], key
+    rows = doc["benchmarks"]
+    seen = set()
+    for row in rows:
+        family, device, args = parse_args(row["name"])
+        assert family == "ItemSync"
+        seen.add((device, args["interval"], args["print100"], args["batch"]))
+        if row.get("error_occurred"):
+            continue
+        assert row["item_calls"] == expected_item_calls(args["interval"], args["print100"], epochs), row["name"]
+        assert row["epochs"] == epochs
+        assert row["us_per_epoch"] > 0
+        assert abs(row["us_per_epoch"] * epochs / 1e3 - row["real_time"]) < 1e-3 * row["real_time"] + 1e-6
+        assert row["time_unit"] == "ms"
+    want = {(d, i, p, 120) for d in ("cpu", "cuda") for i in (1, 100, 200, 1000, 2000, 0) for p in (0, 1)}
+    assert seen == want
+    check_device_rows(doc, rows)
+
+
+def test_batch_sweep_runs_synthetic_batches(tmp_path):
+    doc = run_bench(tmp_path, "--benchmark_filter=BatchSweep", "--sweep_epochs=10", "--warmup_epochs=0",
+                    "--sweep_batches=120,1000")
+    rows = doc["benchmarks"]
+    assert {parse_args(r["name"])[2]["batch"] for r in rows} == {120, 1000}
+    assert len(rows) == 8
+    check_device_rows(doc, rows)
+    for row in rows:
+        if not row.get("error_occurred"):
+            assert row["batch"] == parse_args(row["name"])[2]["batch"]
+
+
+def test_repetitions_give_aggregates(tmp_path):
+    doc = run_bench(tmp_path, "--benchmark_filter=ItemSync/cpu/interval:0/print100:0", "--epochs=50",
+                    "--warmup_epochs=0", "--benchmark_repetitions=3")
+    kinds = sorted(r.get("aggregate_name", "iteration") for r in doc["benchmarks"])
+    assert kinds == ["cv", "iteration", "iteration", "iteration", "mean", "median", "stddev"]
+
+
+@pytest.mark.parametrize("flag, message", [
+    ("--devices=tpu", "--devices: expected cpu and/or cuda, got 'tpu'"),
+    ("--intervals=100,-1", "--intervals: expected intervals >= 0"),
+    ("--epochs=0", "--epochs: expected a positive integer, got '0'"),
+    ("--print100=3", "--print100: expected 0 and/or 1"),
+    ("--batches=-120", "--batches: expected batch sizes >= 1"),
+    ("--no_such_flag=1", "unrecognized command-line flag"),
+])
+def test_bad_flags_fail_with_a_clear_message(flag, message):
+    proc = subprocess.run([BENCH, flag, "--benchmark_filter=ItemSync/cpu/interval:0/print100:0"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
+    assert "ItemSync/cpu" not in proc.stdout  # nothing ran
+
+
+def test_bad_data_dir_names_the_file(tmp_path):
+    (tmp_path / "iris_train.csv").write_text("row,sepal_length\n")
+    proc = subprocess.run([BENCH, f"--data_dir={tmp_path}", "--benchmark_filter=ItemSync/cpu"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert f"{tmp_path}/iris_train.csv:1: expected the header" in proc.stderr
+
+
+def test_help_lists_families_and_flags():
+    proc = subprocess.run([BENCH, "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    for text in ("ItemSync/<device>", "--epochs=N", "--benchmark_filter"):
+        assert text in proc.stdout
