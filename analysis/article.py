@@ -1,0 +1,53 @@
+"""The article's numbers (../shared/ARTICLE.md), as data, and what follows from them.
+
+Every figure here is copied from the post; `item_calls` follows the reading of its code in
+ARTICLE.md (the every-100 print, one .item() each, stayed in every run).
+"""
+from dataclasses import dataclass
+
+EPOCHS = 20000
+
+
+@dataclass(frozen=True)
+class ArticleRun:
+    label: str
+    device: str          # where it really ran ("no recording" ran on the CPU: no .to(device))
+    interval: int        # our ItemSync interval: 1 = append every epoch, k = record every k, 0 = never
+    print100: int
+    seconds: float
+    item_calls: int
+    note: str = ""
+
+
+RUNS = [
+    ArticleRun("CPU", "cpu", 1, 1, 2.93, 20200, "2.90 s in the summary post"),
+    ArticleRun("GPU", "cuda", 1, 1, 11.29, 20200),
+    ArticleRun("no recording", "cpu", 0, 1, 2.86, 200, "labelled GPU, but its code never moved anything to the GPU"),
+    ArticleRun("GPU, record every 200", "cuda", 200, 1, 10.38, 400),
+]
+
+# The post's table: 'remaining time' = total - 3 s, it says; the values look like totals.
+TABLE = [  # (interval, records, remaining seconds as printed)
+    (100, 200, 10.43),
+    (200, 100, 10.02),
+    (1000, 20, 10.12),
+    (2000, 10, 9.74),
+]
+
+
+def item_calls(interval, print100, epochs=EPOCHS):
+    """The .item() count of the article's loop; the same formula as train::LoggingPolicy."""
+    records = epochs // interval if interval > 0 else 0
+    return records * (2 if interval >= 2 else 1) + (epochs // 100 if print100 else 0)
+
+
+def per_call_cost_from_gpu_runs():
+    """Seconds per .item() implied by the post's two GPU runs (ARTICLE.md: about 46 us)."""
+    gpu = next(r for r in RUNS if r.label == "GPU")
+    every200 = next(r for r in RUNS if r.label == "GPU, record every 200")
+    return (gpu.seconds - every200.seconds) / (gpu.item_calls - every200.item_calls)
+
+
+def table_item_calls():
+    """(interval, records, item calls) for the table's rows: the every-100 print kept."""
+    return [(k, n, item_calls(k, 1)) for k, n, _ in TABLE]

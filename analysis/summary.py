@@ -1,0 +1,154 @@
+"""From repetition rows to the numbers the report states: per-configuration medians and
+spread, the fitted model per device, held-out predictions, the batch crossover."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis import article
+from analysis.fit import fit_batch_cost, fit_loop_time
+
+HELD_OUT_INTERVAL = 500     # run by the main job, left out of the fit, then predicted
+HELD_OUT_BATCH = 30000
+
+
+@dataclass
+class ConfigStats:
+    device: str
+    interval: int
+    print100: int
+    batch: int
+    epochs: int
+    item_calls: int
+    records: int
+    n: int
+    median_s: float
+    min_s: float
+    max_s: float
+
+    @property
+    def spread_pct(self):
+        """(max - min) / median over the repetitions, in percent."""
+        return 100.0 * (self.max_s - self.min_s) / self.median_s if self.median_s > 0 else 0.0
+
+    @property
+    def us_per_epoch(self):
+        return self.median_s * 1e6 / self.epochs
+
+
+def summarize(rows, family):
+    by = {}
+    for r in rows:
+        if r.family != family:
+            continue
+        key = (r.device, r.args.get("interval", 0), r.args.get("print100", 0), r.args.get("batch", 120),
+               int(r.counters["epochs"]))
+        by.setdefault(key, []).append(r)
+    out = []
+    for (device, interval, print100, batch, epochs), rs in sorted(by.items(), key=lambda kv: _order(kv[0])):
+        s = np.array([r.seconds for r in rs])
+        out.append(ConfigStats(device, interval, print100, batch, epochs, int(rs[0].counters["item_calls"]),
+                               int(rs[0].counters.get("records", 0)), len(rs), float(np.median(s)),
+                               float(s.min()), float(s.max())))
+    return out
+
+
+def _order(key):
+    device, interval, print100, batch, epochs = key
+    return ({"cpu": 0, "cuda": 1}.get(device, 2), -print100, batch, interval == 0, interval, epochs)
+
+
+def never_row(stats, c):
+    return next((s for s in stats if s.device == c.device and s.interval == 0 and s.print100 == c.print100
+                 and s.batch == c.batch and s.epochs == c.epochs), None)
+
+
+@dataclass
+class DeviceModel:
+    device: str
+    fit: object             # analysis.fit.Fit over the fitted rows
+    held_out: list          # (ConfigStats, predicted seconds)
+
+
+def fit_devices(rows):
+    """Per device, fits the loop model on ItemSync batch-120 rows except interval 500 and
+    predicts the interval-500 rows."""
+    models = []
+    for device in sorted({r.device for r in rows if r.family == "ItemSync"}):
+        rs = [r for r in rows if r.family == "ItemSync" and r.device == device and r.args.get("batch") == 120]
+        train = [r for r in rs if r.args.get("interval") != HELD_OUT_INTERVAL]
+        if len({r.counters["item_calls"] for r in train}) < 2:
+            continue
+        fit = fit_loop_time([r.counters["epochs"] for r in train], [r.counters["item_calls"] for r in train],
+                            [r.seconds for r in train])
+        held = [c for c in summarize(rs, "ItemSync") if c.interval == HELD_OUT_INTERVAL]
+        preds = [(c, float(fit.predict({"fixed": [1.0], "per_epoch": [c.epochs], "per_item": [c.item_calls]})[0]))
+                 for c in held]
+        models.append(DeviceModel(device, fit, preds))
+    return models
+
+
+@dataclass
+class BatchPoint:
+    device: str
+    batch: int
+    us_per_epoch_never: float
+    us_per_epoch_every: float
+    sync_cost_us: float     # extra time per .item() when logging every epoch
+
+
+@dataclass
+class BatchAnalysis:
+    points: list
+    fits: dict              # device -> Fit of c(B), held-out batch excluded
+    held_out: list          # (device, batch, measured us, predicted us)
+    crossover: object       # smallest swept batch where cuda beats cpu (never logging), or None
+
+
+def batch_analysis(rows):
+    stats = summarize(rows, "BatchSweep")
+    points = []
+    for c in stats:
+        if c.interval != 0:
+            continue
+        every = next((s for s in stats if s.device == c.device and s.batch == c.batch and s.interval == 1), None)
+        if every is None:
+            continue
+        sync = (every.median_s - c.median_s) * 1e6 / max(every.item_calls, 1)
+        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, sync))
+    fits, held = {}, []
+    for device in sorted({p.device for p in points}):
+        ps = [p for p in points if p.device == device]
+        train = [p for p in ps if p.batch != HELD_OUT_BATCH]
+        if len(train) < 3:
+            continue
+        fit = fit_batch_cost([p.batch for p in train], [p.us_per_epoch_never for p in train])
+        fits[device] = fit
+        for p in ps:
+            if p.batch == HELD_OUT_BATCH:
+                pred = float(fit.predict({"base_us": [1.0], "per_row_us": [p.batch]})[0])
+                held.append((device, p.batch, p.us_per_epoch_never, pred))
+    crossover = None
+    cpu = {p.batch: p for p in points if p.device == "cpu"}
+    for p in sorted((p for p in points if p.device == "cuda"), key=lambda p: p.batch):
+        if p.batch in cpu and p.us_per_epoch_never < cpu[p.batch].us_per_epoch_never:
+            crossover = p.batch
+            break
+    return BatchAnalysis(points, fits, held, crossover)
+
+
+def article_checks():
+    """What ARTICLE.md derives from the post's own numbers."""
+    per_call = article.per_call_cost_from_gpu_runs()
+    calls = [c for _, _, c in article.table_item_calls()]
+    spread_calls = max(calls) - min(calls)
+    table_spread = max(t for *_, t in article.TABLE) - min(t for *_, t in article.TABLE)
+    gpu = next(r for r in article.RUNS if r.label == "GPU")
+    return {
+        "per_call_us": per_call * 1e6,
+        "table_item_calls": article.table_item_calls(),
+        "sync_spread_calls": spread_calls,
+        "sync_spread_s": spread_calls * per_call,
+        "table_spread_s": table_spread,
+        "gpu_us_per_epoch": gpu.seconds / article.EPOCHS * 1e6,
+        "cpu_us_per_epoch": next(r for r in article.RUNS if r.label == "CPU").seconds / article.EPOCHS * 1e6,
+    }

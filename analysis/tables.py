@@ -1,0 +1,45 @@
+"""The article's table beside ours, as console text and as Markdown."""
+from analysis import article
+from analysis.summary import never_row
+
+
+def article_values(device, interval, print100):
+    """The post's figures for the configuration, as (seconds, label) pairs."""
+    out = [(r.seconds, r.label) for r in article.RUNS
+           if r.device == device and r.interval == interval and r.print100 == print100]
+    if device == "cuda" and print100 == 1:
+        out += [(t, "table ('remaining')") for k, _, t in article.TABLE if k == interval]
+    return out
+
+
+HEADER = ["device", "print100", "interval", "records", ".item()", "ours s (median)", "spread", "above never s",
+          "us/epoch", "article s"]
+
+
+def table_rows(stats, epochs_filter=None):
+    rows = []
+    for c in stats:
+        if epochs_filter and c.epochs != epochs_filter:
+            continue
+        never = never_row(stats, c)
+        above = f"{c.median_s - never.median_s:+.3f}" if never else "n/a"
+        art = "; ".join(f"{s:.2f} ({label})" for s, label in article_values(c.device, c.interval, c.print100)) \
+            if c.epochs == article.EPOCHS else ""
+        rows.append([c.device, str(c.print100), "never" if c.interval == 0 else str(c.interval), str(c.records),
+                     str(c.item_calls), f"{c.median_s:.3f}", f"{c.spread_pct:.1f}% (n={c.n})", above,
+                     f"{c.us_per_epoch:.1f}", art or "-"])
+    return rows
+
+
+def render_text(stats):
+    rows = table_rows(stats)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADER)]
+    line = lambda cells: "  ".join(c.rjust(w) if i < 9 else c for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(HEADER), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def render_markdown(stats):
+    rows = table_rows(stats)
+    out = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)

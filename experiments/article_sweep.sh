@@ -1,0 +1,22 @@
+# The article's experiment (ItemSync) and the batch crossover (BatchSweep), as data.
+# Answers: how loop time depends on the .item() pattern (article table + interval 500,
+# held out by the analysis), and from which batch the GPU beats the CPU.
+# Cost on a 2-core CPU: ItemSync 14 configs x 3 repetitions x ~3 s = ~2-3 min per device;
+# BatchSweep ~2 min on the CPU. On an H200 the cuda rows add ~5 min (about 11 s each).
+# Sourced by scripts/reproduce.sh and scripts/gpu_check.sh; override any with the env.
+ITEM_SYNC_FLAGS=(
+  --benchmark_filter='^ItemSync/'
+  --epochs="${EPOCHS:-20000}"
+  --intervals=1,100,200,500,1000,2000,0
+  --print100=0,1
+  --benchmark_repetitions="${REPETITIONS:-3}"
+  --benchmark_enable_random_interleaving=true
+)
+BATCH_SWEEP_FLAGS=(
+  --benchmark_filter='^BatchSweep/'
+  --sweep_epochs="${SWEEP_EPOCHS:-200}"
+  --sweep_intervals=0,1
+  --sweep_batches=120,1000,10000,30000,100000,1000000
+  --benchmark_repetitions="${SWEEP_REPETITIONS:-3}"
+  --benchmark_enable_random_interleaving=true
+)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The main job: set up, run the article's experiment on the CPU and (when one is usable)
+# the GPU, print the article's table beside ours, and write results/<machine>/ (bench JSON,
+# REPORT.md, plots). Environment: EPOCHS, REPETITIONS, SWEEP_EPOCHS, SWEEP_REPETITIONS,
+# MACHINE (results folder name), SKIP_BATCH_SWEEP=1.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+"$REPO_ROOT/scripts/setup.sh"
+. "$REPO_ROOT/experiments/article_sweep.sh"
+cd "$REPO_ROOT"
+
+MACHINE="${MACHINE:-$(machine_name)}"
+OUT_DIR="$REPO_ROOT/results/$MACHINE"
+mkdir -p "$OUT_DIR"
+if .venv/bin/python -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  DEVICES=cpu,cuda
+else
+  DEVICES=cpu
+  say "no usable GPU here: running the CPU rows only (the report marks GPU figures pending)"
+fi
+
+# bench writes its JSON as it goes; it lands under its final name only when bench succeeds,
+# so an interrupted run never replaces an earlier complete result.
+run_bench() {  # name, flags...
+  local name=$1; shift
+  local tmp="$OUT_DIR/.$name.json.partial"
+  say "running $name on $DEVICES (progress below, one line per finished run)"
+  ./bench "$@" --devices="$DEVICES" --benchmark_out="$tmp" --benchmark_out_format=json
+  mv "$tmp" "$OUT_DIR/$name.json"
+  say "wrote results/$MACHINE/$name.json"
+}
+
+run_bench item_sync "${ITEM_SYNC_FLAGS[@]}"
+[ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
+
+say "the article's table beside ours, the model and the report"
+.venv/bin/python -m analysis.report "$OUT_DIR" --machine "$MACHINE" | tee "$OUT_DIR/table.txt.partial"
+mv "$OUT_DIR/table.txt.partial" "$OUT_DIR/table.txt"
+say "done: results/$MACHINE/REPORT.md"
