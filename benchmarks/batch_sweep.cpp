@@ -8,7 +8,7 @@
 namespace bench {
 
 static void BM_BatchSweep(benchmark::State& state, BenchEnvPtr env, std::string device) {
-  const TrainingRunSpec spec{device, env->options.sweep_epochs,
+  const TrainingRunSpec spec{"BatchSweep", device, env->options.sweep_epochs,
                              train::LoggingPolicy{state.range(0), /*print100=*/false}, state.range(1)};
   run_training_benchmark(state, *env, spec);
 }

@@ -96,11 +96,28 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
       need_value();
       if (value.empty()) throw FlagError("--data_dir: expected a folder holding iris_train.csv and iris_test.csv");
       o.data_dir = value;
+    } else if (name == "trace_epochs") {
+      need_value();
+      o.trace_epochs = parse_int(name, value, 0, "an integer >= 0 (0 = no traced pass)");
+    } else if (name == "trace_dir") {
+      need_value();
+      if (value.empty()) throw FlagError("--trace_dir: expected a folder to write trace files into");
+      o.trace_dir = value;
+    } else if (name == "trace_file_epochs") {
+      need_value();
+      o.trace_file_epochs = parse_int(name, value, 1, "a positive integer");
     } else if (name == "echo_log") {
       o.echo_log = true;
     } else {
       argv[kept++] = argv[i];  // Google Benchmark's, or unknown: it reports those
     }
+  }
+  if (!o.trace_dir.empty() && o.trace_epochs == 0) {
+    throw FlagError("--trace_dir: needs a traced pass; add --trace_epochs=N (N > 0)");
+  }
+  if (o.trace_epochs > 0 && o.trace_file_epochs > o.trace_epochs) {
+    throw FlagError("--trace_file_epochs: expected at most --trace_epochs (" + std::to_string(o.trace_epochs) +
+                    "), got " + std::to_string(o.trace_file_epochs));
   }
   *argc = kept;
   argv[kept] = nullptr;
@@ -130,6 +147,12 @@ bench flags (defaults in brackets):
   --sweep_intervals=LIST, --sweep_batches=LIST   BatchSweep axes [0,1] [120,...,1000000]
   --data_dir=DIR        folder with iris_train.csv, iris_test.csv [the repository's data/]
   --echo_log            write the article's "Epoch [k/N], Loss: x" lines to stderr
+  --trace_epochs=N      after the timed runs of each row, a separate traced pass of N
+                        epochs; its attribution (attr_*, phase_*) and overhead
+                        (traced_us_per_epoch, trace_overhead) join the row's counters [0]
+  --trace_dir=DIR       write DIR/<row>.trace.json (Chrome Trace Event format: open in
+                        ui.perfetto.dev or chrome://tracing) for each traced row
+  --trace_file_epochs=N the last N epochs of the traced pass go in the file [5]
 
 Each run is one timed iteration (manual time = wall time of the loop, device drained);
 use --benchmark_repetitions=N for the spread. Google Benchmark's flags follow.

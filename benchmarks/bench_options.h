@@ -21,6 +21,9 @@ struct BenchOptions {
   std::vector<int64_t> sweep_intervals = {0, 1};
   std::vector<int64_t> sweep_batches = {120, 1000, 10000, 100000, 1000000};
   std::string data_dir;          // empty: iris::default_data_dir()
+  int64_t trace_epochs = 0;      // >0: a traced pass of this many epochs after the timed runs
+  std::string trace_dir;         // non-empty: write a Chrome trace per row here
+  int64_t trace_file_epochs = 5; // epochs (the last ones of the traced pass) in each trace file
   bool echo_log = false;         // write the article's print lines to stderr
   bool help = false;
 };

@@ -8,7 +8,7 @@
 namespace bench {
 
 static void BM_ItemSync(benchmark::State& state, BenchEnvPtr env, std::string device) {
-  const TrainingRunSpec spec{device, env->options.epochs,
+  const TrainingRunSpec spec{"ItemSync", device, env->options.epochs,
                              train::LoggingPolicy{state.range(0), state.range(1) != 0}, state.range(2)};
   run_training_benchmark(state, *env, spec);
 }

@@ -1,6 +1,8 @@
 // The one main: bench's own flags, then Google Benchmark's, the data, the context, the run.
 #include <benchmark/benchmark.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -13,6 +15,11 @@ int main(int argc, char** argv) {
     options = bench::parse_bench_options(&argc, argv);
   } catch (const bench::FlagError& e) {
     std::fprintf(stderr, "bench: %s\n(./bench --help lists the flags)\n", e.what());
+    return 2;
+  }
+  struct stat st {};
+  if (!options.trace_dir.empty() && (::stat(options.trace_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    std::fprintf(stderr, "bench: --trace_dir: '%s' is not an existing folder (create it first)\n", options.trace_dir.c_str());
     return 2;
   }
   if (options.help) std::fputs(bench::bench_usage().c_str(), stdout);
@@ -36,7 +43,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("sweep_epochs", std::to_string(options.sweep_epochs));
   benchmark::AddCustomContext("warmup_epochs", std::to_string(options.warmup_epochs));
   benchmark::AddCustomContext("seed", std::to_string(options.seed));
+  // Timed runs are never traced; a traced pass, when asked for, runs after them.
   benchmark::AddCustomContext("tracing", "off");
+  benchmark::AddCustomContext("traced_pass_epochs", std::to_string(options.trace_epochs));
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -12,6 +12,7 @@
 namespace bench {
 
 struct TrainingRunSpec {
+  std::string family;  // "ItemSync", "BatchSweep": names trace files
   std::string device;  // "cpu" or "cuda"
   int64_t epochs;
   train::LoggingPolicy policy;

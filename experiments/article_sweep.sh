@@ -1,7 +1,10 @@
 # The article's experiment (ItemSync) and the batch crossover (BatchSweep), as data.
 # Answers: how loop time depends on the .item() pattern (article table + interval 500,
 # held out by the analysis), and from which batch the GPU beats the CPU.
-# Cost on a 2-core CPU: ItemSync 14 configs x 3 repetitions x ~3 s = ~2-3 min per device;
+# Each ItemSync row also gets a separate traced pass of TRACE_EPOCHS epochs after its timed
+# runs (attribution counters on the row; the last 5 epochs as a Chrome trace in
+# results/<machine>/traces/).
+# Cost on a 2-core CPU: ItemSync 14 configs x 3 repetitions x ~3 s = ~3 min per device;
 # BatchSweep ~2 min on the CPU. On an H200 the cuda rows add ~5 min (about 11 s each).
 # Sourced by scripts/reproduce.sh and scripts/gpu_check.sh; override any with the env.
 ITEM_SYNC_FLAGS=(
@@ -11,6 +14,7 @@ ITEM_SYNC_FLAGS=(
   --print100=0,1
   --benchmark_repetitions="${REPETITIONS:-3}"
   --benchmark_enable_random_interleaving=true
+  --trace_epochs="${TRACE_EPOCHS:-2000}"
 )
 BATCH_SWEEP_FLAGS=(
   --benchmark_filter='^BatchSweep/'

@@ -62,7 +62,8 @@ else
       mv "$RESULTS/.$name.partial" "$RESULTS/$name.partial.json" 2>/dev/null
     fi
   }
-  run item_sync 240 "${ITEM_SYNC_FLAGS[@]}"
+  mkdir -p "$RESULTS/traces"
+  run item_sync 270 "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$RESULTS/traces"
   run batch_sweep 100 "${BATCH_SWEEP_FLAGS[@]}"
 
   step "analysis"

@@ -30,7 +30,8 @@ run_bench() {  # name, flags...
   say "wrote results/$MACHINE/$name.json"
 }
 
-run_bench item_sync "${ITEM_SYNC_FLAGS[@]}"
+mkdir -p "$OUT_DIR/traces"
+run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
 
 say "the article's table beside ours, the model and the report"

@@ -1,5 +1,7 @@
 #include "trace/nvtx_phase.h"
 
+#include "trace/host_ranges.h"
+
 #if IRIS_HAVE_NVTX
 #include <nvtx3/nvtx3.hpp>
 
@@ -43,16 +45,25 @@ const nvtxEventAttributes_t& attributes(Phase phase) {
 }
 }  // namespace
 
-PhaseRange::PhaseRange(Phase phase) noexcept {
-  nvtxDomainRangePushEx(nvtx3::domain::get<IrisDomain>(), &attributes(phase));
-}
-PhaseRange::~PhaseRange() noexcept { nvtxDomainRangePop(nvtx3::domain::get<IrisDomain>()); }
+static void nvtx_push(Phase phase) { nvtxDomainRangePushEx(nvtx3::domain::get<IrisDomain>(), &attributes(phase)); }
+static void nvtx_pop() { nvtxDomainRangePop(nvtx3::domain::get<IrisDomain>()); }
 
 #else
 
-PhaseRange::PhaseRange(Phase) noexcept {}
-PhaseRange::~PhaseRange() noexcept {}
+static void nvtx_push(Phase) {}
+static void nvtx_pop() {}
 
 #endif
+
+// The host recorder (a traced pass) is checked first so its timestamps bracket the NVTX
+// calls too; untraced runs pay one thread-local load.
+PhaseRange::PhaseRange(Phase phase) noexcept {
+  if (auto* r = thread_host_recorder()) r->push(phase);
+  nvtx_push(phase);
+}
+PhaseRange::~PhaseRange() noexcept {
+  nvtx_pop();
+  if (auto* r = thread_host_recorder()) r->pop();
+}
 
 }  // namespace trace

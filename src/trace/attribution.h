@@ -1,0 +1,82 @@
+// From plain records (records.h) to where the time of an epoch went. A pure function: the
+// tests feed it hand-built records with known answers; bench feeds it a traced pass.
+//
+// Definitions (also in README.md, "Where the time goes"):
+// - window: from the start of the first `epoch` range to the end of the last; without
+//   epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
+// - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,
+//   cudaGraphLaunch, ...), by API name (records.h classify_api). A driver call nested in
+//   a runtime call on the same thread is not counted again (same host time).
+// - kernels / kernel_ns: kernel records starting in the window, and the sum of their
+//   durations (overlapping kernels both count, so this can exceed busy time).
+// - gpu_busy_ns: length of the union of kernel, memcpy and memset intervals, clipped to
+//   the window (concurrent work is counted once).
+// - memcpy: count, bytes and GPU time per direction and host memory kind, e.g.
+//   "DtoH pinned"; the memory kind named is the host side's (pageable or pinned).
+// - sync_api_ns: host time inside *Synchronize calls; memcpy_api_ns: host time inside
+//   memcpy calls. blocked_ns = both: what a .item() costs the host (the D2H copy call
+//   plus the stream synchronisation after it).
+// - GPU idle = window - gpu_busy_ns, split after Holistic Trace Analysis's idle-time
+//   breakdown: for each gap between busy intervals, the activity after the gap decides:
+//     host wait:   its launch (or copy) call started after the GPU went idle: the queue was
+//                  empty and the GPU waited for the CPU. A gap with no activity after it
+//                  in the window (the tail) is host wait too.
+//     kernel wait: it was already queued, and the gap is at most kernel_wait_threshold_ns:
+//                  the launch overhead between back-to-back queued work.
+//     other:       queued, but a longer gap (dependencies, events, unknown).
+// - launch_delay: per kernel with a correlated launch call, kernel start - call end (ns;
+//   negative when the kernel started before the call returned).
+// - phases: per host range name, how many, inclusive host time, and the kernels whose
+//   launch call started inside it, attributed to the innermost range containing the
+//   call's start on the same thread (a kernel counts in the range where it was launched,
+//   not where it ran), with their GPU time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "trace/records.h"
+
+namespace trace {
+
+struct AttributionOptions {
+  uint64_t kernel_wait_threshold_ns = 10000;  // 10 us: queued work normally starts within a few us
+};
+
+struct Distribution {
+  uint64_t count = 0;
+  double mean = 0, min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;  // ns
+};
+
+struct CopyStats {
+  uint64_t count = 0, bytes = 0, gpu_ns = 0;
+};
+
+struct PhaseStats {
+  uint64_t count = 0, host_ns = 0, kernels = 0, kernel_ns = 0;
+};
+
+struct Attribution {
+  uint64_t epochs = 0;
+  uint64_t window_ns = 0;
+  uint64_t launches = 0, launch_api_ns = 0;
+  uint64_t kernels = 0, kernel_ns = 0;
+  uint64_t gpu_busy_ns = 0;
+  uint64_t memcpys = 0, memcpy_gpu_ns = 0;
+  std::map<std::string, CopyStats> memcpy_by_kind;  // "DtoH pinned", "HtoD pageable", ...
+  uint64_t memsets = 0;
+  uint64_t sync_api_ns = 0, memcpy_api_ns = 0, blocked_ns = 0;
+  uint64_t idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
+  Distribution launch_delay;
+  std::map<std::string, PhaseStats> phases;
+  uint64_t dropped_records = 0;
+
+  uint64_t gpu_idle_ns() const { return idle_host_wait_ns + idle_kernel_wait_ns + idle_other_ns; }
+  // value / epochs (or the value itself when the records held no epoch range).
+  double per_epoch(double value) const { return epochs ? value / static_cast<double>(epochs) : value; }
+};
+
+Attribution attribute(const RecordSet& records, const AttributionOptions& options = {});
+
+}  // namespace trace

@@ -1,0 +1,51 @@
+#include "trace/records.h"
+
+namespace trace {
+
+const char* to_string(ApiKind k) {
+  switch (k) {
+    case ApiKind::Launch: return "launch";
+    case ApiKind::Sync: return "sync";
+    case ApiKind::Memcpy: return "memcpy";
+    case ApiKind::Memset: return "memset";
+    default: return "other";
+  }
+}
+const char* to_string(CopyKind k) {
+  switch (k) {
+    case CopyKind::HtoD: return "HtoD";
+    case CopyKind::DtoH: return "DtoH";
+    case CopyKind::DtoD: return "DtoD";
+    case CopyKind::HtoH: return "HtoH";
+    default: return "other";
+  }
+}
+const char* to_string(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::Pageable: return "pageable";
+    case MemoryKind::Pinned: return "pinned";
+    case MemoryKind::Device: return "device";
+    default: return "other";
+  }
+}
+const char* to_string(SyncKind k) {
+  switch (k) {
+    case SyncKind::Stream: return "stream";
+    case SyncKind::Event: return "event";
+    case SyncKind::Context: return "context";
+    case SyncKind::StreamWaitEvent: return "stream_wait_event";
+    default: return "other";
+  }
+}
+
+ApiKind classify_api(const std::string& name) {
+  const auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (has("LaunchKernel") || has("LaunchCooperativeKernel") || has("GraphLaunch") || has("LaunchHostFunc"))
+    return ApiKind::Launch;
+  if (has("Synchronize")) return ApiKind::Sync;
+  if (has("Memcpy")) return ApiKind::Memcpy;
+  if (has("Memset")) return ApiKind::Memset;
+  return ApiKind::Other;
+}
+
+}  // namespace trace

@@ -1,0 +1,88 @@
+// Plain trace records: what the CUPTI session (cupti_session.h) and the host-range recorder
+// (host_ranges.h) produce and what attribution and trace export consume. No CUDA types
+// here, so the logic downstream is tested on hand-built records without a GPU.
+// All times are nanoseconds on one clock (CUPTI's, or steady_clock on a CPU-only run).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trace {
+
+// A host API call (CUDA runtime or driver), classified by what it does to the timeline.
+enum class ApiKind : uint8_t { Launch, Sync, Memcpy, Memset, Other };
+
+struct ApiRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;  // links a launch or copy call to its GPU activity
+  uint32_t thread_id = 0;
+  ApiKind kind = ApiKind::Other;
+  bool driver = false;          // driver API (cu*) rather than runtime (cuda*)
+  std::string name;
+};
+
+struct KernelRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;
+  uint32_t device_id = 0, stream_id = 0;
+  std::string name;
+};
+
+enum class CopyKind : uint8_t { HtoD, DtoH, DtoD, HtoH, Other };
+enum class MemoryKind : uint8_t { Pageable, Pinned, Device, Other };
+
+struct MemcpyRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;
+  uint32_t device_id = 0, stream_id = 0;
+  uint64_t bytes = 0;
+  CopyKind kind = CopyKind::Other;
+  MemoryKind src = MemoryKind::Other, dst = MemoryKind::Other;
+};
+
+struct MemsetRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;
+  uint32_t device_id = 0, stream_id = 0;
+  uint64_t bytes = 0;
+};
+
+// CUPTI's synchronization records: the span a host thread waited in a sync call.
+enum class SyncKind : uint8_t { Stream, Event, Context, StreamWaitEvent, Other };
+struct SyncRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;
+  uint32_t stream_id = 0;
+  SyncKind kind = SyncKind::Other;
+};
+
+// One of our own NVTX-named phases (trace::Phase), timestamped on the host.
+struct HostRange {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t thread_id = 0;
+  uint16_t depth = 0;           // 0 = outermost (the epoch)
+  std::string name;             // "epoch", "forward", ..., "item"
+};
+
+struct RecordSet {
+  std::vector<ApiRecord> api;
+  std::vector<KernelRecord> kernels;
+  std::vector<MemcpyRecord> memcpys;
+  std::vector<MemsetRecord> memsets;
+  std::vector<SyncRecord> syncs;
+  std::vector<HostRange> ranges;
+  uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
+  std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
+};
+
+const char* to_string(ApiKind k);
+const char* to_string(CopyKind k);
+const char* to_string(MemoryKind k);
+const char* to_string(SyncKind k);
+
+// Classifies an API call by its name (cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch
+// -> Launch; *Synchronize -> Sync; *Memcpy* -> Memcpy; *Memset* -> Memset).
+ApiKind classify_api(const std::string& name);
+
+}  // namespace trace

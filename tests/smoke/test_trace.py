@@ -1,0 +1,98 @@
+"""Chrome trace files checked by a parser: the synthetic one (hand-built records with
+kernels, a copy and flows, written by write_synthetic_trace) and a CPU trace made end to
+end by bench's traced pass."""
+import json
+import os
+import subprocess
+from collections import defaultdict
+
+import pytest
+
+BENCH = os.environ.get("BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench"))
+SYNTHETIC = os.environ.get("SYNTHETIC_TRACE", "")
+
+
+def load_trace(path):
+    doc = json.loads(open(path).read())
+    assert doc["displayTimeUnit"] == "ns"
+    events = doc["traceEvents"]
+    for e in events:
+        assert {"name", "ph", "pid", "tid"} <= e.keys(), e
+        if e["ph"] in ("X", "s", "f"):
+            assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
+        if e["ph"] == "X":
+            assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0, e
+    return doc, events
+
+
+def slices(events, pid=None, cat=None):
+    return [e for e in events if e["ph"] == "X" and (pid is None or e["pid"] == pid) and (cat is None or e["cat"] == cat)]
+
+
+def assert_properly_nested(xs):
+    """Slices on one thread either nest or are disjoint (what the viewers require)."""
+    by_thread = defaultdict(list)
+    for e in xs:
+        by_thread[(e["pid"], e["tid"])].append(e)
+    for evs in by_thread.values():
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in evs:
+            end = e["ts"] + e["dur"]
+            while stack and stack[-1] <= e["ts"] + 1e-9:
+                stack.pop()
+            assert not stack or end <= stack[-1] + 1e-9, f"{e['name']} crosses its parent"
+            stack.append(end)
+
+
+@pytest.mark.skipif(not SYNTHETIC, reason="SYNTHETIC_TRACE not set (ctest sets it)")
+def test_synthetic_trace_units_tracks_and_flows():
+    doc, events = load_trace(SYNTHETIC)
+    names = {(e["pid"], e["args"]["name"]) for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    assert names == {(1, "CPU"), (100, "GPU 0")}
+    kernels = slices(events, cat="kernel")
+    assert len(kernels) == 3
+    # Records are in ns from the first event (t=0); ts/dur are microseconds.
+    first = min(kernels, key=lambda e: e["ts"])
+    assert first["ts"] == pytest.approx(0.1) and first["dur"] == pytest.approx(0.2)
+    copy = slices(events, cat="memcpy")[0]
+    assert copy["args"]["bytes"] == 4 and copy["args"]["dst"] == "pinned" and copy["name"] == "Memcpy DtoH"
+    # One flow per launch or copy call with GPU work: start on the CPU, end on the GPU.
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    ends = {e["id"]: e for e in events if e["ph"] == "f"}
+    assert set(starts) == set(ends) == {1, 2, 3, 4}
+    for fid, f in ends.items():
+        assert f["bp"] == "e" and f["pid"] == 100 and starts[fid]["pid"] == 1
+        assert starts[fid]["ts"] <= f["ts"]
+    assert_properly_nested(slices(events, pid=1, cat="phase"))
+    assert doc["otherData"]["clock"] == "steady"
+
+
+def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
+    out = tmp_path / "row.json"
+    proc = subprocess.run([BENCH, "--benchmark_filter=ItemSync/cpu/interval:1/print100:0", "--epochs=40",
+                           "--warmup_epochs=0", "--trace_epochs=20", f"--trace_dir={tmp_path}",
+                           "--trace_file_epochs=3", f"--benchmark_out={out}", "--benchmark_out_format=json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text())["benchmarks"]
+    assert row["attr_epochs"] == 20
+    assert row["traced_us_per_epoch"] > 0 and row["trace_overhead"] > 0
+    for phase in ("forward", "loss", "zero_grad", "backward", "step", "log", "item"):
+        assert row[f"phase_{phase}_us"] > 0, phase
+    assert row["item_us_per_call"] > 0
+    assert "attr_kernels" not in row and "phase_forward_kernels" not in row  # no GPU timeline on the CPU
+    assert row["phase_forward_us"] + row["phase_backward_us"] < row["traced_us_per_epoch"]
+    path = tmp_path / "ItemSync_cpu_interval-1_print100-0_batch-120.trace.json"
+    doc, events = load_trace(path)
+    phases = slices(events, pid=1, cat="phase")
+    assert sum(e["name"] == "epoch" for e in phases) == 3
+    assert sum(e["name"] == "item" for e in phases) == 3
+    assert not slices(events, cat="kernel")
+    assert_properly_nested(phases)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_trace_dir_without_a_traced_pass_is_refused():
+    proc = subprocess.run([BENCH, "--trace_dir=/tmp"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--trace_epochs=N" in proc.stderr
