@@ -73,3 +73,37 @@ def batch_plot(analysis, machine, path):
     ax2.set_ylabel("extra us per .item() (every-epoch minus never)")
     ax2.set_title("Cost of one sync vs queued work")
     return _save(fig, path)
+
+
+def attribution_plot(attr, machine, path):
+    """Stacked per-epoch host phases for each configuration; for CUDA, the GPU timeline."""
+    from analysis.summary import PHASES
+    gpu = [a for a in attr if a.device == "cuda"]
+    fig, axes = plt.subplots(1, 2 if gpu else 1, figsize=(14 if gpu else 8, 0.35 * len(attr) + 2), squeeze=False)
+    ax = axes[0][0]
+    labels = [f"{a.device} i={a.interval or 'never'} p={a.print100}" for a in attr]
+    left = np.zeros(len(attr))
+    cmap = plt.get_cmap("tab10")
+    for i, p in enumerate(PHASES):
+        w = np.array([a.values.get(f"phase_{p}_us", 0.0) for a in attr])
+        ax.barh(labels, w, left=left, color=cmap(i), label=p)
+        left += w
+    other = np.array([max(a.values.get("traced_us_per_epoch", 0.0) - l, 0.0) for a, l in zip(attr, left)])
+    ax.barh(labels, other, left=left, color="lightgray", label="outside phases")
+    ax.set_xlabel("host us per epoch (traced pass)")
+    ax.set_title(f"Where an epoch's host time goes: {machine}")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if gpu:
+        ax = axes[0][1]
+        parts = [("attr_gpu_busy_us", "GPU busy"), ("attr_idle_host_wait_us", "idle: host wait"),
+                 ("attr_idle_kernel_wait_us", "idle: kernel wait"), ("attr_idle_other_us", "idle: other")]
+        glabels = [f"i={a.interval or 'never'} p={a.print100}" for a in gpu]
+        left = np.zeros(len(gpu))
+        for i, (k, name) in enumerate(parts):
+            w = np.array([a.values.get(k, 0.0) for a in gpu])
+            ax.barh(glabels, w, left=left, color=cmap(i + 6), label=name)
+            left += w
+        ax.set_xlabel("GPU us per epoch (CUPTI)")
+        ax.set_title("The GPU's epoch: busy vs idle")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _save(fig, path)

@@ -68,6 +68,40 @@ def answer_lines(models, checks):
     return lines
 
 
+def attribution_section(rows, machine, folder):
+    attr = summary.attribution_rows(rows)
+    md = ["", "## Where the time of an epoch goes (traced pass)", ""]
+    if not attr:
+        return md + ["No traced pass in this folder (run bench with --trace_epochs=N).", ""]
+    md += ["A separate pass after the timed runs (`--trace_epochs`), per epoch, median over repetitions. "
+           "Phases are host time inside our NVTX ranges; `overhead` = traced / untraced us per epoch. "
+           "Definitions: README.md, *Where the time goes*.", ""]
+    head = ["device", "interval", "print100", "untraced us", "traced us", "overhead"] + \
+        [f"{p} us" for p in summary.PHASES] + ["us per .item()"]
+    md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for a in attr:
+        v = a.values
+        cells = [a.device, "never" if a.interval == 0 else str(a.interval), str(a.print100),
+                 f"{v.get('us_per_epoch', float('nan')):.1f}", f"{v.get('traced_us_per_epoch', float('nan')):.1f}",
+                 f"{v.get('trace_overhead', float('nan')):.2f}x"]
+        cells += [f"{v.get(f'phase_{p}_us', 0.0):.1f}" for p in summary.PHASES]
+        cells.append(f"{v['item_us_per_call']:.1f}" if "item_us_per_call" in v else "-")
+        md.append("| " + " | ".join(cells) + " |")
+    gpu = [a for a in attr if a.device == "cuda"]
+    if gpu:
+        head = ["interval", "print100", "launches", "launch API us", "kernels", "GPU busy us", "blocked us",
+                "idle: host wait us", "idle: kernel wait us", "idle: other us", "launch delay p50 us"]
+        md += ["", "GPU timeline per epoch (CUPTI):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for a in gpu:
+            v = a.values
+            md.append("| " + " | ".join(["never" if a.interval == 0 else str(a.interval), str(a.print100)] +
+                                        [f"{v.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS]) + " |")
+    else:
+        md += ["", "GPU timeline (CUPTI) pending: no CUDA rows in this folder."]
+    md += ["", f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})", ""]
+    return md
+
+
 def build_report(folder, machine):
     runs = load_folder(folder)
     rows = [r for run in runs for r in run.rows]
@@ -116,6 +150,7 @@ def build_report(folder, machine):
                   f"{100 * (pred - measured) / measured:+.1f}% |")
     if not held and not batch.held_out:
         md.append(f"No held-out rows (interval {summary.HELD_OUT_INTERVAL}, batch {summary.HELD_OUT_BATCH}) in this folder.")
+    md += attribution_section(rows, machine, folder)
     md += ["", "## Why the remaining time is not proportional to the number of records", ""]
     md += answer_lines(models, checks)
     md += ["", "## Batch size: where the GPU starts to win", ""]

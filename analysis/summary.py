@@ -152,3 +152,34 @@ def article_checks():
         "gpu_us_per_epoch": gpu.seconds / article.EPOCHS * 1e6,
         "cpu_us_per_epoch": next(r for r in article.RUNS if r.label == "CPU").seconds / article.EPOCHS * 1e6,
     }
+
+
+PHASES = ("forward", "loss", "zero_grad", "backward", "step", "log")
+GPU_FIELDS = ("attr_launches", "attr_launch_api_us", "attr_kernels", "attr_gpu_busy_us", "attr_blocked_us",
+              "attr_idle_host_wait_us", "attr_idle_kernel_wait_us", "attr_idle_other_us",
+              "attr_launch_delay_p50_us")
+
+
+@dataclass
+class AttributionRow:
+    device: str
+    interval: int
+    print100: int
+    n: int
+    values: dict            # counter -> median over repetitions
+
+
+def attribution_rows(rows):
+    """Median attribution counters per ItemSync configuration that had a traced pass."""
+    by = {}
+    for r in rows:
+        if r.family == "ItemSync" and r.counters.get("attr_epochs", 0) > 0:
+            by.setdefault((r.device, r.args.get("interval", 0), r.args.get("print100", 0)), []).append(r)
+    out = []
+    for (device, interval, print100), rs in sorted(by.items(), key=lambda kv: _order(kv[0] + (120, 0))):
+        keys = set.intersection(*(set(r.counters) for r in rs))
+        values = {k: float(np.median([r.counters[k] for r in rs])) for k in keys
+                  if k.startswith(("phase_", "attr_", "trace")) or k in ("us_per_epoch", "item_us_per_call",
+                                                                          "traced_us_per_epoch")}
+        out.append(AttributionRow(device, interval, print100, len(rs), values))
+    return out

@@ -108,3 +108,22 @@ def test_counter_that_disagrees_with_the_name_is_refused(tmp_path):
 def test_empty_folder(tmp_path, capsys):
     assert report.main([str(tmp_path)]) == 2
     assert "no bench JSON files" in capsys.readouterr().err
+
+
+def test_attribution_section_from_traced_rows(tmp_path):
+    doc = item_sync_doc(500e-6, 40e-6, device="cuda", intervals=(200, 0), reps=1)
+    doc["context"]["gpu_name"] = "Test GPU"
+    for row in doc["benchmarks"]:
+        row.update({"attr_epochs": 2000.0, "traced_us_per_epoch": 560.0, "trace_overhead": 1.12,
+                    "phase_forward_us": 90.0, "phase_loss_us": 40.0, "phase_zero_grad_us": 10.0,
+                    "phase_backward_us": 250.0, "phase_step_us": 80.0, "phase_log_us": 5.0,
+                    "item_us_per_call": 45.0, "attr_launches": 21.0, "attr_kernels": 21.0,
+                    "attr_launch_api_us": 60.0, "attr_gpu_busy_us": 40.0, "attr_blocked_us": 3.0,
+                    "attr_idle_host_wait_us": 500.0, "attr_idle_kernel_wait_us": 10.0, "attr_idle_other_us": 10.0,
+                    "attr_launch_delay_p50_us": 6.0})
+    write(tmp_path / "item_sync.json", doc)
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x | 90.0 | 40.0 | 10.0 | 250.0 | 80.0 | 5.0 | 45.0 |" in text
+    assert "| 200 | 1 | 21.0 | 60.0 | 21.0 | 40.0 | 3.0 | 500.0 | 10.0 | 10.0 | 6.0 |" in text
+    assert (tmp_path / "attribution.png").stat().st_size > 10000
