@@ -107,3 +107,19 @@ def attribution_plot(attr, machine, path):
         ax.set_title("The GPU's epoch: busy vs idle")
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _save(fig, path)
+
+
+def ladder_plot(rungs, machine, path):
+    """us per epoch of each rung, log scale, one bar per (device, rung)."""
+    fig, ax = plt.subplots(figsize=(8, 0.4 * len(rungs) + 1.5))
+    labels = [f"{r.device}: {r.rung}" for r in rungs]
+    ax.barh(labels, [r.us_per_epoch for r in rungs], color=[COLORS.get(r.device, "gray") for r in rungs])
+    for i, r in enumerate(rungs):
+        if r.speedup == r.speedup:
+            ax.annotate(f"{r.speedup:.1f}x", (r.us_per_epoch, i), xytext=(4, -3), textcoords="offset points", fontsize=7)
+    ax.set_xscale("log")
+    ax.invert_yaxis()
+    ax.set_xlabel("us per epoch (log); label: speed-up vs LibTorch eager on the same device")
+    ax.set_title(f"The overhead-removal ladder: {machine}")
+    ax.grid(alpha=0.3, axis="x", which="both")
+    return _save(fig, path)

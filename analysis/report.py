@@ -102,6 +102,30 @@ def attribution_section(rows, machine, folder):
     return md
 
 
+def ladder_section(rows, machine, folder):
+    rungs = summary.ladder(rows)
+    md = ["", "## How fast can it be: the overhead-removal ladder", ""]
+    if not rungs:
+        return md + ["No Ladder rows in this folder (./bench --benchmark_filter=Ladder).", ""]
+    epochs = sorted({int(r.counters["epochs"]) for r in rows if r.family == "Ladder"})
+    md += [f"The same problem on every rung: {'/'.join(map(str, epochs))} epochs from the same seeded weights, the loss kept every 100 "
+           "epochs. Speed-up against LibTorch eager on the same device in this folder (medians); errors are the "
+           "worst repetition's relative difference from LibTorch float64 on the CPU (losses at every record, final "
+           "weights).", "",
+           "| device | rung | us/epoch | speed-up vs eager | loss error | weight error | host syncs | runs |",
+           "|---|---|---|---|---|---|---|---|"]
+    fmt = lambda v, f: "-" if v != v else format(v, f)  # nan -> "-"
+    for r in rungs:
+        md.append(f"| {r.device} | {r.rung} | {r.us_per_epoch:.2f} | {fmt(r.speedup, '.1f')}x | "
+                  f"{fmt(r.max_loss_error, '.1e')} | {fmt(r.max_weight_error, '.1e')} | {fmt(r.host_syncs, '.0f')} | {r.n} |")
+    md += ["", "Targets:", ""]
+    for text, verdict in summary.ladder_targets(rungs):
+        md.append(f"- {text}: " + ("pending (rows not in this folder)" if verdict is None
+                                   else f"{'met' if verdict[0] else 'NOT met'} ({verdict[1]})"))
+    md += ["", f"![ladder]({os.path.basename(plots.ladder_plot(rungs, machine, os.path.join(folder, 'ladder.png')))})", ""]
+    return md
+
+
 def build_report(folder, machine):
     runs = load_folder(folder)
     rows = [r for run in runs for r in run.rows]
@@ -151,6 +175,7 @@ def build_report(folder, machine):
     if not held and not batch.held_out:
         md.append(f"No held-out rows (interval {summary.HELD_OUT_INTERVAL}, batch {summary.HELD_OUT_BATCH}) in this folder.")
     md += attribution_section(rows, machine, folder)
+    md += ladder_section(rows, machine, folder)
     md += ["", "## Why the remaining time is not proportional to the number of records", ""]
     md += answer_lines(models, checks)
     md += ["", "## Batch size: where the GPU starts to win", ""]

@@ -183,3 +183,59 @@ def attribution_rows(rows):
                                                                           "traced_us_per_epoch")}
         out.append(AttributionRow(device, interval, print100, len(rs), values))
     return out
+
+
+@dataclass
+class Rung:
+    device: str
+    rung: str
+    n: int
+    us_per_epoch: float         # median
+    speedup: float              # LibTorch eager (same device, this folder) / this, medians
+    max_loss_error: float       # vs float64 reference, worst repetition (nan: not checked)
+    max_weight_error: float
+    final_loss: float
+    host_syncs: float
+
+
+LADDER_ORDER = ("python_eager", "libtorch_eager", "device_log", "pinned_event", "cuda_graph", "fused_step_kernel",
+                "persistent_kernel", "fused_cpu")
+
+
+def ladder(rows):
+    by = {}
+    for r in rows:
+        if r.family == "Ladder":
+            device, _, rung = r.variant.partition("-")
+            by.setdefault((device, rung), []).append(r)
+    med = {k: float(np.median([r.counters["us_per_epoch"] for r in rs])) for k, rs in by.items()}
+    out = []
+    for (device, rung), rs in by.items():
+        base = med.get((device, "libtorch_eager"))
+        worst = lambda key: max((r.counters[key] for r in rs if key in r.counters), default=float("nan"))
+        out.append(Rung(device, rung, len(rs), med[(device, rung)], base / med[(device, rung)] if base else float("nan"),
+                        worst("max_loss_error"), worst("max_weight_error"),
+                        float(np.median([r.counters.get("final_loss", float("nan")) for r in rs])),
+                        float(np.median([r.counters.get("host_syncs", float("nan")) for r in rs]))))
+    rank = {n: i for i, n in enumerate(LADDER_ORDER)}
+    return sorted(out, key=lambda x: ({"cpu": 0, "cuda": 1}.get(x.device, 2), rank.get(x.rung, 99)))
+
+
+def ladder_targets(rungs):
+    """The issue's targets, each (text, verdict or None when its rows are missing)."""
+    get = {(r.device, r.rung): r for r in rungs}
+    def speedup(device, rung):
+        r = get.get((device, rung))
+        return r.speedup if r else None
+    out = []
+    s = speedup("cpu", "fused_cpu")
+    out.append(("fused CPU >= 10x LibTorch CPU eager", None if s is None else (s >= 10, f"{s:.1f}x")))
+    s = speedup("cuda", "cuda_graph")
+    out.append(("CUDA graph >= 3x LibTorch CUDA eager", None if s is None else (s >= 3, f"{s:.1f}x")))
+    s = speedup("cuda", "persistent_kernel")
+    out.append(("persistent kernel >= 30x LibTorch CUDA eager", None if s is None else (s >= 30, f"{s:.1f}x")))
+    p, f = get.get(("cuda", "persistent_kernel")), get.get(("cpu", "fused_cpu"))
+    out.append(("persistent kernel faster than the fused CPU loop",
+                None if not (p and f) else (p.us_per_epoch < f.us_per_epoch,
+                                            f"{p.us_per_epoch:.2f} vs {f.us_per_epoch:.2f} us/epoch")))
+    return out

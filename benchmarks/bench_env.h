@@ -17,5 +17,6 @@ using BenchEnvPtr = std::shared_ptr<const BenchEnv>;
 
 void register_item_sync(const BenchEnvPtr& env);
 void register_batch_sweep(const BenchEnvPtr& env);
+void register_ladder(const BenchEnvPtr& env);
 
 }  // namespace bench

@@ -64,6 +64,9 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
     } else if (name == "sweep_epochs") {
       need_value();
       o.sweep_epochs = parse_int(name, value, 1, "a positive integer");
+    } else if (name == "ladder_epochs") {
+      need_value();
+      o.ladder_epochs = parse_int(name, value, 100, "an integer >= 100 (the loss is kept every 100 epochs)");
     } else if (name == "warmup_epochs") {
       need_value();
       o.warmup_epochs = parse_int(name, value, 0, "an integer >= 0");
@@ -134,10 +137,14 @@ Families (select with --benchmark_filter=REGEX):
       print100 1 = the extra print of loss.item() every 100 epochs.
   BatchSweep/<device>/interval:I/batch:B            the same loop, --sweep_epochs epochs,
       batch 120 = Iris, larger = Iris-like synthetic rows (GPU vs CPU crossover).
+  Ladder/<device>-<rung>                            the overhead-removal ladder, --ladder_epochs
+      epochs, loss kept every 100: libtorch_eager, device_log, pinned_event, cuda_graph,
+      fused_step_kernel, persistent_kernel (cuda), fused_cpu (cpu); checked against float64.
 
 bench flags (defaults in brackets):
   --epochs=N            epochs per ItemSync run [20000]
   --sweep_epochs=N      epochs per BatchSweep run [300]
+  --ladder_epochs=N     epochs per Ladder run [20000]
   --warmup_epochs=N     untimed epochs before each run, on a separate model [100]
   --seed=N              torch seed for the initial weights [42]
   --devices=LIST        cpu,cuda [cpu,cuda]; cuda rows are skipped when no GPU is usable

@@ -12,6 +12,7 @@ namespace bench {
 struct BenchOptions {
   int64_t epochs = 20000;        // ItemSync: the article's 20000 epochs
   int64_t sweep_epochs = 300;    // BatchSweep: fewer, since 10^6-row epochs take ms each
+  int64_t ladder_epochs = 20000; // Ladder: the article's 20000 epochs
   int64_t warmup_epochs = 100;   // untimed, on a separate model, before each timed run
   uint64_t seed = 42;
   std::vector<std::string> devices = {"cpu", "cuda"};

@@ -37,10 +37,12 @@ int main(int argc, char** argv) {
   }
   bench::register_item_sync(env);
   bench::register_batch_sweep(env);
+  bench::register_ladder(env);
 
   for (const auto& [key, value] : common::collect_run_context()) benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("epochs", std::to_string(options.epochs));
   benchmark::AddCustomContext("sweep_epochs", std::to_string(options.sweep_epochs));
+  benchmark::AddCustomContext("ladder_epochs", std::to_string(options.ladder_epochs));
   benchmark::AddCustomContext("warmup_epochs", std::to_string(options.warmup_epochs));
   benchmark::AddCustomContext("seed", std::to_string(options.seed));
   // Timed runs are never traced; a traced pass, when asked for, runs after them.

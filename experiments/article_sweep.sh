@@ -5,7 +5,7 @@
 # runs (attribution counters on the row; the last 5 epochs as a Chrome trace in
 # results/<machine>/traces/).
 # Cost on a 2-core CPU: ItemSync 14 configs x 3 repetitions x ~3 s = ~3 min per device;
-# BatchSweep ~2 min on the CPU. On an H200 the cuda rows add ~5 min (about 11 s each).
+# BatchSweep ~2 min and the Ladder (incl. Python eager) ~1.5 min on the CPU.
 # Sourced by scripts/reproduce.sh and scripts/gpu_check.sh; override any with the env.
 ITEM_SYNC_FLAGS=(
   --benchmark_filter='^ItemSync/'
@@ -24,3 +24,10 @@ BATCH_SWEEP_FLAGS=(
   --benchmark_repetitions="${SWEEP_REPETITIONS:-3}"
   --benchmark_enable_random_interleaving=true
 )
+LADDER_FLAGS=(
+  --benchmark_filter='^Ladder/'
+  --ladder_epochs="${LADDER_EPOCHS:-20000}"
+  --benchmark_repetitions="${REPETITIONS:-3}"
+)
+# The Python eager rung (experiments/python_eager.py), same problem, same JSON shape.
+PYTHON_EAGER_FLAGS=(--epochs "${LADDER_EPOCHS:-20000}" --repetitions "${REPETITIONS:-3}")

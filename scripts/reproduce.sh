@@ -33,6 +33,9 @@ run_bench() {  # name, flags...
 mkdir -p "$OUT_DIR/traces"
 run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
+run_bench ladder "${LADDER_FLAGS[@]}"
+say "running the Python eager rung"
+.venv/bin/python experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" --devices="$DEVICES" --out "$OUT_DIR/python_eager.json"
 
 say "the article's table beside ours, the model and the report"
 .venv/bin/python -m analysis.report "$OUT_DIR" --machine "$MACHINE" | tee "$OUT_DIR/table.txt.partial"

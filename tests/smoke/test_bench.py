@@ -39,7 +39,7 @@ def expected_item_calls(interval, print100, epochs):
 def check_device_rows(doc, rows):
     no_gpu = doc["context"]["gpu_name"] == "none"
     for row in rows:
-        _, device, _ = parse_args(row["name"])
+        device = row["name"].split("/")[1].split("-")[0]  # ItemSync/cuda/..., Ladder/cuda-cuda_graph
         if device == "cuda" and no_gpu:
             assert row.get("error_occurred"), row["name"]
             assert row["error_message"].startswith("skipped: "), row["error_message"]
@@ -118,3 +118,35 @@ def test_help_lists_families_and_flags():
     assert proc.returncode == 0
     for text in ("ItemSync/<device>", "--epochs=N", "--benchmark_filter"):
         assert text in proc.stdout
+
+
+def test_ladder_rows_match_the_float64_reference(tmp_path):
+    doc = run_bench(tmp_path, "--benchmark_filter=Ladder", "--ladder_epochs=300", "--warmup_epochs=5")
+    rows = {r["name"].split("/")[1]: r for r in doc["benchmarks"]}
+    assert set(rows) == {"cpu-libtorch_eager", "cpu-fused_cpu", "cuda-libtorch_eager", "cuda-device_log",
+                         "cuda-pinned_event", "cuda-cuda_graph", "cuda-fused_step_kernel", "cuda-persistent_kernel"}
+    check_device_rows(doc, doc["benchmarks"])
+    for name, row in rows.items():
+        if row.get("error_occurred"):
+            continue
+        assert row["records"] == 3 and row["epochs"] == 300, name
+        assert row["max_loss_error"] < 1e-3 and row["max_weight_error"] < 1e-3, name
+        assert row["speedup_vs_eager"] > 0, name
+    assert rows["cpu-fused_cpu"]["host_syncs"] == 0 and rows["cpu-libtorch_eager"]["host_syncs"] == 6
+
+
+def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+    from analysis import bench_json
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "python_eager.py")
+    out = tmp_path / "python_eager.json"
+    proc = subprocess.run([sys.executable, script, "--out", str(out), "--epochs", "300", "--repetitions", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    run = bench_json.load(str(out))
+    assert [r.variant for r in run.rows] == ["cpu-python_eager"] * 2
+    # Same seed, data and loop as bench's LibTorch eager: the same trajectory.
+    doc = run_bench(tmp_path, "--benchmark_filter=Ladder/cpu-libtorch_eager", "--ladder_epochs=300",
+                    "--warmup_epochs=0")
+    assert run.rows[0].counters["final_loss"] == pytest.approx(doc["benchmarks"][0]["final_loss"], rel=1e-5)

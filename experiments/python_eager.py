@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The article's loop in Python eager PyTorch: the top rung of the overhead ladder.
+
+Trains the same problem as bench's Ladder family (20000 full-batch epochs on the article's
+Iris split, MinMax-scaled on the training rows, seed 42, the loss kept every 100 epochs
+with the article's append + print, 2 .item() calls) and writes Google Benchmark-shaped
+JSON, so analysis.report reads it beside bench's rows:
+
+    .venv/bin/python experiments/python_eager.py --out results/<machine>/python_eager.json
+
+Cost: ~5-10 s per repetition on a CPU, about the same on a GPU (launch-bound).
+--profile-kernels also counts CUDA kernels per epoch with torch.profiler (an independent
+check of CUPTI's count in bench's traced pass).
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+RECORD_EVERY = 100
+
+
+def load_split(data_dir):
+    def read(name):
+        with open(os.path.join(data_dir, name)) as f:
+            rows = list(csv.DictReader(f))
+        x = torch.tensor([[float(r[k]) for k in ("sepal_length", "sepal_width", "petal_length", "petal_width")]
+                          for r in rows], dtype=torch.float64)
+        y = torch.tensor([int(r["label"]) for r in rows], dtype=torch.int64)
+        return x, y
+    x_train, y_train = read("iris_train.csv")
+    lo, hi = x_train.min(0).values, x_train.max(0).values
+    scale = torch.where(hi > lo, hi - lo, torch.ones_like(hi))  # MinMaxScaler, fitted on train only
+    return ((x_train - lo) / scale).float(), y_train
+
+
+def train(x, y, device, epochs, seed):
+    torch.manual_seed(seed)  # before building the model, as bench's Trainer does
+    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device)
+    x, y = x.to(device), y.to(device)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    start = time.perf_counter()
+    for epoch in range(epochs):
+        outputs = model(x)
+        loss = criterion(outputs, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if (epoch + 1) % RECORD_EVERY == 0:
+            losses.append(loss.item())
+            _ = f"Epoch [{epoch + 1}/{epochs}], Loss: {loss.item():.4f}"  # the article's print, not written
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start, losses
+
+
+def kernels_per_epoch(x, y, epochs=20):
+    from torch.profiler import ProfilerActivity, profile
+    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).cuda()
+    x, y = x.cuda(), y.cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    crit = nn.CrossEntropyLoss()
+    for _ in range(5):  # warm-up outside the profile
+        loss = crit(model(x), y); opt.zero_grad(); loss.backward(); opt.step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(epochs):
+            loss = crit(model(x), y); opt.zero_grad(); loss.backward(); opt.step()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+               and "memcpy" not in e.name.lower() and "memset" not in e.name.lower()]
+    return len(kernels) / epochs
+
+
+def context():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "unknown"
+    except OSError:
+        commit = "unknown"
+    cuda = torch.cuda.is_available()
+    return {"torch_version": torch.__version__.split("+")[0], "cuda_runtime": torch.version.cuda or "none",
+            "cuda_driver": "unknown", "gpu_name": torch.cuda.get_device_name(0) if cuda else "none",
+            "cpu_model": model, "cpu_threads_torch": str(torch.get_num_threads()), "git_commit": commit,
+            "epochs": "n/a", "ladder_epochs": "", "tracing": "off", "producer": "experiments/python_eager.py"}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
+    ap.add_argument("--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU")
+    ap.add_argument("--epochs", type=int, default=20000)
+    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--profile-kernels", action="store_true")
+    args = ap.parse_args(argv)
+    if args.epochs < RECORD_EVERY or args.repetitions < 1:
+        ap.error(f"--epochs must be >= {RECORD_EVERY} and --repetitions >= 1")
+    devices = args.devices.split(",")
+    for d in devices:
+        if d not in ("cpu", "cuda"):
+            ap.error(f"--devices: expected cpu and/or cuda, got {d!r}")
+    x, y = load_split(DATA)
+    ctx = context()
+    ctx["ladder_epochs"] = str(args.epochs)
+    rows = []
+    for device in devices:
+        name = f"Ladder/{device}-python_eager/iterations:1/manual_time"
+        if device == "cuda" and not torch.cuda.is_available():
+            rows.append({"name": name, "run_type": "iteration", "error_occurred": True,
+                         "error_message": "skipped: torch.cuda.is_available() is false (no GPU)"})
+            print(f"{name}: skipped (no GPU)", flush=True)
+            continue
+        train(x, y, device, min(100, args.epochs), args.seed + 1)  # warm-up
+        extra = {"torch_profiler_kernels_per_epoch": kernels_per_epoch(x, y)} if (
+            device == "cuda" and args.profile_kernels) else {}
+        for rep in range(args.repetitions):
+            seconds, losses = train(x, y, device, args.epochs, args.seed)
+            row = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": args.repetitions,
+                   "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
+                   "cpu_time": seconds * 1e3, "time_unit": "ms", "epochs": float(args.epochs),
+                   "us_per_epoch": seconds * 1e6 / args.epochs, "records": float(len(losses)),
+                   "final_loss": losses[-1], "host_syncs": float(2 * len(losses)), "cuda": float(device == "cuda"),
+                   "label": f"{device} python_eager", **extra}
+            rows.append(row)
+            print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
+                  f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})", flush=True)
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".python_eager-")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
+    os.replace(tmp, args.out)
+    print("wrote", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
