@@ -102,6 +102,30 @@ def attribution_section(rows, machine, folder):
     return md
 
 
+def primitives_section(rows, stats, models):
+    prims = summary.primitives(rows)
+    md = ["", "## The primitives on their own, and the loop predicted from them", ""]
+    if not prims:
+        return md + ["No primitive rows in this folder (./bench --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/').", ""]
+    md += ["| primitive | us (median) | counters |", "|---|---|---|"]
+    for name, p in prims.items():
+        extra = ", ".join(f"{k}={v:.4g}" for k, v in p["counters"].items() if k in (
+            "aten_ops_per_step", "kernels_per_step", "gpu_work_us", "queued_ops", "graph_nodes", "bytes_per_second"))
+        md.append(f"| {name} | {p['us']:.3f} | {extra} |")
+    pred = summary.predict_loop(prims, stats, models)
+    if pred:
+        md += ["", "Predicted from the primitives: per epoch = ATen ops per step x one tiny op's host cost; "
+               "per `.item()` = `Sync/item_idle` on CUDA, one tiny op on the CPU.", "",
+               "| device | ATen ops/step | us per op | predicted us/epoch | Dispatch train_step us | ItemSync never-logging us/epoch | predicted us/.item() | fitted us/.item() |",
+               "|---|---|---|---|---|---|---|---|"]
+        for p in pred:
+            md.append(f"| {p['device']} | {p['ops']:.0f} | {p['op_us']:.2f} | {p['predicted_epoch_us']:.1f} | "
+                      f"{p['step_us']:.1f} | {p['measured_epoch_us']:.1f} | {p['predicted_item_us']:.2f} | "
+                      f"{p['fitted_item_us']:.2f} |")
+    md.append("")
+    return md
+
+
 def ladder_section(rows, machine, folder):
     rungs = summary.ladder(rows)
     md = ["", "## How fast can it be: the overhead-removal ladder", ""]
@@ -175,6 +199,7 @@ def build_report(folder, machine):
     if not held and not batch.held_out:
         md.append(f"No held-out rows (interval {summary.HELD_OUT_INTERVAL}, batch {summary.HELD_OUT_BATCH}) in this folder.")
     md += attribution_section(rows, machine, folder)
+    md += primitives_section(rows, stats, models)
     md += ladder_section(rows, machine, folder)
     md += ["", "## Why the remaining time is not proportional to the number of records", ""]
     md += answer_lines(models, checks)

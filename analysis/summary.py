@@ -239,3 +239,39 @@ def ladder_targets(rungs):
                 None if not (p and f) else (p.us_per_epoch < f.us_per_epoch,
                                             f"{p.us_per_epoch:.2f} vs {f.us_per_epoch:.2f} us/epoch")))
     return out
+
+
+PRIMITIVE_FAMILIES = ("KernelLaunch", "Sync", "Memcpy", "Dispatch")
+
+
+def primitives(rows):
+    """Median microseconds per primitive row, keyed by its name (Dispatch/cpu-add, ...)."""
+    by = {}
+    for r in rows:
+        if r.family in PRIMITIVE_FAMILIES:
+            key = "/".join([r.family, r.variant] + [f"{k}:{v}" for k, v in r.args.items()])
+            by.setdefault(key, []).append(r)
+    return {k: {"us": float(np.median([r.seconds for r in rs])) * 1e6,
+                "counters": {c: float(np.median([r.counters[c] for r in rs if c in r.counters]))
+                             for c in rs[0].counters}} for k, rs in sorted(by.items())}
+
+
+def predict_loop(prims, stats, models):
+    """Per device: the loop predicted from the primitives next to what ItemSync measured.
+    per epoch ~ ATen ops per step x host cost of one tiny op (Dispatch/<d>-add);
+    per .item() ~ Sync/item_idle (CUDA) or one tiny op (CPU)."""
+    out = []
+    for device in ("cpu", "cuda"):
+        add, step = prims.get(f"Dispatch/{device}-add"), prims.get(f"Dispatch/{device}-train_step")
+        if not add or not step or "aten_ops_per_step" not in step["counters"]:
+            continue
+        ops = step["counters"]["aten_ops_per_step"]
+        never = next((s for s in stats if s.device == device and s.interval == 0 and s.print100 == 0), None)
+        item = prims.get("Sync/item_idle") if device == "cuda" else add
+        model = next((m for m in models if m.device == device), None)
+        out.append({"device": device, "ops": ops, "op_us": add["us"], "predicted_epoch_us": ops * add["us"],
+                    "step_us": step["us"], "measured_epoch_us": never.us_per_epoch if never else float("nan"),
+                    "predicted_item_us": item["us"] if item else float("nan"),
+                    "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
+                    "kernels_per_step": step["counters"].get("kernels_per_step", float("nan"))})
+    return out

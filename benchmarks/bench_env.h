@@ -18,5 +18,10 @@ using BenchEnvPtr = std::shared_ptr<const BenchEnv>;
 void register_item_sync(const BenchEnvPtr& env);
 void register_batch_sweep(const BenchEnvPtr& env);
 void register_ladder(const BenchEnvPtr& env);
+void register_dispatch(const BenchEnvPtr& env);
+// The CUDA-only primitive families; without the CUDA toolkit they register nothing.
+void register_kernel_launch(const BenchEnvPtr& env);
+void register_sync(const BenchEnvPtr& env);
+void register_memcpy(const BenchEnvPtr& env);
 
 }  // namespace bench

@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
   bench::register_item_sync(env);
   bench::register_batch_sweep(env);
   bench::register_ladder(env);
+  bench::register_dispatch(env);
+  bench::register_kernel_launch(env);
+  bench::register_sync(env);
+  bench::register_memcpy(env);
 
   for (const auto& [key, value] : common::collect_run_context()) benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("epochs", std::to_string(options.epochs));

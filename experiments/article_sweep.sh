@@ -31,3 +31,9 @@ LADDER_FLAGS=(
 )
 # The Python eager rung (experiments/python_eager.py), same problem, same JSON shape.
 PYTHON_EAGER_FLAGS=(--epochs "${LADDER_EPOCHS:-20000}" --repetitions "${REPETITIONS:-3}")
+# The primitives (launch, sync, copy, dispatch) the analysis predicts the loop from.
+PRIMITIVE_FLAGS=(
+  --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/'
+  --benchmark_min_time=0.2
+  --benchmark_repetitions="${REPETITIONS:-3}"
+)

@@ -29,7 +29,8 @@ RESULTS="$REPO_ROOT/results/$MACHINE"
 mkdir -p "$RESULTS"
 # Repetitions and traced epochs sized to the 8-minute budget (the CPU main job uses 3).
 # Planned: build ~90 s, tests ~60 s, ItemSync ~180 s, BatchSweep ~40 s, Ladder ~25 s,
-# Python eager ~25 s, compute-sanitizer ~60 s; each step has its own timeout.
+# primitives ~30 s, Python eager ~25 s, compute-sanitizer ~60 s; each step has its own
+# timeout, and a step that runs out keeps its partial JSON under another name.
 export REPETITIONS="${REPETITIONS:-2}" SWEEP_REPETITIONS="${SWEEP_REPETITIONS:-2}"
 export TRACE_EPOCHS="${TRACE_EPOCHS:-500}" SWEEP_EPOCHS="${SWEEP_EPOCHS:-100}"
 
@@ -71,6 +72,7 @@ else
   run item_sync 240 "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$RESULTS/traces"
   run batch_sweep 80 "${BATCH_SWEEP_FLAGS[@]}"
   run ladder 60 "${LADDER_FLAGS[@]}"
+  run primitives 60 "${PRIMITIVE_FLAGS[@]}"
   step "python eager rung + torch.profiler kernel count"
   timeout 60 "$PY" experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" --devices=cpu,cuda --profile-kernels \
     --out "$RESULTS/python_eager.json"

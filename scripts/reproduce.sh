@@ -34,6 +34,7 @@ mkdir -p "$OUT_DIR/traces"
 run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
 run_bench ladder "${LADDER_FLAGS[@]}"
+run_bench primitives "${PRIMITIVE_FLAGS[@]}"
 say "running the Python eager rung"
 .venv/bin/python experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" --devices="$DEVICES" --out "$OUT_DIR/python_eager.json"
 

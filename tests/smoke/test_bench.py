@@ -150,3 +150,27 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
     doc = run_bench(tmp_path, "--benchmark_filter=Ladder/cpu-libtorch_eager", "--ladder_epochs=300",
                     "--warmup_epochs=0")
     assert run.rows[0].counters["final_loss"] == pytest.approx(doc["benchmarks"][0]["final_loss"], rel=1e-5)
+
+
+def test_primitive_families_run_or_skip(tmp_path):
+    doc = run_bench(tmp_path, "--benchmark_filter=^(Dispatch|KernelLaunch|Sync|Memcpy)/", "--benchmark_min_time=0.01",
+                    "--devices=cpu,cuda")
+    rows = doc["benchmarks"]
+    names = {r["name"].rsplit("/manual_time", 1)[0] for r in rows}
+    for expected in ("Dispatch/cpu-add", "Dispatch/cpu-backward", "Dispatch/cpu-train_step", "Dispatch/cuda-add"):
+        assert expected in names
+    if doc["context"]["built_with_cuda"] == "yes":
+        for expected in ("KernelLaunch/host_launch", "KernelLaunch/graph_node", "Sync/stream_idle",
+                         "Sync/after_queued/k:64", "Sync/wake/blocking:1", "Sync/item_idle",
+                         "Memcpy/DtoH-pinned-async/bytes:4", "Memcpy/HtoD-pageable-sync/bytes:268435456"):
+            assert expected in names
+    no_gpu = doc["context"]["gpu_name"] == "none"
+    for r in rows:
+        cuda_row = not r["name"].startswith("Dispatch/cpu")
+        if cuda_row and no_gpu:
+            assert r.get("error_occurred") and r["error_message"].startswith("skipped: "), r["name"]
+        else:
+            assert not r.get("error_occurred"), (r["name"], r.get("error_message"))
+            assert r["real_time"] > 0 and r["time_unit"] == "us" and r["label"]
+    step = next(r for r in rows if r["name"].startswith("Dispatch/cpu-train_step"))
+    assert step["aten_ops_per_step"] > 20  # forward, loss, backward and SGD of a 2-layer MLP

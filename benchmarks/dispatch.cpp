@@ -1,0 +1,104 @@
+// Dispatch: what LibTorch costs the host per operation, on the CPU and on CUDA.
+//   <device>-add         one `a + a` on a 1-element tensor (host clock, per op; on CUDA the
+//                        ops are queued, not waited for: the launch path's host cost)
+//   <device>-backward    forward + backward of a 2-op graph on 1-element tensors
+//   <device>-train_step  one epoch of the article's loop (Trainer::run, never logging,
+//                        16 epochs per iteration so the final drain is amortised), with
+//                        counters aten_ops_per_step (ATen ops, counted by a RecordFunction
+//                        observer) and, on CUDA, kernels_per_step (CUPTI, traced pass)
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+#include "bench_env.h"
+#include "cuda_bench_util.h"
+#include "trace/attribution.h"
+#include "trace/cupti_session.h"
+#include "trace/trace_session.h"
+#include "train/trainer.h"
+
+namespace bench {
+namespace {
+
+constexpr int kOpsPerIteration = 100;
+constexpr int64_t kEpochsPerIteration = 16;
+
+thread_local int64_t aten_ops = 0;
+
+// ATen ops of one training epoch, counted by a thread-local RecordFunction observer.
+int64_t count_aten_ops(train::Trainer& trainer) {
+  aten_ops = 0;
+  auto handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback([](const at::RecordFunction&) -> std::unique_ptr<at::ObserverContext> {
+        ++aten_ops;
+        return nullptr;
+      }).scopes({at::RecordScope::FUNCTION}));
+  trainer.run(1, train::LoggingPolicy{0, false});
+  at::removeCallback(handle);
+  return aten_ops;
+}
+
+void drain(const torch::Device& d) {
+  if (d.is_cuda()) torch::cuda::synchronize();
+}
+
+}  // namespace
+
+static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string device, std::string what) {
+  if (device == "cuda" && !require_cuda(state)) return;
+  try {
+    const torch::Device dev(device == "cuda" ? torch::kCUDA : torch::kCPU);
+    if (what == "add") {
+      auto a = torch::ones({1}, torch::dtype(torch::kFloat32).device(dev));
+      for (auto _ : state) {
+        const auto t0 = HostClock::now();
+        for (int i = 0; i < kOpsPerIteration; ++i) benchmark::DoNotOptimize(a + a);
+        state.SetIterationTime(seconds_between(t0, HostClock::now()) / kOpsPerIteration);
+        drain(dev);  // outside the measured span
+      }
+      state.SetLabel("host clock, per op");
+    } else if (what == "backward") {
+      auto w = torch::ones({1}, torch::dtype(torch::kFloat32).device(dev).requires_grad(true));
+      auto x = torch::full({1}, 2.0f, torch::dtype(torch::kFloat32).device(dev));
+      for (auto _ : state) {
+        const auto t0 = HostClock::now();
+        (w * x).sum().backward();
+        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        drain(dev);
+      }
+      state.SetLabel("host clock, per forward+backward");
+    } else {
+      const auto data = train::make_train_data(env->split);
+      train::Trainer trainer(data, dev, env->options.seed);
+      trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});  // warm-up
+      state.counters["aten_ops_per_step"] = static_cast<double>(count_aten_ops(trainer));
+      if (dev.is_cuda()) {
+        try {
+          trace::TraceSession session(true);
+          trainer.run(10, train::LoggingPolicy{0, false});
+          const auto a = trace::attribute(session.stop());
+          state.counters["kernels_per_step"] = a.per_epoch(static_cast<double>(a.kernels));
+        } catch (const trace::TracerUnavailable& e) {
+          state.SetLabel(std::string("kernels not counted: ") + e.what());
+        }
+      }
+      for (auto _ : state) {
+        const auto r = trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});
+        state.SetIterationTime(r.seconds / kEpochsPerIteration);
+      }
+      state.SetLabel("wall clock, per epoch (device drained every 16)");
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void register_dispatch(const BenchEnvPtr& env) {
+  for (const auto& device : env->options.devices)
+    for (const char* what : {"add", "backward", "train_step"})
+      benchmark::RegisterBenchmark(("Dispatch/" + device + "-" + what).c_str(), BM_Dispatch, env, device,
+                                   std::string(what))
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace bench
