@@ -112,16 +112,18 @@ def primitives_section(rows, stats, models):
         extra = ", ".join(f"{k}={v:.4g}" for k, v in p["counters"].items() if k in (
             "aten_ops_per_step", "kernels_per_step", "gpu_work_us", "queued_ops", "graph_nodes", "bytes_per_second"))
         md.append(f"| {name} | {p['us']:.3f} | {extra} |")
-    pred = summary.predict_loop(prims, stats, models)
+    pred = summary.predict_loop(prims, stats, models, summary.attribution_rows(rows))
     if pred:
         md += ["", "Predicted from the primitives: per epoch = ATen ops per step x one tiny op's host cost; "
                "per `.item()` = `Sync/item_idle` on CUDA, one tiny op on the CPU.", "",
-               "| device | ATen ops/step | us per op | predicted us/epoch | Dispatch train_step us | ItemSync never-logging us/epoch | predicted us/.item() | fitted us/.item() |",
-               "|---|---|---|---|---|---|---|---|"]
+               "Three estimates of one `.item()`: the primitive, the ItemSync fit's slope, and the traced "
+               "pass's host time inside `item` ranges.", "",
+               "| device | ATen ops/step | us per op | predicted us/epoch | Dispatch train_step us | ItemSync never-logging us/epoch | predicted us/.item() | fitted us/.item() | traced us/.item() |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for p in pred:
             md.append(f"| {p['device']} | {p['ops']:.0f} | {p['op_us']:.2f} | {p['predicted_epoch_us']:.1f} | "
                       f"{p['step_us']:.1f} | {p['measured_epoch_us']:.1f} | {p['predicted_item_us']:.2f} | "
-                      f"{p['fitted_item_us']:.2f} |")
+                      f"{p['fitted_item_us']:.2f} | {p['traced_item_us']:.2f} |")
     md.append("")
     return md
 

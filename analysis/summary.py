@@ -256,7 +256,7 @@ def primitives(rows):
                              for c in rs[0].counters}} for k, rs in sorted(by.items())}
 
 
-def predict_loop(prims, stats, models):
+def predict_loop(prims, stats, models, attr=()):
     """Per device: the loop predicted from the primitives next to what ItemSync measured.
     per epoch ~ ATen ops per step x host cost of one tiny op (Dispatch/<d>-add);
     per .item() ~ Sync/item_idle (CUDA) or one tiny op (CPU)."""
@@ -269,9 +269,11 @@ def predict_loop(prims, stats, models):
         never = next((s for s in stats if s.device == device and s.interval == 0 and s.print100 == 0), None)
         item = prims.get("Sync/item_idle") if device == "cuda" else add
         model = next((m for m in models if m.device == device), None)
+        traced = [a.values["item_us_per_call"] for a in attr if a.device == device and "item_us_per_call" in a.values]
         out.append({"device": device, "ops": ops, "op_us": add["us"], "predicted_epoch_us": ops * add["us"],
                     "step_us": step["us"], "measured_epoch_us": never.us_per_epoch if never else float("nan"),
                     "predicted_item_us": item["us"] if item else float("nan"),
                     "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
+                    "traced_item_us": float(np.median(traced)) if traced else float("nan"),
                     "kernels_per_step": step["counters"].get("kernels_per_step", float("nan"))})
     return out

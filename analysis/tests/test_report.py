@@ -127,3 +127,17 @@ def test_attribution_section_from_traced_rows(tmp_path):
     assert "| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x | 90.0 | 40.0 | 10.0 | 250.0 | 80.0 | 5.0 | 45.0 |" in text
     assert "| 200 | 1 | 21.0 | 60.0 | 21.0 | 40.0 | 3.0 | 500.0 | 10.0 | 10.0 | 6.0 |" in text
     assert (tmp_path / "attribution.png").stat().st_size > 10000
+
+
+def test_loop_is_predicted_from_primitive_rows(tmp_path):
+    from analysis.tests.synthetic import row
+    write(tmp_path / "item_sync.json", item_sync_doc(130e-6, 2e-6))
+    prims = {"context": dict(CONTEXT), "benchmarks": [
+        dict(row("Dispatch/cpu-add", 1.25e-6, epochs=1), time_unit="us", real_time=1.25, name="Dispatch/cpu-add/manual_time"),
+        dict(row("Dispatch/cpu-train_step", 128e-6, epochs=1, aten_ops_per_step=104), time_unit="us", real_time=128.0,
+             name="Dispatch/cpu-train_step/manual_time")]}
+    write(tmp_path / "primitives.json", prims)
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    # 104 ops x 1.25 us = 130.0 us predicted, next to the 130 us/epoch the ItemSync rows measured.
+    assert "| cpu | 104 | 1.25 | 130.0 | 128.0 | 130.0 | 1.25 | 2.00 | nan |" in text
