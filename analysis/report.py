@@ -78,24 +78,23 @@ def attribution_section(rows, machine, folder):
            "Definitions: README.md, *Where the time goes*.", ""]
     head = ["device", "interval", "print100", "untraced us", "traced us", "overhead"] + \
         [f"{p} us" for p in summary.PHASES] + ["us per .item()"]
-    md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    body = []
     for a in attr:
         v = a.values
-        cells = [a.device, "never" if a.interval == 0 else str(a.interval), str(a.print100),
+        cells = [a.device, tables.interval_label(a.interval), str(a.print100),
                  f"{v.get('us_per_epoch', float('nan')):.1f}", f"{v.get('traced_us_per_epoch', float('nan')):.1f}",
                  f"{v.get('trace_overhead', float('nan')):.2f}x"]
         cells += [f"{v.get(f'phase_{p}_us', 0.0):.1f}" for p in summary.PHASES]
         cells.append(f"{v['item_us_per_call']:.1f}" if "item_us_per_call" in v else "-")
-        md.append("| " + " | ".join(cells) + " |")
+        body.append(cells)
+    md += tables.markdown_table(head, body)
     gpu = [a for a in attr if a.device == "cuda"]
     if gpu:
         head = ["interval", "print100", "launches", "launch API us", "kernels", "GPU busy us", "blocked us",
                 "idle: host wait us", "idle: kernel wait us", "idle: other us", "launch delay p50 us"]
-        md += ["", "GPU timeline per epoch (CUPTI):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for a in gpu:
-            v = a.values
-            md.append("| " + " | ".join(["never" if a.interval == 0 else str(a.interval), str(a.print100)] +
-                                        [f"{v.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS]) + " |")
+        body = [[tables.interval_label(a.interval), str(a.print100)] +
+                [f"{a.values.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS] for a in gpu]
+        md += ["", "GPU timeline per epoch (CUPTI):", ""] + tables.markdown_table(head, body)
     else:
         md += ["", "GPU timeline (CUPTI) pending: no CUDA rows in this folder."]
     md += ["", f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})", ""]

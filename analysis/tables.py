@@ -3,6 +3,15 @@ from analysis import article
 from analysis.summary import never_row
 
 
+def markdown_table(header, rows):
+    """Lines of a Markdown table: header, rule, one line per row (cells already text)."""
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def interval_label(interval):
+    return "never" if interval == 0 else str(interval)
+
+
 def article_values(device, interval, print100):
     """The post's figures for the configuration, as (seconds, label) pairs."""
     out = [(r.seconds, r.label) for r in article.RUNS
@@ -25,7 +34,7 @@ def table_rows(stats, epochs_filter=None):
         above = f"{c.median_s - never.median_s:+.3f}" if never else "n/a"
         art = "; ".join(f"{s:.2f} ({label})" for s, label in article_values(c.device, c.interval, c.print100)) \
             if c.epochs == article.EPOCHS else ""
-        rows.append([c.device, str(c.print100), "never" if c.interval == 0 else str(c.interval), str(c.records),
+        rows.append([c.device, str(c.print100), interval_label(c.interval), str(c.records),
                      str(c.item_calls), f"{c.median_s:.3f}", f"{c.spread_pct:.1f}% (n={c.n})", above,
                      f"{c.us_per_epoch:.1f}", art or "-"])
     return rows
@@ -39,7 +48,4 @@ def render_text(stats):
 
 
 def render_markdown(stats):
-    rows = table_rows(stats)
-    out = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
+    return "\n".join(markdown_table(HEADER, table_rows(stats)))
