@@ -69,7 +69,9 @@ ContextEntries collect_run_context() {
   const std::string dir = IRIS_SOURCE_DIR;
   std::string commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
   if (commit.empty()) commit = "unknown";
-  else if (!run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) commit += "-dirty";
+  // Dirty means changed sources; results/ is rewritten by the very runs that record this.
+  else if (!run_command("git -C '" + dir + "' status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null").empty())
+    commit += "-dirty";
   ctx.emplace_back("git_commit", commit);
   ctx.emplace_back("cpu_model", cpu_model());
   ctx.emplace_back("cpu_threads_torch", std::to_string(at::get_num_threads()));
