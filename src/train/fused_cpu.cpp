@@ -7,10 +7,33 @@
 
 namespace train {
 
+namespace {
+
+// Loops over the batch's rows. `omp simd reduction` lets the compiler reorder the sums so
+// they vectorise (built with -fopenmp-simd: no threads).
+template <typename T>
+void axpy_rows(T a, const T* x, T* y, size_t n) {
+  for (size_t r = 0; r < n; ++r) y[r] += a * x[r];
+}
+template <typename T>
+T sum_rows(const T* x, size_t n) {
+  T acc = 0;
+#pragma omp simd reduction(+ : acc)
+  for (size_t r = 0; r < n; ++r) acc += x[r];
+  return acc;
+}
+template <typename T>
+T dot_rows(const T* x, const T* y, size_t n) {
+  T acc = 0;
+#pragma omp simd reduction(+ : acc)
+  for (size_t r = 0; r < n; ++r) acc += x[r] * y[r];
+  return acc;
+}
+
+}  // namespace
+
 // Structure of arrays: every quantity is a row vector over the batch ([feature][row]), so
-// each inner loop runs over rows, contiguous and independent, and the compiler vectorises
-// it; the reductions over rows carry `omp simd reduction` (built with -fopenmp-simd: no
-// threads, only permission to reorder those sums).
+// each inner loop runs over rows, contiguous and independent, and the compiler vectorises it.
 template <typename T>
 FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const std::vector<int64_t>& labels,
                                int64_t epochs, T lr, int64_t record_every) {
@@ -31,21 +54,13 @@ FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const 
     for (int j = 0; j < H; ++j) {
       T* hj = &h[j * n];
       for (size_t r = 0; r < n; ++r) hj[r] = w.b1[j];
-      for (int k = 0; k < I; ++k) {
-        const T wjk = w.w1[j * I + k];
-        const T* xk = &xt[k * n];
-        for (size_t r = 0; r < n; ++r) hj[r] += wjk * xk[r];
-      }
+      for (int k = 0; k < I; ++k) axpy_rows(w.w1[j * I + k], &xt[k * n], hj, n);
       for (size_t r = 0; r < n; ++r) hj[r] = hj[r] > T(0) ? hj[r] : T(0);
     }
     for (int o = 0; o < O; ++o) {
       T* zo = &z[o * n];
       for (size_t r = 0; r < n; ++r) zo[r] = w.b2[o];
-      for (int j = 0; j < H; ++j) {
-        const T woj = w.w2[o * H + j];
-        const T* hj = &h[j * n];
-        for (size_t r = 0; r < n; ++r) zo[r] += woj * hj[r];
-      }
+      for (int j = 0; j < H; ++j) axpy_rows(w.w2[o * H + j], &h[j * n], zo, n);
     }
     // Softmax cross-entropy, shifted by the max logit (as torch does); dz = (p - onehot) / n.
     for (size_t r = 0; r < n; ++r) zmax[r] = std::max(z[r], std::max(z[n + r], z[2 * n + r]));
@@ -65,18 +80,8 @@ FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const 
     // ones of this epoch's forward pass, so every gradient is taken before any update.
     T gw1[H * I], gb1[H], gw2[O * H], gb2[O];
     for (int o = 0; o < O; ++o) {
-      const T* dzo = &dz[o * n];
-      T acc = 0;
-#pragma omp simd reduction(+ : acc)
-      for (size_t r = 0; r < n; ++r) acc += dzo[r];
-      gb2[o] = acc;
-      for (int j = 0; j < H; ++j) {
-        const T* hj = &h[j * n];
-        T a = 0;
-#pragma omp simd reduction(+ : a)
-        for (size_t r = 0; r < n; ++r) a += dzo[r] * hj[r];
-        gw2[o * H + j] = a;
-      }
+      gb2[o] = sum_rows(&dz[o * n], n);
+      for (int j = 0; j < H; ++j) gw2[o * H + j] = dot_rows(&dz[o * n], &h[j * n], n);
     }
     for (int j = 0; j < H; ++j) {
       T* dhj = &dh[j * n];
@@ -85,17 +90,8 @@ FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const 
         const T g = dz[r] * w.w2[j] + dz[n + r] * w.w2[H + j] + dz[2 * n + r] * w.w2[2 * H + j];
         dhj[r] = hj[r] > T(0) ? g : T(0);  // the ReLU passes gradient only where it was on
       }
-      T acc = 0;
-#pragma omp simd reduction(+ : acc)
-      for (size_t r = 0; r < n; ++r) acc += dhj[r];
-      gb1[j] = acc;
-      for (int k = 0; k < I; ++k) {
-        const T* xk = &xt[k * n];
-        T a = 0;
-#pragma omp simd reduction(+ : a)
-        for (size_t r = 0; r < n; ++r) a += dhj[r] * xk[r];
-        gw1[j * I + k] = a;
-      }
+      gb1[j] = sum_rows(dhj, n);
+      for (int k = 0; k < I; ++k) gw1[j * I + k] = dot_rows(dhj, &xt[k * n], n);
     }
     for (int i = 0; i < H * I; ++i) w.w1[i] -= lr * gw1[i];
     for (int i = 0; i < H; ++i) w.b1[i] -= lr * gb1[i];
