@@ -41,8 +41,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total 
 step "configure + build ($BUILD_DIR)"
 DEPS="$REPO_ROOT/.deps/root/usr"
 PREFIX="$("$PY" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
-[ -d "$DEPS" ] && PREFIX="$PREFIX;$DEPS" && export LD_LIBRARY_PATH="$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" \
+DEPS_ARGS=()
+if [ -d "$DEPS" ]; then  # name the config folders: not every distro searches lib/<triplet>/cmake
+  PREFIX="$PREFIX;$DEPS"
+  export LD_LIBRARY_PATH="$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+  DEPS_ARGS=(-Dbenchmark_DIR="$DEPS/lib/x86_64-linux-gnu/cmake/benchmark" -DGTest_DIR="$DEPS/lib/x86_64-linux-gnu/cmake/GTest")
+fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" "${DEPS_ARGS[@]}" \
       -DPython3_EXECUTABLE="$(command -v "$PY")" -DIRIS_WITH_CUDA=ON > "$RESULTS/build.log" 2>&1 &&
   cmake --build "$BUILD_DIR" -j "$(nproc)" >> "$RESULTS/build.log" 2>&1
 BUILD_RC=$?
