@@ -102,10 +102,23 @@ def attribution_section(rows, machine, folder):
         body = [[tables.interval_label(a.interval), str(a.print100)] +
                 [f"{a.values.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS] for a in gpu]
         md += ["", "GPU timeline per epoch (CUPTI):", ""] + tables.markdown_table(head, body)
+        md += ["", kernel_count_check(rows, gpu)]
     else:
         md += ["", "GPU timeline (CUPTI) pending: no CUDA rows in this folder."]
     md += ["", f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})", ""]
     return md
+
+
+def kernel_count_check(rows, gpu_attr):
+    """Kernels per epoch by CUPTI (traced pass, never logging) beside torch.profiler's count
+    of the same step in Python (experiments/python_eager.py --profile-kernels)."""
+    cupti = next((a.values.get("attr_kernels") for a in gpu_attr if a.interval == 0 and a.print100 == 0), None)
+    prof = [r.counters["torch_profiler_kernels_per_epoch"] for r in rows
+            if "torch_profiler_kernels_per_epoch" in r.counters]
+    if cupti is None or not prof:
+        return "Kernel count cross-check pending (needs the never-logging CUDA row and python_eager --profile-kernels)."
+    return (f"Kernels per epoch: {cupti:.1f} by CUPTI in bench's traced pass, {prof[0]:.1f} by torch.profiler on "
+            f"the same step in Python eager.")
 
 
 def primitives_section(rows, stats, models):

@@ -78,8 +78,11 @@ def fit_devices(rows):
         train = [r for r in rs if r.args.get("interval") != HELD_OUT_INTERVAL]
         if len({r.counters["item_calls"] for r in train}) < 2:
             continue
-        fit = fit_loop_time([r.counters["epochs"] for r in train], [r.counters["item_calls"] for r in train],
-                            [r.seconds for r in train])
+        try:
+            fit = fit_loop_time([r.counters["epochs"] for r in train], [r.counters["item_calls"] for r in train],
+                                [r.seconds for r in train])
+        except ValueError:  # too few rows for the model: the report shows the table without a fit
+            continue
         held = [c for c in summarize(rs, "ItemSync") if c.interval == HELD_OUT_INTERVAL]
         preds = [(c, float(fit.predict({"fixed": [1.0], "per_epoch": [c.epochs], "per_item": [c.item_calls]})[0]))
                  for c in held]

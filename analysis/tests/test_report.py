@@ -141,3 +141,18 @@ def test_loop_is_predicted_from_primitive_rows(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     # 104 ops x 1.25 us = 130.0 us predicted, next to the 130 us/epoch the ItemSync rows measured.
     assert "| cpu | 104 | 1.25 | 130.0 | 128.0 | 130.0 | 1.25 | 2.00 | nan |" in text
+
+
+def test_kernel_counts_cross_checked_when_both_exist(tmp_path):
+    doc = item_sync_doc(500e-6, 40e-6, device="cuda", intervals=(0,), reps=1)
+    doc["context"]["gpu_name"] = "Test GPU"
+    for row in doc["benchmarks"]:
+        row.update({"attr_epochs": 500.0, "attr_kernels": 21.0, "traced_us_per_epoch": 510.0})
+    write(tmp_path / "item_sync.json", doc)
+    from analysis.tests.synthetic import row
+    py = {"context": dict(doc["context"]), "benchmarks": [
+        row("Ladder/cuda-python_eager", 10.0, epochs=20000, torch_profiler_kernels_per_epoch=21.0)]}
+    write(tmp_path / "python_eager.json", py)
+    assert report.main([str(tmp_path)]) == 0
+    assert "Kernels per epoch: 21.0 by CUPTI in bench's traced pass, 21.0 by torch.profiler" in \
+        (tmp_path / "REPORT.md").read_text()

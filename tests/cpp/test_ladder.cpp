@@ -10,6 +10,11 @@
 #include "iris/iris_data.h"
 #include "train/ladder.h"
 
+namespace train {
+// gtest prints parameters with this (found by ADL): test names read "cuda_graph", not bytes.
+inline void PrintTo(Rung rung, std::ostream* os) { *os << rung_name(rung); }
+}  // namespace train
+
 namespace {
 
 constexpr int64_t kEvery = 100;
