@@ -140,6 +140,9 @@ Families (select with --benchmark_filter=REGEX):
   Ladder/<device>-<rung>                            the overhead-removal ladder, --ladder_epochs
       epochs, loss kept every 100: libtorch_eager, device_log, pinned_event, cuda_graph,
       fused_step_kernel, persistent_kernel (cuda), fused_cpu (cpu); checked against float64.
+  Dispatch/<device>-{add,backward,train_step}       host cost of LibTorch ops; ATen ops per step
+  KernelLaunch/{host_launch,gpu_back_to_back,graph_node}   launch cost (CUDA)
+  Sync/...  Memcpy/<dir>-<memory>-<mode>/bytes:N    sync and copy costs (CUDA)
 
 bench flags (defaults in brackets):
   --epochs=N            epochs per ItemSync run [20000]
