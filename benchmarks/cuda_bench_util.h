@@ -1,4 +1,4 @@
-// Small helpers shared by the CUDA microbenchmark families.
+// Small helpers shared by the primitive microbenchmark families.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -22,5 +22,25 @@ inline bool require_cuda(benchmark::State& state) {
   state.SkipWithError(("skipped: " + why_not).c_str());
   return false;
 }
+
+// Manual time is the whole measured batch of `ops` operations, so --benchmark_min_time
+// still means wall time (a per-op manual time made Google Benchmark run 256x longer than
+// asked); the per-operation price goes in the counter `us_per_op`, averaged over iterations.
+class PerOpTimer {
+ public:
+  explicit PerOpTimer(int ops) : ops_(ops) {}
+  void record(benchmark::State& state, double batch_seconds) {
+    state.SetIterationTime(batch_seconds);
+    sum_us_ += batch_seconds * 1e6 / ops_;
+  }
+  void finish(benchmark::State& state) const {
+    state.counters["us_per_op"] = benchmark::Counter(sum_us_, benchmark::Counter::kAvgIterations);
+    state.counters["ops_per_iteration"] = ops_;
+  }
+
+ private:
+  int ops_;
+  double sum_us_ = 0;
+};
 
 }  // namespace bench

@@ -47,12 +47,13 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
   if (device == "cuda" && !require_cuda(state)) return;
   try {
     const torch::Device dev(device == "cuda" ? torch::kCUDA : torch::kCPU);
+    PerOpTimer timer(what == "add" ? kOpsPerIteration : what == "train_step" ? static_cast<int>(kEpochsPerIteration) : 1);
     if (what == "add") {
       auto a = torch::ones({1}, torch::dtype(torch::kFloat32).device(dev));
       for (auto _ : state) {
         const auto t0 = HostClock::now();
         for (int i = 0; i < kOpsPerIteration; ++i) benchmark::DoNotOptimize(a + a);
-        state.SetIterationTime(seconds_between(t0, HostClock::now()) / kOpsPerIteration);
+        timer.record(state, seconds_between(t0, HostClock::now()));
         drain(dev);  // outside the measured span
       }
       state.SetLabel("host clock, per op");
@@ -62,7 +63,7 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
       for (auto _ : state) {
         const auto t0 = HostClock::now();
         (w * x).sum().backward();
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
         drain(dev);
       }
       state.SetLabel("host clock, per forward+backward");
@@ -83,10 +84,11 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
       }
       for (auto _ : state) {
         const auto r = trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});
-        state.SetIterationTime(r.seconds / kEpochsPerIteration);
+        timer.record(state, r.seconds);
       }
       state.SetLabel("wall clock, per epoch (device drained every 16)");
     }
+    timer.finish(state);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

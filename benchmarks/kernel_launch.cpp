@@ -4,7 +4,7 @@
 //   gpu_back_to_back  GPU time per empty kernel when dependent kernels queue back to back
 //                     on one stream (CUDA events)
 //   graph_node        GPU time per empty-kernel node of a replayed CUDA graph (CUDA events)
-// Time is per launch/kernel/node. Batches of 256 stay below the launch queue's depth, so
+// us_per_op is per launch/kernel/node; manual time is the batch. Batches of 256 stay below the launch queue's depth, so
 // the host never blocks on a full queue inside the measured span.
 #include "bench_env.h"
 #include "cuda/cuda_raii.h"
@@ -24,11 +24,12 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
     for (int i = 0; i < 32; ++i) cuda_kernels::launch_empty(s);  // module load, first-launch costs
     CUDA_CHECK(cudaStreamSynchronize(s));
     cuda_util::Event start, stop;
+    PerOpTimer timer(kBatch);
     if (what == "host_launch") {
       for (auto _ : state) {
         const auto t0 = HostClock::now();
         for (int i = 0; i < kBatch; ++i) cuda_kernels::launch_empty(s);
-        state.SetIterationTime(seconds_between(t0, HostClock::now()) / kBatch);
+        timer.record(state, seconds_between(t0, HostClock::now()));
         CUDA_CHECK(cudaStreamSynchronize(s));  // drain outside the measured span
       }
       state.SetLabel("host clock, per launch");
@@ -38,7 +39,7 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
         for (int i = 0; i < kBatch; ++i) cuda_kernels::launch_empty(s);
         stop.record(s);
         CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        state.SetIterationTime(stop.ms_since(start) / 1e3 / kBatch);
+        timer.record(state, stop.ms_since(start) / 1e3);
       }
       state.SetLabel("CUDA events, per kernel");
     } else {
@@ -54,10 +55,11 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
         graph.launch(s);
         stop.record(s);
         CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        state.SetIterationTime(stop.ms_since(start) / 1e3 / kBatch);
+        timer.record(state, stop.ms_since(start) / 1e3);
       }
       state.SetLabel("CUDA events, per graph node");
     }
+    timer.finish(state);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

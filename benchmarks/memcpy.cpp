@@ -23,6 +23,7 @@ static void BM_Memcpy(benchmark::State& state, bool to_host, bool pinned, bool a
     void* dst = to_host ? host.get() : dev.get();
     const void* src = to_host ? dev.get() : host.get();
     const auto kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+    PerOpTimer timer(1);
     for (auto _ : state) {
       const auto t0 = HostClock::now();
       if (async) {
@@ -31,10 +32,11 @@ static void BM_Memcpy(benchmark::State& state, bool to_host, bool pinned, bool a
       } else {
         CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
       }
-      state.SetIterationTime(seconds_between(t0, HostClock::now()));
+      timer.record(state, seconds_between(t0, HostClock::now()));
     }
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
     state.SetLabel("host clock");
+    timer.finish(state);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

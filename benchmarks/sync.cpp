@@ -30,11 +30,12 @@ static void BM_Sync(benchmark::State& state, std::string what) {
     const auto s = stream.get();
     cuda_kernels::launch_spin(s, 1000);
     CUDA_CHECK(cudaStreamSynchronize(s));
+    PerOpTimer timer(1);
     if (what == "stream_idle") {
       for (auto _ : state) {
         const auto t0 = HostClock::now();
         CUDA_CHECK(cudaStreamSynchronize(s));
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
       }
     } else if (what == "event_sync") {
       cuda_util::Event e;
@@ -42,7 +43,7 @@ static void BM_Sync(benchmark::State& state, std::string what) {
         const auto t0 = HostClock::now();
         e.record(s);
         CUDA_CHECK(cudaEventSynchronize(e.get()));
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
       }
     } else if (what == "after_queued") {
       const int k = static_cast<int>(state.range(0));
@@ -50,7 +51,7 @@ static void BM_Sync(benchmark::State& state, std::string what) {
         const auto t0 = HostClock::now();
         for (int i = 0; i < k; ++i) cuda_kernels::launch_spin(s, kSpinNs);
         CUDA_CHECK(cudaStreamSynchronize(s));
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
       }
       state.counters["gpu_work_us"] = k * kSpinNs / 1e3;
     } else if (what == "wake") {
@@ -60,7 +61,7 @@ static void BM_Sync(benchmark::State& state, std::string what) {
         cuda_kernels::launch_spin(s, kWakeSpinNs);
         e.record(s);
         CUDA_CHECK(cudaEventSynchronize(e.get()));
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
       }
       state.counters["gpu_work_us"] = kWakeSpinNs / 1e3;
     } else {  // item_idle, item_after_queued: LibTorch on its current stream
@@ -71,11 +72,12 @@ static void BM_Sync(benchmark::State& state, std::string what) {
         const auto t0 = HostClock::now();
         for (int i = 0; i < k; ++i) x.add_(1.0f);
         benchmark::DoNotOptimize(x.item<float>());
-        state.SetIterationTime(seconds_between(t0, HostClock::now()));
+        timer.record(state, seconds_between(t0, HostClock::now()));
       }
       state.counters["queued_ops"] = k;
     }
     state.SetLabel("host clock");
+    timer.finish(state);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

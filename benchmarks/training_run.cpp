@@ -19,12 +19,12 @@ void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const 
     }
     const torch::Device device(spec.device == "cuda" ? torch::kCUDA : torch::kCPU);
     const auto data = train::make_train_data(env.split, spec.batch);
-    if (env.options.warmup_epochs > 0) {
+    if (spec.warmup_epochs > 0) {
       // A separate model, so the timed run starts from the seeded weights; this pays for
       // CUDA context and cuBLAS set-up, the caching allocator's first allocations and
       // cold CPU caches outside the clock.
       train::Trainer warm(data, device, env.options.seed + 1);
-      warm.run(env.options.warmup_epochs, spec.policy);
+      warm.run(spec.warmup_epochs, spec.policy);
     }
     train::Trainer trainer(data, device, env.options.seed);
     train::RunResult result;

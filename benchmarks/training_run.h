@@ -17,6 +17,7 @@ struct TrainingRunSpec {
   int64_t epochs;
   train::LoggingPolicy policy;
   int64_t batch;
+  int64_t warmup_epochs;  // untimed, on a separate model, before the timed run
 };
 
 // Manual time = the loop's wall time with the device drained (train::Trainer::run).

@@ -32,7 +32,7 @@ mkdir -p "$RESULTS"
 # primitives ~30 s, Python eager ~25 s, compute-sanitizer ~60 s; each step has its own
 # timeout, and a step that runs out keeps its partial JSON under another name.
 export REPETITIONS="${REPETITIONS:-2}" SWEEP_REPETITIONS="${SWEEP_REPETITIONS:-2}"
-export TRACE_EPOCHS="${TRACE_EPOCHS:-500}" SWEEP_EPOCHS="${SWEEP_EPOCHS:-100}"
+export TRACE_EPOCHS="${TRACE_EPOCHS:-500}" SWEEP_EPOCHS="${SWEEP_EPOCHS:-50}"
 
 step "machine: $MACHINE"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv 2>&1 | tee "$RESULTS/nvidia-smi.txt"
@@ -75,7 +75,7 @@ else
   }
   mkdir -p "$RESULTS/traces"
   run item_sync 240 "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$RESULTS/traces"
-  run batch_sweep 80 "${BATCH_SWEEP_FLAGS[@]}"
+  run batch_sweep 100 "${BATCH_SWEEP_FLAGS[@]}"
   run ladder 60 "${LADDER_FLAGS[@]}"
   run primitives 60 "${PRIMITIVE_FLAGS[@]}"
   step "python eager rung + torch.profiler kernel count"

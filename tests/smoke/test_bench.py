@@ -172,5 +172,7 @@ def test_primitive_families_run_or_skip(tmp_path):
         else:
             assert not r.get("error_occurred"), (r["name"], r.get("error_message"))
             assert r["real_time"] > 0 and r["time_unit"] == "us" and r["label"]
+            # Manual time is the batch; us_per_op is the price of one operation in it.
+            assert r["us_per_op"] * r["ops_per_iteration"] == pytest.approx(r["real_time"], rel=1e-6), r["name"]
     step = next(r for r in rows if r["name"].startswith("Dispatch/cpu-train_step"))
     assert step["aten_ops_per_step"] > 20  # forward, loss, backward and SGD of a 2-layer MLP
