@@ -10,7 +10,7 @@
 #include <torch/torch.h>
 
 #include "bench_env.h"
-#include "cuda_bench_util.h"
+#include "bench_util.h"
 #include "trace/attribution.h"
 #include "trace/cupti_session.h"
 #include "trace/trace_session.h"

@@ -9,7 +9,7 @@
 #include "bench_env.h"
 #include "cuda/cuda_raii.h"
 #include "cuda/primitives.h"
-#include "cuda_bench_util.h"
+#include "bench_util.h"
 
 namespace bench {
 namespace {

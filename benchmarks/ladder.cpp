@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "bench_env.h"
-#include "common/run_context.h"
+#include "bench_util.h"
 #include "train/ladder.h"
 
 namespace bench {
@@ -34,11 +34,7 @@ struct LadderShared {
 static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<LadderShared> shared, bool cuda,
                       train::Rung rung) {
   try {
-    std::string why_not;
-    if (cuda && !common::cuda_usable(&why_not)) {
-      state.SkipWithError(("skipped: " + why_not).c_str());
-      return;
-    }
+    if (cuda && !require_cuda(state)) return;
     const auto& o = env->options;
     const auto data = train::make_train_data(env->split);
     {

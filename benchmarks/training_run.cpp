@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "common/run_context.h"
+#include "bench_util.h"
 #include "traced_pass.h"
 #include "train/trainer.h"
 
@@ -10,13 +10,7 @@ namespace bench {
 
 void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const TrainingRunSpec& spec) {
   try {
-    std::string why_not;
-    if (spec.device == "cuda" && !common::cuda_usable(&why_not)) {
-      // Debian's Google Benchmark 1.7.1 has no SkipWithMessage: the row is marked as an
-      // error with this text, and bench still exits 0.
-      state.SkipWithError(("skipped: " + why_not).c_str());
-      return;
-    }
+    if (spec.device == "cuda" && !require_cuda(state)) return;
     const torch::Device device(spec.device == "cuda" ? torch::kCUDA : torch::kCPU);
     const auto data = train::make_train_data(env.split, spec.batch);
     if (spec.warmup_epochs > 0) {

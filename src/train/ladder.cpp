@@ -93,19 +93,9 @@ LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epoch
 }
 
 Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed) {
-  const auto w0 = initial_weights(seed);
   IrisMLP model;
-  model->to(torch::kFloat64);
-  {
-    torch::NoGradGuard no_grad;
-    const auto put = [](torch::Tensor& p, const std::vector<float>& v) {
-      p.copy_(torch::from_blob(const_cast<float*>(v.data()), p.sizes(), torch::kFloat32).to(torch::kFloat64));
-    };
-    put(model->fc1->weight, w0.w1);
-    put(model->fc1->bias, w0.b1);
-    put(model->fc2->weight, w0.w2);
-    put(model->fc2->bias, w0.b2);
-  }
+  set_weights(model, initial_weights(seed));
+  model->to(torch::kFloat64);  // float -> double is exact: the same start as every rung
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.01));
   const auto x = data.x.to(torch::kFloat64);
   Reference ref;

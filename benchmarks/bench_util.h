@@ -15,7 +15,9 @@ inline double seconds_between(HostClock::time_point a, HostClock::time_point b) 
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Skips the row with a message when no GPU is usable; returns false then.
+// Skips the row with a message when no GPU is usable; returns false then. (Debian's Google
+// Benchmark 1.7.1 has no SkipWithMessage: the row is marked as an error with this text,
+// and bench still exits 0.)
 inline bool require_cuda(benchmark::State& state) {
   std::string why_not;
   if (common::cuda_usable(&why_not)) return true;
