@@ -51,6 +51,7 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PA
       -DPython3_EXECUTABLE="$(command -v "$PY")" -DIRIS_WITH_CUDA=ON > "$RESULTS/build.log" 2>&1 &&
   cmake --build "$BUILD_DIR" -j "$(nproc)" >> "$RESULTS/build.log" 2>&1
 BUILD_RC=$?
+grep -h "iris: CUDA parts" "$RESULTS/build.log"  # says whether CUDA, NVTX and CUPTI were found
 tail -n 5 "$RESULTS/build.log"
 if [ $BUILD_RC -ne 0 ]; then
   step "BUILD FAILED (see build.log)"; tail -n 60 "$RESULTS/build.log"

@@ -106,9 +106,11 @@ CuptiSession::~CuptiSession() {
 }
 
 void CuptiSession::stop(RecordSet& out) {
-  CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-  for (auto kind : kKinds) CUPTI_CHECK(cuptiActivityDisable(kind));
+  // Disable first, then flush: a record made between a flush and the disable would stay in
+  // CUPTI's active buffer and never reach us. The traced loop has drained the device.
   active_ = false;
+  for (auto kind : kKinds) CUPTI_CHECK(cuptiActivityDisable(kind));
+  CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   std::vector<std::pair<uint8_t*, size_t>> buffers;
   uint64_t dropped = 0;
   {

@@ -96,3 +96,62 @@ def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
 def test_trace_dir_without_a_traced_pass_is_refused():
     proc = subprocess.run([BENCH, "--trace_dir=/tmp"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--trace_epochs=N" in proc.stderr
+
+
+def run_cuda_item_sync(tmp_path, extra_env=None, trace_dir=True):
+    """One ItemSync cuda row (interval 1) with a 20-epoch traced pass; skips the test
+    when bench itself reports the CUDA row skipped (no GPU, or built without CUDA)."""
+    out = tmp_path / "row.json"
+    args = [BENCH, "--benchmark_filter=ItemSync/cuda/interval:1/print100:0", "--epochs=40", "--warmup_epochs=5",
+            "--trace_epochs=20", f"--benchmark_out={out}", "--benchmark_out_format=json"]
+    if trace_dir:
+        args += [f"--trace_dir={tmp_path}", "--trace_file_epochs=3"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, **(extra_env or {})})
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text())["benchmarks"]
+    if row.get("error_occurred"):
+        assert row["error_message"].startswith("skipped: "), row["error_message"]
+        pytest.skip(row["error_message"])
+    return row, proc.stderr
+
+
+def test_cuda_trace_end_to_end_and_attribution_counters(tmp_path):
+    """GPU only: CUPTI records turned into per-epoch counters and a trace whose CPU slices
+    (our phases on CUPTI's clock, and CUPTI's API records) nest, with a flow per launch."""
+    row, _ = run_cuda_item_sync(tmp_path)
+    assert row["attr_epochs"] == 20
+    assert row["attr_dropped_records"] == 0
+    assert row["attr_kernels"] >= 10, row  # forward, loss, backward and SGD of two layers
+    for phase in ("forward", "backward", "step"):
+        assert row[f"phase_{phase}_kernels"] > 0, phase
+    assert row["attr_launches"] > 0 and row["attr_launch_api_us"] > 0
+    assert row["attr_memcpys"] >= 1  # interval 1: the loss copied to the host every epoch
+    assert 0 < row["attr_gpu_busy_us"] <= row["attr_window_us"]
+    idle = row["attr_idle_host_wait_us"] + row["attr_idle_kernel_wait_us"] + row["attr_idle_other_us"]
+    assert idle + row["attr_gpu_busy_us"] == pytest.approx(row["attr_window_us"], rel=1e-6)
+    assert row["attr_sync_api_us"] > 0 and row["item_us_per_call"] > 0
+    assert row["traced_us_per_epoch"] > 0 and row["trace_overhead"] > 0
+
+    doc, events = load_trace(tmp_path / "ItemSync_cuda_interval-1_print100-0_batch-120.trace.json")
+    assert doc["otherData"]["clock"] == "cupti"
+    cpu = [e for e in slices(events, pid=1) if e["cat"] in ("phase", "cuda_runtime", "cuda_driver")]
+    assert sum(e["name"] == "epoch" for e in cpu) == 3
+    assert_properly_nested(cpu)
+    kernels = slices(events, cat="kernel")
+    assert kernels and all(e["pid"] >= 100 for e in kernels)
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    ends = {e["id"]: e for e in events if e["ph"] == "f"}
+    assert starts and set(starts) == set(ends)
+    for fid, f in ends.items():
+        assert starts[fid]["pid"] == 1 and f["pid"] >= 100 and starts[fid]["ts"] <= f["ts"]
+    assert any(e["cat"] == "memcpy" and e["args"]["dst"] == "pinned" for e in slices(events))  # .item()'s copy
+
+
+def test_cuda_tracer_steps_aside_under_nsight_systems(tmp_path):
+    """GPU only: with Nsight Systems' injection marker set, the traced pass steps aside with a
+    message; the timed row stands, and no trace file is written."""
+    row, stderr = run_cuda_item_sync(tmp_path, {"NSYS_PROFILING_SESSION_ID": "1"})
+    assert "steps aside" in stderr
+    assert row["attr_epochs"] == 0 and "attr_kernels" not in row
+    assert row["real_time"] > 0
+    assert not list(tmp_path.glob("*.trace.json"))
