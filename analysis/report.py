@@ -129,8 +129,16 @@ def primitives_section(rows, stats, models):
     md += ["| primitive | us (median) | counters |", "|---|---|---|"]
     for name, p in prims.items():
         extra = ", ".join(f"{k}={v:.4g}" for k, v in p["counters"].items() if k in (
-            "aten_ops_per_step", "kernels_per_step", "gpu_work_us", "queued_ops", "graph_nodes", "bytes_per_second"))
+            "aten_ops_per_step", "kernels_per_step", "gpu_work_us", "queued_ops", "graph_nodes", "bytes_per_second",
+            "gate_missed"))
         md.append(f"| {name} | {p['us']:.3f} | {extra} |")
+    published = summary.published_comparison(prims)
+    if published:
+        md += ["", "Measured against published prices (ranges as issue #6 quotes them):", "",
+               "| primitive | what | measured us | published us | lands |", "|---|---|---|---|---|"]
+        md += [f"| {k} | {what} | {us:.2f} | {lo:g}-{hi:g} | {verdict} |" for k, what, us, lo, hi, verdict in published]
+    else:
+        md += ["", "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here."]
     pred = summary.predict_loop(prims, stats, models, summary.attribution_rows(rows))
     if pred:
         md += ["", "Predicted from the primitives: per epoch = ATen ops per step x one tiny op's host cost; "

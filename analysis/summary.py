@@ -282,3 +282,26 @@ def predict_loop(prims, stats, models, attr=()):
                     "traced_item_us": float(np.median(traced)) if traced else float("nan"),
                     "kernels_per_step": step["counters"].get("kernels_per_step", float("nan"))})
     return out
+
+
+# Published prices of the CUDA primitives (the ranges issue #6 quotes: host launch on
+# Linux, a sync on an idle stream before any wake-up, a CUDA graph node) beside what this
+# machine measured: (primitive row, what it is, low us, high us).
+PUBLISHED_PRICES = (
+    ("KernelLaunch/host_launch", "host time of one kernel launch (Linux)", 2.5, 4.0),
+    ("Sync/stream_idle", "cudaStreamSynchronize on an idle stream", 0.0, 1.0),
+    ("KernelLaunch/graph_node", "one kernel node inside a replayed CUDA graph", 0.5, 1.3),
+)
+
+
+def published_comparison(prims):
+    """(primitive, description, measured us, low, high, verdict) for each published price
+    whose row exists; verdict is 'within', 'below' or 'above' the published range."""
+    out = []
+    for key, what, low, high in PUBLISHED_PRICES:
+        if key not in prims:
+            continue
+        us = prims[key]["us"]
+        verdict = "below" if us < low else "above" if us > high else "within"
+        out.append((key, what, us, low, high, verdict))
+    return out

@@ -156,3 +156,26 @@ def test_kernel_counts_cross_checked_when_both_exist(tmp_path):
     assert report.main([str(tmp_path)]) == 0
     assert "Kernels per epoch: 21.0 by CUPTI in bench's traced pass, 21.0 by torch.profiler" in \
         (tmp_path / "REPORT.md").read_text()
+
+
+def test_primitives_are_set_beside_published_prices(tmp_path):
+    from analysis.tests.synthetic import row
+    write(tmp_path / "item_sync.json", item_sync_doc(130e-6, 2e-6))
+    prims = {"context": dict(CONTEXT), "benchmarks": [
+        dict(row("KernelLaunch/host_launch", 256 * 5e-6, epochs=1, us_per_op=5.0), name="KernelLaunch/host_launch/manual_time"),
+        dict(row("KernelLaunch/graph_node", 256 * 0.9e-6, epochs=1, us_per_op=0.9), name="KernelLaunch/graph_node/manual_time")]}
+    write(tmp_path / "primitives.json", prims)
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 5.00 | 2.5-4 | above |" in text
+    assert "| KernelLaunch/graph_node | one kernel node inside a replayed CUDA graph | 0.90 | 0.5-1.3 | within |" in text
+    assert "Sync/stream_idle" not in text.split("Measured against published prices")[1].split("\n\n")[1]
+
+
+def test_published_prices_pending_without_cuda_primitives(tmp_path):
+    write(tmp_path / "item_sync.json", item_sync_doc(130e-6, 2e-6))
+    from analysis.tests.synthetic import row
+    write(tmp_path / "primitives.json", {"context": dict(CONTEXT), "benchmarks": [
+        dict(row("Dispatch/cpu-add", 1.25e-6, epochs=1), name="Dispatch/cpu-add/manual_time")]})
+    assert report.main([str(tmp_path)]) == 0
+    assert "published launch, sync and graph-node prices pending" in (tmp_path / "REPORT.md").read_text()

@@ -32,6 +32,13 @@ class Event {
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return e_; }
   void record(cudaStream_t s) { CUDA_CHECK(cudaEventRecord(e_, s)); }
+  // Whether the GPU has reached this event yet (cudaEventQuery; never blocks).
+  bool reached() const {
+    const cudaError_t r = cudaEventQuery(e_);
+    if (r == cudaErrorNotReady) return false;
+    CUDA_CHECK(r);
+    return true;
+  }
   // Milliseconds from `start` to this event (both completed).
   float ms_since(const Event& start) const {
     float ms = 0;
