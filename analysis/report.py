@@ -31,7 +31,7 @@ def load_folder(folder):
     for run in runs[1:]:
         for key in MACHINE_FIELDS:
             a, b = first.context.get(key), run.context.get(key)
-            if a != b:
+            if str(a).strip() != str(b).strip():
                 raise BenchJsonError(f"{run.path}: context field '{key}' is {b!r} but {first.path} has {a!r}: "
                                      "one results folder holds one machine's runs")
     return runs

@@ -17,6 +17,16 @@ int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_
   return v;
 }
 
+double parse_positive_seconds(const std::string& flag, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !(v > 0) || v > 1e9) {
+    throw FlagError("--" + flag + ": expected a positive number of seconds, got '" + text + "'");
+  }
+  return v;
+}
+
 std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
   std::vector<std::string> items;
   std::string item;
@@ -111,6 +121,9 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
       o.trace_file_epochs = parse_int(name, value, 1, "a positive integer");
     } else if (name == "echo_log") {
       o.echo_log = true;
+    } else if (name == "budget_s") {
+      need_value();
+      o.budget_s = parse_positive_seconds(name, value);
     } else {
       argv[kept++] = argv[i];  // Google Benchmark's, or unknown: it reports those
     }
@@ -163,6 +176,10 @@ bench flags (defaults in brackets):
   --trace_dir=DIR       write DIR/<row>.trace.json (Chrome Trace Event format: open in
                         ui.perfetto.dev or chrome://tracing) for each traced row
   --trace_file_epochs=N the last N epochs of the traced pass go in the file [5]
+  --budget_s=S          a time budget for the whole run: rows (and repetitions) that would
+                        start after S seconds are skipped with a message, so a run cut
+                        short still writes complete JSON; a row already running finishes
+                        [none]
 
 Each run is one timed iteration (manual time = wall time of the loop, device drained);
 use --benchmark_repetitions=N for the spread. Google Benchmark's flags follow.

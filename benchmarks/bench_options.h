@@ -26,6 +26,7 @@ struct BenchOptions {
   std::string trace_dir;         // non-empty: write a Chrome trace per row here
   int64_t trace_file_epochs = 5; // epochs (the last ones of the traced pass) in each trace file
   bool echo_log = false;         // write the article's print lines to stderr
+  double budget_s = 0;           // >0: rows that would start after this many seconds skip
   bool help = false;
 };
 

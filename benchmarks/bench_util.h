@@ -15,6 +15,12 @@ inline double seconds_between(HostClock::time_point a, HostClock::time_point b) 
   return std::chrono::duration<double>(b - a).count();
 }
 
+// The run's time budget (--budget_s, set once by main before any row runs; 0 = none).
+// Rows check it as they start: one that would start after the budget skips with a message,
+// and bench still writes every row's JSON. A row already running is not cut short.
+void set_run_budget(double seconds);
+bool within_run_budget(benchmark::State& state);
+
 // Skips the row with a message when no GPU is usable; returns false then. (Debian's Google
 // Benchmark 1.7.1 has no SkipWithMessage: the row is marked as an error with this text,
 // and bench still exits 0.)

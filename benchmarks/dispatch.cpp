@@ -44,6 +44,7 @@ void drain(const torch::Device& d) {
 }  // namespace
 
 static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string device, std::string what) {
+  if (!within_run_budget(state)) return;
   if (device == "cuda" && !require_cuda(state)) return;
   try {
     const torch::Device dev(device == "cuda" ? torch::kCUDA : torch::kCPU);
@@ -72,6 +73,7 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
       train::Trainer trainer(data, dev, env->options.seed);
       trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});  // warm-up
       state.counters["aten_ops_per_step"] = static_cast<double>(count_aten_ops(trainer));
+      std::string label = "wall clock, per epoch (device drained every 16)";
       if (dev.is_cuda()) {
         try {
           trace::TraceSession session(true);
@@ -79,14 +81,14 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
           const auto a = trace::attribute(session.stop());
           state.counters["kernels_per_step"] = a.per_epoch(static_cast<double>(a.kernels));
         } catch (const trace::TracerUnavailable& e) {
-          state.SetLabel(std::string("kernels not counted: ") + e.what());
+          label += std::string("; kernels not counted: ") + e.what();
         }
       }
       for (auto _ : state) {
         const auto r = trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});
         timer.record(state, r.seconds);
       }
-      state.SetLabel("wall clock, per epoch (device drained every 16)");
+      state.SetLabel(label);
     }
     timer.finish(state);
   } catch (const std::exception& e) {

@@ -36,7 +36,7 @@ bool gated(cudaStream_t s, cuda_util::Event& start, cuda_util::Event& stop, Queu
 }  // namespace
 
 static void BM_KernelLaunch(benchmark::State& state, std::string what) {
-  if (!require_cuda(state)) return;
+  if (!within_run_budget(state) || !require_cuda(state)) return;
   try {
     cuda_util::Stream stream;
     const auto s = stream.get();

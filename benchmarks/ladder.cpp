@@ -34,6 +34,7 @@ struct LadderShared {
 static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<LadderShared> shared, bool cuda,
                       train::Rung rung) {
   try {
+    if (!within_run_budget(state)) return;
     if (cuda && !require_cuda(state)) return;
     const auto& o = env->options;
     const auto data = train::make_train_data(env->split);

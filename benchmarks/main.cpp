@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench_env.h"
+#include "bench_util.h"
 #include "common/run_context.h"
 
 int main(int argc, char** argv) {
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("tracing", "off");
   benchmark::AddCustomContext("traced_pass_epochs", std::to_string(options.trace_epochs));
 
+  benchmark::AddCustomContext("budget_s", options.budget_s > 0 ? std::to_string(options.budget_s) : "none");
+  bench::set_run_budget(options.budget_s);  // counted from here: the rows start now
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -12,7 +12,7 @@
 namespace bench {
 
 static void BM_Memcpy(benchmark::State& state, bool to_host, bool pinned, bool async) {
-  if (!require_cuda(state)) return;
+  if (!within_run_budget(state) || !require_cuda(state)) return;
   try {
     const auto bytes = static_cast<size_t>(state.range(0));
     cuda_util::Stream stream;

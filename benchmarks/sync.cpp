@@ -24,7 +24,7 @@ constexpr uint64_t kWakeSpinNs = 100000;
 }  // namespace
 
 static void BM_Sync(benchmark::State& state, std::string what) {
-  if (!require_cuda(state)) return;
+  if (!within_run_budget(state) || !require_cuda(state)) return;
   try {
     cuda_util::Stream stream;
     const auto s = stream.get();

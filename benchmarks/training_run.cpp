@@ -10,6 +10,7 @@ namespace bench {
 
 void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const TrainingRunSpec& spec) {
   try {
+    if (!within_run_budget(state)) return;
     if (spec.device == "cuda" && !require_cuda(state)) return;
     const torch::Device device(spec.device == "cuda" ? torch::kCUDA : torch::kCPU);
     const auto data = train::make_train_data(env.split, spec.batch);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # THE prepared GPU script: on a machine with an NVIDIA GPU (the H200 of the device tool),
-# builds the suite, runs every test with the CUDA rows live, runs the article sweep and the
-# batch sweep on cuda and cpu, and writes the analysis, all in under 8 minutes.
+# builds the suite, runs the tests whose CUDA half only runs there, the ladder, the
+# primitives, the Python eager rung, compute-sanitizer on the hand-written kernels, the
+# article sweep (ItemSync, traced) and the batch sweep on cuda and cpu, and writes the
+# analysis, all in under 8 minutes (BUDGET_S).
 #
 #   scripts/gpu_check.sh OUT_DIR
 #
@@ -11,7 +13,8 @@
 #   OUT_DIR/gpu_check.log                 everything printed
 #   OUT_DIR/results-<machine>.tar.gz      results/<machine>/ (JSON, REPORT.md, PNG, logs)
 # Unpack the tarball at the repository root and commit results/<machine>/.
-# Env: PYTHON (default python3), MACHINE, EPOCHS, REPETITIONS, SWEEP_EPOCHS, BUILD_DIR.
+# Env: PYTHON (default python3), MACHINE, EPOCHS, REPETITIONS, SWEEP_EPOCHS, BUILD_DIR,
+# BUDGET_S (470), RESERVE_S (30), GRACE_S (40).
 set -uo pipefail
 OUT_DIR="${1:?usage: scripts/gpu_check.sh OUT_DIR}"
 mkdir -p "$OUT_DIR"
@@ -27,12 +30,21 @@ BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-gpu}"
 MACHINE="${MACHINE:-$(machine_name)}"
 RESULTS="$REPO_ROOT/results/$MACHINE"
 mkdir -p "$RESULTS"
-# Repetitions and traced epochs sized to the 8-minute budget (the CPU main job uses 3).
-# Planned: build ~90 s, tests ~60 s, ItemSync ~180 s, BatchSweep ~40 s, Ladder ~25 s,
-# primitives ~30 s, Python eager ~25 s, compute-sanitizer ~60 s; each step has its own
-# timeout, and a step that runs out keeps its partial JSON under another name.
+# Sized to the 8-minute budget (the CPU main job uses 3 repetitions and 2000 traced epochs).
+# BUDGET_S is the whole script's: every step gets at most what is left of it (less RESERVE_S
+# for the analysis and packing) and at most its own cap; bench gets that as --budget_s, so
+# rows that would start after it skip with a message and the JSON stays complete (a row
+# already running may overrun by up to GRACE_S). Steps run most-needed first; ItemSync and
+# BatchSweep interleave their repetitions randomly, so a cut leaves every configuration a
+# fair chance of a run. Planned on the H200 (a guess until measured): build ~90 s, tests
+# ~45 s, Ladder ~25 s, primitives ~60 s, Python eager ~25 s, compute-sanitizer ~45 s,
+# ItemSync ~150 s, BatchSweep what is left.
 export REPETITIONS="${REPETITIONS:-2}" SWEEP_REPETITIONS="${SWEEP_REPETITIONS:-2}"
 export TRACE_EPOCHS="${TRACE_EPOCHS:-500}" SWEEP_EPOCHS="${SWEEP_EPOCHS:-50}"
+BUDGET_S="${BUDGET_S:-470}" RESERVE_S="${RESERVE_S:-30}" GRACE_S="${GRACE_S:-40}"
+left() { echo $(( BUDGET_S - RESERVE_S - ($(date +%s) - T0) )); }
+# Seconds a step may take: min(its cap, what is left); 0 when too little is left to start.
+allow() { local l; l=$(left); [ "$l" -gt "$1" ] && l=$1; [ "$l" -ge 10 ] && echo "$l" || echo 0; }
 
 step "machine: $MACHINE"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv 2>&1 | tee "$RESULTS/nvidia-smi.txt"
@@ -57,40 +69,49 @@ if [ $BUILD_RC -ne 0 ]; then
   step "BUILD FAILED (see build.log)"; tail -n 60 "$RESULTS/build.log"
 else
   # CI runs the whole suite without a GPU; here, the tests whose CUDA half only runs here.
-  step "tests with CUDA rows live (ctest -R 'LadderCuda|bench_smoke|write_synthetic')"
-  ( cd "$BUILD_DIR" && timeout 120 ctest --output-on-failure -j 8 -R 'LadderCuda|bench_smoke|write_synthetic' ) \
-    > "$RESULTS/ctest.log" 2>&1
-  echo "ctest exit $?"; tail -n 15 "$RESULTS/ctest.log"
+  TESTS='LadderCuda|TraceSession|bench_smoke|write_synthetic'
+  step "tests with CUDA rows live (ctest -R '$TESTS')"
+  limit=$(allow 120)  # (timeout 0 would mean no limit: a spent budget skips instead)
+  if [ "$limit" -gt 0 ]; then
+    ( cd "$BUILD_DIR" && timeout "$limit" ctest --output-on-failure -j 8 -R "$TESTS" ) > "$RESULTS/ctest.log" 2>&1
+    echo "ctest exit $?"; tail -n 15 "$RESULTS/ctest.log"
+  fi
 
   . "$REPO_ROOT/experiments/article_sweep.sh"
-  run() {  # name, timeout, flags...: JSON lands under its name only if bench finished
-    local name=$1 limit=$2; shift 2
-    step "bench: $name"
-    if timeout "$limit" "$BUILD_DIR/bench" "$@" --devices=cpu,cuda \
-         --benchmark_out="$RESULTS/.$name.partial" --benchmark_out_format=json; then
-      mv "$RESULTS/.$name.partial" "$RESULTS/$name.json"
+  run() {  # name, cap seconds, flags...: JSON lands under its name only if bench finished
+    local name=$1 limit; limit=$(allow "$2"); shift 2
+    if [ "$limit" -eq 0 ]; then step "bench: $name NOT RUN: the ${BUDGET_S} s budget is spent"; return; fi
+    step "bench: $name (--budget_s=$limit)"
+    if timeout "$(( limit + GRACE_S ))" "$BUILD_DIR/bench" "$@" --devices=cpu,cuda --budget_s="$limit" \
+         --benchmark_out="$RESULTS/.$name.json.partial" --benchmark_out_format=json; then
+      mv "$RESULTS/.$name.json.partial" "$RESULTS/$name.json"
     else
-      step "$name did not finish (exit $?): partial JSON kept as $name.partial.json"
-      mv "$RESULTS/.$name.partial" "$RESULTS/$name.partial.json" 2>/dev/null
+      # Not *.json, so the analysis reads only complete files; kept for a look by hand.
+      step "$name did not finish (exit $?): what it wrote is kept as $name.json.partial"
+      mv "$RESULTS/.$name.json.partial" "$RESULTS/$name.json.partial" 2>/dev/null
     fi
   }
+  run ladder 50 "${LADDER_FLAGS[@]}"
+  run primitives 70 "${PRIMITIVE_FLAGS[@]}"
+  limit=$(allow 45)
+  step "python eager rung + torch.profiler kernel count (${limit} s)"
+  [ "$limit" -gt 0 ] && timeout "$limit" "$PY" experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" \
+    --devices=cpu,cuda --profile-kernels --out "$RESULTS/python_eager.json"
+  limit=$(allow 70)
+  step "compute-sanitizer on the hand-written kernels (${limit} s)"
+  if [ "$limit" -gt 0 ]; then
+    ( export IRIS_LADDER_TEST_EPOCHS=200
+      timeout "$(( limit * 3 / 5 ))" compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
+        --gtest_filter='*LadderCuda*fused_step_kernel*:*LadderCuda*persistent_kernel*'
+      echo "memcheck exit $?"
+      timeout "$(( limit * 2 / 5 ))" compute-sanitizer --tool racecheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
+        --gtest_filter='*LadderCuda*persistent_kernel*'
+      echo "racecheck exit $?" ) > "$RESULTS/compute_sanitizer.log" 2>&1
+    tail -n 12 "$RESULTS/compute_sanitizer.log"
+  fi
   mkdir -p "$RESULTS/traces"
   run item_sync 240 "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$RESULTS/traces"
   run batch_sweep 100 "${BATCH_SWEEP_FLAGS[@]}"
-  run ladder 60 "${LADDER_FLAGS[@]}"
-  run primitives 60 "${PRIMITIVE_FLAGS[@]}"
-  step "python eager rung + torch.profiler kernel count"
-  timeout 60 "$PY" experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" --devices=cpu,cuda --profile-kernels \
-    --out "$RESULTS/python_eager.json"
-  step "compute-sanitizer on the hand-written kernels"
-  ( export IRIS_LADDER_TEST_EPOCHS=200
-    timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
-      --gtest_filter='*LadderCuda*fused_step_kernel*:*LadderCuda*persistent_kernel*'
-    echo "memcheck exit $?"
-    timeout 40 compute-sanitizer --tool racecheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
-      --gtest_filter='*LadderCuda*persistent_kernel*'
-    echo "racecheck exit $?" ) > "$RESULTS/compute_sanitizer.log" 2>&1
-  tail -n 12 "$RESULTS/compute_sanitizer.log"
 
   step "analysis"
   "$PY" -m analysis.report "$RESULTS" --machine "$MACHINE" | tee "$RESULTS/table.txt"

@@ -34,7 +34,12 @@ std::string cpu_model() {
   while (std::getline(in, line)) {
     if (line.rfind("model name", 0) == 0) {
       const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+      if (colon == std::string::npos) continue;
+      // Trimmed both ends, as Python's str.strip() in experiments/python_eager.py does:
+      // the analysis compares the two to keep one machine's runs in one folder.
+      const auto first = line.find_first_not_of(" \t", colon + 1);
+      const auto last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos) return line.substr(first, last - first + 1);
     }
   }
   return "unknown";

@@ -61,3 +61,12 @@ TEST(BenchOptions, BadValuesNameTheFlagAndWhatWasExpected) {
   EXPECT_NE(error_of({"--batches=0"}).find("batch sizes >= 1"), std::string::npos);
   EXPECT_NE(error_of({"--warmup_epochs=-1"}).find("an integer >= 0"), std::string::npos);
 }
+
+TEST(BenchOptions, BudgetIsPositiveSecondsOrNone) {
+  EXPECT_EQ(parse({}).options.budget_s, 0.0);  // no budget unless asked for
+  EXPECT_DOUBLE_EQ(parse({"--budget_s=2.5"}).options.budget_s, 2.5);
+  for (const char* bad : {"0", "-1", "abc", "", "1e99", "nan"})
+    EXPECT_EQ(error_of({std::string("--budget_s=") + bad}),
+              std::string("--budget_s: expected a positive number of seconds, got '") + bad + "'");
+  EXPECT_EQ(error_of({"--budget_s"}), "--budget_s: expected --budget_s=VALUE");
+}

@@ -176,3 +176,14 @@ def test_primitive_families_run_or_skip(tmp_path):
             assert r["us_per_op"] * r["ops_per_iteration"] == pytest.approx(r["real_time"], rel=1e-6), r["name"]
     step = next(r for r in rows if r["name"].startswith("Dispatch/cpu-train_step"))
     assert step["aten_ops_per_step"] > 20  # forward, loss, backward and SGD of a 2-layer MLP
+
+
+def test_budget_skips_rows_that_would_start_after_it(tmp_path):
+    """--budget_s: the first row (longer than the budget) runs to the end; the one after it
+    is skipped with a message naming the flag, and the JSON is still complete."""
+    doc = run_bench(tmp_path, "--benchmark_filter=ItemSync/cpu/interval:0/", "--epochs=10000", "--warmup_epochs=0",
+                    "--budget_s=0.2")
+    first, second = doc["benchmarks"]
+    assert not first.get("error_occurred") and first["real_time"] > 200  # ms: it ran past the budget
+    assert second["error_occurred"] and second["error_message"] == "skipped: --budget_s=0.2 spent before this row started"
+    assert doc["context"]["budget_s"].startswith("0.2")
