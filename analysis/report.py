@@ -117,8 +117,9 @@ def kernel_count_check(rows, gpu_attr):
             if "torch_profiler_kernels_per_epoch" in r.counters]
     if cupti is None or not prof:
         return "Kernel count cross-check pending (needs the never-logging CUDA row and python_eager --profile-kernels)."
+    verdict = "they agree" if abs(cupti - prof[0]) < 0.5 else f"they DIFFER by {cupti - prof[0]:+.1f}"
     return (f"Kernels per epoch: {cupti:.1f} by CUPTI in bench's traced pass, {prof[0]:.1f} by torch.profiler on "
-            f"the same step in Python eager.")
+            f"the same step in Python eager (SGD one update per parameter, as LibTorch's): {verdict}.")
 
 
 def primitives_section(rows, stats, models):

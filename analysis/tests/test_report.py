@@ -154,8 +154,14 @@ def test_kernel_counts_cross_checked_when_both_exist(tmp_path):
         row("Ladder/cuda-python_eager", 10.0, epochs=20000, torch_profiler_kernels_per_epoch=21.0)]}
     write(tmp_path / "python_eager.json", py)
     assert report.main([str(tmp_path)]) == 0
-    assert "Kernels per epoch: 21.0 by CUPTI in bench's traced pass, 21.0 by torch.profiler" in \
-        (tmp_path / "REPORT.md").read_text()
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "Kernels per epoch: 21.0 by CUPTI in bench's traced pass, 21.0 by torch.profiler" in text
+    assert "as LibTorch's): they agree." in text
+    py["benchmarks"][0]["torch_profiler_kernels_per_epoch"] = 18.0
+    write(tmp_path / "python_eager.json", py)
+    assert report.main([str(tmp_path)]) == 0
+    assert "18.0 by torch.profiler" in (tmp_path / "REPORT.md").read_text()
+    assert "they DIFFER by +3.0" in (tmp_path / "REPORT.md").read_text()
 
 
 def test_primitives_are_set_beside_published_prices(tmp_path):
