@@ -25,8 +25,8 @@ const int64_t kEpochs = [] {
   return env && std::atoll(env) >= kEvery ? static_cast<int64_t>(std::atoll(env)) : int64_t{20000};
 }();
 // float32 against float64 after 20000 SGD steps, measured on the CPU rungs: losses within
-// 6e-6 relative, weights within 1.6e-4. 1e-3 leaves room for the GPU kernels' atomic
-// summation order and still catches a wrong gradient, which is off by far more.
+// 6e-6 relative, weights within 1.6e-4. 1e-3 leaves room for cuBLAS's and the hand-written
+// kernels' own summation orders and still catches a wrong gradient, which is off by far more.
 constexpr double kLossTolerance = 1e-3, kWeightTolerance = 1e-3;
 
 const train::TrainData& data() {
