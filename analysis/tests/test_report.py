@@ -185,3 +185,67 @@ def test_published_prices_pending_without_cuda_primitives(tmp_path):
         dict(row("Dispatch/cpu-add", 1.25e-6, epochs=1), name="Dispatch/cpu-add/manual_time")]})
     assert report.main([str(tmp_path)]) == 0
     assert "published launch, sync and graph-node prices pending" in (tmp_path / "REPORT.md").read_text()
+
+
+def gpu_folder(tmp_path, persistent_us=2.0):
+    """A whole GPU machine's folder, synthetic: ItemSync on both devices with traced
+    counters, BatchSweep with a crossover at 10000 rows, every ladder rung, CUDA primitives
+    and the Python eager rung with its kernel count."""
+    from analysis.tests.synthetic import row
+    ctx = dict(CONTEXT, gpu_name="Test GPU", cuda_driver="13.0")
+    cpu, gpu = item_sync_doc(100e-6, 1e-6, reps=2), item_sync_doc(200e-6, 40e-6, device="cuda", reps=2)
+    for r in gpu["benchmarks"]:
+        r.update({"attr_epochs": 500.0, "attr_kernels": 21.0, "attr_launches": 21.0, "attr_window_us": 200.0,
+                  "attr_gpu_busy_us": 40.0, "attr_idle_host_wait_us": 150.0, "attr_idle_kernel_wait_us": 5.0,
+                  "attr_idle_other_us": 5.0, "traced_us_per_epoch": 230.0, "trace_overhead": 1.15,
+                  "phase_forward_us": 50.0, "phase_backward_us": 80.0})
+    write(tmp_path / "item_sync.json", {"context": ctx, "benchmarks": cpu["benchmarks"] + gpu["benchmarks"]})
+    sweep = []
+    for device, base_us, per_row_ns in (("cpu", 100.0, 50.0), ("cuda", 200.0, 0.5)):
+        for batch in (120, 1000, 10000, 30000, 100000):
+            for interval, extra in ((0, 0.0), (1, 40.0 if device == "cuda" else 1.0)):
+                us = base_us + per_row_ns * batch / 1e3 + extra
+                for rep in range(2):
+                    sweep.append(row(f"BatchSweep/{device}/interval:{interval}/batch:{batch}", us * 200 / 1e6, rep=rep,
+                                     epochs=200, item_calls=200 * interval, batch=batch, interval=interval))
+    write(tmp_path / "batch_sweep.json", {"context": ctx, "benchmarks": sweep})
+    rungs = {("cpu", "libtorch_eager"): 100.0, ("cpu", "fused_cpu"): 6.0, ("cuda", "libtorch_eager"): 250.0,
+             ("cuda", "device_log"): 200.0, ("cuda", "pinned_event"): 205.0, ("cuda", "cuda_graph"): 60.0,
+             ("cuda", "fused_step_kernel"): 4.0, ("cuda", "persistent_kernel"): persistent_us}
+    ladder = [row(f"Ladder/{d}-{r}", us * 20000 / 1e6, rep=rep, epochs=20000, max_loss_error=1e-5,
+                  max_weight_error=1e-4, final_loss=0.06, host_syncs=1) for (d, r), us in rungs.items() for rep in range(2)]
+    write(tmp_path / "ladder.json", {"context": ctx, "benchmarks": ladder})
+    prims = [dict(row(name, 256 * us * 1e-6, epochs=1, us_per_op=us), name=name + "/manual_time") for name, us in (
+        ("KernelLaunch/host_launch", 2.1), ("KernelLaunch/graph_node", 0.9), ("Sync/stream_idle", 1.4),
+        ("Sync/item_idle", 12.0), ("Dispatch/cuda-add", 4.0))]
+    prims.append(dict(row("Dispatch/cuda-train_step", 16 * 210e-6, epochs=1, us_per_op=210.0, aten_ops_per_step=105,
+                          kernels_per_step=21), name="Dispatch/cuda-train_step/manual_time"))
+    write(tmp_path / "primitives.json", {"context": ctx, "benchmarks": prims})
+    write(tmp_path / "python_eager.json", {"context": ctx, "benchmarks": [
+        row("Ladder/cuda-python_eager", 400e-6 * 20000, epochs=20000, torch_profiler_kernels_per_epoch=21.0)]})
+    return tmp_path
+
+
+def test_whole_gpu_folder_report(tmp_path):
+    """Every GPU path of the report at once, on the shapes bench and python_eager.py write."""
+    assert report.main([str(gpu_folder(tmp_path))]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "GPU figures pending" not in text
+    assert "- The GPU is faster than the CPU from batch 10000 on." in text
+    assert "- fused CPU >= 10x LibTorch CPU eager: met (16.7x)" in text
+    assert "- CUDA graph >= 3x LibTorch CUDA eager: met (4.2x)" in text
+    assert "- persistent kernel >= 30x LibTorch CUDA eager: met (125.0x)" in text
+    assert "- persistent kernel faster than the fused CPU loop: met (2.00 vs 6.00 us/epoch)" in text
+    assert "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 2.10 | 2.5-4 | below |" in text
+    assert "| Sync/stream_idle | cudaStreamSynchronize on an idle stream | 1.40 | 0-1 | above |" in text
+    assert "they agree" in text
+    assert "GPU timeline per epoch (CUPTI)" in text
+    for png in ("item_calls.png", "batch_sweep.png", "ladder.png", "attribution.png"):
+        assert (tmp_path / png).stat().st_size > 10000, png
+
+
+def test_missed_gpu_targets_say_not_met(tmp_path):
+    assert report.main([str(gpu_folder(tmp_path, persistent_us=9.0))]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "- persistent kernel >= 30x LibTorch CUDA eager: NOT met (27.8x)" in text
+    assert "- persistent kernel faster than the fused CPU loop: NOT met (9.00 vs 6.00 us/epoch)" in text
