@@ -249,3 +249,13 @@ def test_missed_gpu_targets_say_not_met(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     assert "- persistent kernel >= 30x LibTorch CUDA eager: NOT met (27.8x)" in text
     assert "- persistent kernel faster than the fused CPU loop: NOT met (9.00 vs 6.00 us/epoch)" in text
+
+
+def test_failed_traced_passes_are_reported(tmp_path):
+    doc = item_sync_doc(130e-6, 2e-6, intervals=(0, 1), reps=1)
+    doc["benchmarks"][0].update({"attr_epochs": 0.0, "trace_failed": 1.0})
+    write(tmp_path / "item_sync.json", doc)
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "**The traced pass FAILED on 1 configuration(s)**" in text
+    assert "their timed figures stand): ItemSync/cpu/interval:0/print100:0/batch:120" in text
