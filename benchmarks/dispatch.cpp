@@ -80,7 +80,7 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
           trainer.run(10, train::LoggingPolicy{0, false});
           const auto a = trace::attribute(session.stop());
           state.counters["kernels_per_step"] = a.per_epoch(static_cast<double>(a.kernels));
-        } catch (const trace::TracerUnavailable& e) {
+        } catch (const std::exception& e) {  // stepped aside, or a CUPTI error: the timing still stands
           label += std::string("; kernels not counted: ") + e.what();
         }
       }
