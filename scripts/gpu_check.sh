@@ -71,16 +71,17 @@ else
   # CI runs the whole suite without a GPU; here, the tests whose CUDA half only runs here.
   TESTS='LadderCuda|TraceSession|bench_smoke|write_synthetic'
   step "tests with CUDA rows live (ctest -R '$TESTS')"
+  not_run() { step "$1 NOT RUN: the ${BUDGET_S} s budget is spent"; }
   limit=$(allow 120)  # (timeout 0 would mean no limit: a spent budget skips instead)
   if [ "$limit" -gt 0 ]; then
     ( cd "$BUILD_DIR" && timeout "$limit" ctest --output-on-failure -j 8 -R "$TESTS" ) > "$RESULTS/ctest.log" 2>&1
     echo "ctest exit $?"; tail -n 15 "$RESULTS/ctest.log"
-  fi
+  else not_run "ctest"; fi
 
   . "$REPO_ROOT/experiments/article_sweep.sh"
   run() {  # name, cap seconds, flags...: JSON lands under its name only if bench finished
     local name=$1 limit; limit=$(allow "$2"); shift 2
-    if [ "$limit" -eq 0 ]; then step "bench: $name NOT RUN: the ${BUDGET_S} s budget is spent"; return; fi
+    if [ "$limit" -eq 0 ]; then not_run "bench: $name"; return; fi
     step "bench: $name (--budget_s=$limit)"
     if timeout "$(( limit + GRACE_S ))" "$BUILD_DIR/bench" "$@" --devices=cpu,cuda --budget_s="$limit" \
          --benchmark_out="$RESULTS/.$name.json.partial" --benchmark_out_format=json; then
@@ -94,19 +95,24 @@ else
   run ladder 50 "${LADDER_FLAGS[@]}"
   run primitives 70 "${PRIMITIVE_FLAGS[@]}"
   limit=$(allow 45)
-  step "python eager rung + torch.profiler kernel count (${limit} s)"
-  [ "$limit" -gt 0 ] && timeout "$limit" "$PY" experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" \
-    --devices=cpu,cuda --profile-kernels --out "$RESULTS/python_eager.json"
-  limit=$(allow 70)
-  step "compute-sanitizer on the hand-written kernels (${limit} s)"
   if [ "$limit" -gt 0 ]; then
+    step "python eager rung + torch.profiler kernel count (${limit} s)"
+    timeout "$limit" "$PY" experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" \
+      --devices=cpu,cuda --profile-kernels --out "$RESULTS/python_eager.json"
+  else not_run "python eager rung"; fi
+  limit=$(allow 70)
+  if [ "$limit" -le 0 ]; then not_run "compute-sanitizer"; else
+    step "compute-sanitizer on the hand-written kernels (${limit} s)"
     ( export IRIS_LADDER_TEST_EPOCHS=200
-      timeout "$(( limit * 3 / 5 ))" compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
+      timeout "$(( limit * 5 / 10 ))" compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
         --gtest_filter='*LadderCuda*fused_step_kernel*:*LadderCuda*persistent_kernel*'
       echo "memcheck exit $?"
-      timeout "$(( limit * 2 / 5 ))" compute-sanitizer --tool racecheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
+      timeout "$(( limit * 3 / 10 ))" compute-sanitizer --tool racecheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
         --gtest_filter='*LadderCuda*persistent_kernel*'
-      echo "racecheck exit $?" ) > "$RESULTS/compute_sanitizer.log" 2>&1
+      echo "racecheck exit $?"
+      timeout "$(( limit * 2 / 10 ))" compute-sanitizer --tool synccheck --error-exitcode 3 "$BUILD_DIR/tests/unit_tests" \
+        --gtest_filter='*LadderCuda*persistent_kernel*'
+      echo "synccheck exit $?" ) > "$RESULTS/compute_sanitizer.log" 2>&1
     tail -n 12 "$RESULTS/compute_sanitizer.log"
   fi
   mkdir -p "$RESULTS/traces"
