@@ -69,7 +69,7 @@ if [ $BUILD_RC -ne 0 ]; then
   step "BUILD FAILED (see build.log)"; tail -n 60 "$RESULTS/build.log"
 else
   # CI runs the whole suite without a GPU; here, the tests whose CUDA half only runs here.
-  TESTS='LadderCuda|TraceSession|bench_smoke|write_synthetic'
+  TESTS='LadderCuda|TraceSession|bench_smoke|write_synthetic'  # LadderCuda matches LadderCudaKernels too
   step "tests with CUDA rows live (ctest -R '$TESTS')"
   not_run() { step "$1 NOT RUN: the ${BUDGET_S} s budget is spent"; }
   limit=$(allow 120)  # (timeout 0 would mean no limit: a spent budget skips instead)

@@ -99,3 +99,16 @@ INSTANTIATE_TEST_SUITE_P(AllCudaRungs, LadderCuda,
                                            train::Rung::CudaGraph, train::Rung::FusedStepKernel,
                                            train::Rung::PersistentKernel),
                          [](const auto& info) { return std::string(train::rung_name(info.param)); });
+
+// The hand-written kernels sum in a fixed order (no atomics), so two runs agree bit for bit;
+// FusedMlpEmulated checks the same on CPU threads, this on the GPU.
+TEST(LadderCudaKernels, HandWrittenKernelsAreDeterministic) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no usable CUDA device: checked by scripts/gpu_check.sh";
+  for (auto rung : {train::Rung::FusedStepKernel, train::Rung::PersistentKernel}) {
+    const auto a = train::run_rung(rung, true, data(), 1000, kEvery, 42);
+    const auto b = train::run_rung(rung, true, data(), 1000, kEvery, 42);
+    EXPECT_EQ(a.recorded, b.recorded) << train::rung_name(rung);
+    EXPECT_EQ(a.final_weights.w1, b.final_weights.w1) << train::rung_name(rung);
+    EXPECT_EQ(a.final_weights.b2, b.final_weights.b2) << train::rung_name(rung);
+  }
+}
