@@ -32,6 +32,12 @@ class Row:
     def device(self):
         return self.variant
 
+    @property
+    def name(self):
+        """The row's configuration as bench names it, without GB's suffixes:
+        ItemSync/cpu/interval:0/print100:0/batch:120, Sync/after_queued/k:4."""
+        return "/".join([self.family, self.variant] + [f"{k}:{v}" for k, v in self.args.items()])
+
 
 @dataclass
 class BenchRun:

@@ -78,8 +78,7 @@ def answer_lines(models, checks):
 def attribution_section(rows, machine, folder):
     attr = summary.attribution_rows(rows)
     md = ["", "## Where the time of an epoch goes (traced pass)", ""]
-    failed = sorted({"/".join([r.family, r.variant] + [f"{k}:{v}" for k, v in r.args.items()])
-                     for r in rows if r.counters.get("trace_failed", 0) > 0})
+    failed = sorted({r.name for r in rows if r.counters.get("trace_failed", 0) > 0})
     if failed:
         md += [f"**The traced pass FAILED on {len(failed)} configuration(s)** (bench printed why on stderr; their "
                "timed figures stand): " + "; ".join(failed), ""]

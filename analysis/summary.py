@@ -252,8 +252,7 @@ def primitives(rows):
     by = {}
     for r in rows:
         if r.family in PRIMITIVE_FAMILIES:
-            key = "/".join([r.family, r.variant] + [f"{k}:{v}" for k, v in r.args.items()])
-            by.setdefault(key, []).append(r)
+            by.setdefault(r.name, []).append(r)
     # us_per_op: the per-operation price (bench's manual time is the whole batch of ops);
     # results written before that counter existed timed one op per iteration.
     return {k: {"us": float(np.median([r.counters.get("us_per_op", r.seconds * 1e6) for r in rs])),
