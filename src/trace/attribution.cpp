@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +52,51 @@ std::pair<uint64_t, uint64_t> find_window(const RecordSet& r, uint64_t* epochs) 
   for (const auto& x : r.ranges) take(x.start_ns, x.end_ns);
   return lo <= hi ? std::make_pair(lo, hi) : std::make_pair(uint64_t{0}, uint64_t{0});
 }
+
+// Host ranges by thread, for "which range was open on this thread at time t".
+class PhaseLookup {
+ public:
+  explicit PhaseLookup(const std::vector<HostRange>& ranges) {
+    std::map<uint32_t, size_t> epochs_by_thread;
+    for (const auto& h : ranges) {
+      by_thread_[h.thread_id].push_back(&h);
+      if (h.name == "epoch") ++epochs_by_thread[h.thread_id];
+    }
+    for (auto& [thread, list] : by_thread_)
+      std::sort(list.begin(), list.end(), [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
+    // The recording thread: the one holding the epoch ranges, else the one with the most ranges.
+    const auto& pool = epochs_by_thread.empty() ? count_by_thread() : epochs_by_thread;
+    size_t best = 0;
+    for (const auto& [thread, n] : pool)
+      if (n > best) best = n, recording_thread_ = thread;
+  }
+
+  // The innermost range containing t on `thread`; a thread with no ranges at all borrows the
+  // recording thread's. nullptr when no range holds t.
+  const HostRange* innermost(uint32_t thread, uint64_t t) const {
+    auto it = by_thread_.find(thread);
+    if (it == by_thread_.end()) it = by_thread_.find(recording_thread_);
+    if (it == by_thread_.end()) return nullptr;
+    const auto& list = it->second;
+    // The innermost range containing t has the latest start among those containing t.
+    auto pos = std::upper_bound(list.begin(), list.end(), t, [](uint64_t v, auto* h) { return v < h->start_ns; });
+    while (pos != list.begin()) {
+      const HostRange* h = *--pos;
+      if (h->end_ns >= t) return h;
+      if (h->depth == 0) return nullptr;  // outermost ranges of one thread are disjoint: none earlier holds t
+    }
+    return nullptr;
+  }
+
+ private:
+  std::map<uint32_t, size_t> count_by_thread() const {
+    std::map<uint32_t, size_t> n;
+    for (const auto& [thread, list] : by_thread_) n[thread] = list.size();
+    return n;
+  }
+  std::map<uint32_t, std::vector<const HostRange*>> by_thread_;
+  uint32_t recording_thread_ = 0;
+};
 
 }  // namespace
 
@@ -139,33 +185,27 @@ Attribution attribute(const RecordSet& r, const AttributionOptions& options) {
   }
   classify_gap(cursor, w1, nullptr);
 
-  // Phases: host time per range name; kernels by the innermost range holding their launch.
-  std::vector<const HostRange*> ranges;
+  // Phases: host time per range name; kernels by the innermost range holding their launch,
+  // looked up on the launching thread, or on the recording thread when the launching thread
+  // recorded no ranges (a CUDA backward launches from LibTorch's autograd thread while the
+  // main thread sits in its `backward` range).
   for (const auto& h : r.ranges) {
     auto& p = a.phases[h.name];
     ++p.count;
     p.host_ns += h.end_ns - h.start_ns;
-    ranges.push_back(&h);
   }
-  std::sort(ranges.begin(), ranges.end(), [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
+  const PhaseLookup phases(r.ranges);
   for (const auto& k : r.kernels) {
     if (!in_window(k.start_ns)) continue;
     auto it = api_by_correlation.find(k.correlation_id);
-    if (it == api_by_correlation.end()) continue;
-    const uint64_t t = it->second->start_ns;
-    // The innermost range containing t has the latest start among those containing t.
-    auto pos = std::upper_bound(ranges.begin(), ranges.end(), t, [](uint64_t v, auto* h) { return v < h->start_ns; });
-    while (pos != ranges.begin()) {
-      --pos;
-      const HostRange* h = *pos;
-      if (h->thread_id == it->second->thread_id && h->end_ns >= t) {
-        auto& p = a.phases[h->name];
-        ++p.kernels;
-        p.kernel_ns += k.end_ns - k.start_ns;
-        break;
-      }
-      if (h->depth == 0 && h->end_ns < t) break;  // outermost ranges are disjoint: none earlier holds t
+    const HostRange* h = it == api_by_correlation.end() ? nullptr : phases.innermost(it->second->thread_id, it->second->start_ns);
+    if (!h) {
+      ++a.kernels_outside_phases;
+      continue;
     }
+    auto& p = a.phases[h->name];
+    ++p.kernels;
+    p.kernel_ns += k.end_ns - k.start_ns;
   }
   return a;
 }

@@ -27,9 +27,15 @@
 // - launch_delay: per kernel with a correlated launch call, kernel start - call end (ns;
 //   negative when the kernel started before the call returned).
 // - phases: per host range name, how many, inclusive host time, and the kernels whose
-//   launch call started inside it, attributed to the innermost range containing the
-//   call's start on the same thread (a kernel counts in the range where it was launched,
-//   not where it ran), with their GPU time.
+//   launch call started inside it, with their GPU time. A kernel counts in the innermost
+//   range containing its launch call's start (where it was launched, not where it ran),
+//   looked up on the thread that made the call; when that thread recorded no ranges at all,
+//   on the recording thread (the one holding the `epoch` ranges, else the most ranges).
+//   Why: LibTorch runs a CUDA backward on its own autograd thread while the thread that
+//   recorded the phases waits inside `backward`, and PyTorch profiler traces show autograd
+//   ops on their own tid; the range open on the recording thread is the phase that asked
+//   for the work. Kernels with no correlated call or no range holding it are counted in
+//   kernels_outside_phases, never dropped silently.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +76,7 @@ struct Attribution {
   uint64_t idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   Distribution launch_delay;
   std::map<std::string, PhaseStats> phases;
+  uint64_t kernels_outside_phases = 0;  // in the window, but in no phase range (see above)
   uint64_t dropped_records = 0;
 
   uint64_t gpu_idle_ns() const { return idle_host_wait_ns + idle_kernel_wait_ns + idle_other_ns; }
