@@ -6,7 +6,6 @@
 //                        16 epochs per iteration so the final drain is amortised), with
 //                        counters aten_ops_per_step (ATen ops, counted by a RecordFunction
 //                        observer) and, on CUDA, kernels_per_step (CUPTI, traced pass)
-#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include "bench_env.h"
@@ -14,6 +13,7 @@
 #include "trace/attribution.h"
 #include "trace/cupti_session.h"
 #include "trace/trace_session.h"
+#include "train/aten_op_counter.h"
 #include "train/trainer.h"
 
 namespace bench {
@@ -22,19 +22,12 @@ namespace {
 constexpr int kOpsPerIteration = 100;
 constexpr int64_t kEpochsPerIteration = 16;
 
-thread_local int64_t aten_ops = 0;
-
-// ATen ops of one training epoch, counted by a thread-local RecordFunction observer.
+// ATen ops of one training epoch, including the backward ops LibTorch runs on its autograd
+// thread on CUDA (train::AtenOpCounter says why that needs care).
 int64_t count_aten_ops(train::Trainer& trainer) {
-  aten_ops = 0;
-  auto handle = at::addThreadLocalCallback(
-      at::RecordFunctionCallback([](const at::RecordFunction&) -> std::unique_ptr<at::ObserverContext> {
-        ++aten_ops;
-        return nullptr;
-      }).scopes({at::RecordScope::FUNCTION}));
+  train::AtenOpCounter counter;
   trainer.run(1, train::LoggingPolicy{0, false});
-  at::removeCallback(handle);
-  return aten_ops;
+  return counter.count();
 }
 
 void drain(const torch::Device& d) {
