@@ -1,8 +1,12 @@
 #include "trace/cupti_session.h"
 
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <map>
 #include <mutex>
 #include <string>
@@ -58,9 +62,26 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream, uint8_t* b
   queue().dropped += dropped;
 }
 
-// We subscribe only to hold CUPTI's single subscriber slot: if another tool (Nsight
-// Systems) holds it, subscribing fails and we step aside instead of corrupting its trace.
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+// Set by stop() once every record is in hand: the next runtime or driver API call to
+// return detaches CUPTI from the process (cuptiFinalize), as CUPTI's header recommends, so
+// the timed rows that run after a traced pass in the same process run without CUPTI loaded.
+// Unsubscribing alone leaves CUPTI attached, and Kineto tears it down after every session
+// (the default on CUDA 12.6+) because of slowdowns seen after profiling.
+std::atomic<bool> g_detach_requested{false};
+std::atomic<bool> g_detached{false};
+
+// We subscribe to hold CUPTI's single subscriber slot (if another tool, Nsight Systems,
+// holds it, subscribing fails and we step aside instead of corrupting its trace) and to
+// reach an API exit site for the detach. The domain is enabled only for the detach.
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+  if (!g_detach_requested.load()) return;
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
+  if (g_detach_requested.exchange(false)) {  // one thread finalizes, whichever gets here first
+    cuptiFinalize();
+    g_detached = true;
+  }
+}
 
 }  // namespace
 
@@ -135,6 +156,25 @@ void CuptiSession::stop(RecordSet& out) {
   }
   out.dropped_records += dropped;
   out.clock = "cupti";
+  detach();
+}
+
+void CuptiSession::detach() {
+  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  g_detached = false;
+  g_detach_requested = true;
+  CUPTI_CHECK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API));
+  int device = 0;
+  cudaGetDevice(&device);  // any runtime call: its exit site runs the detach on this thread
+  // Another thread's call may have taken the detach and still be inside cuptiFinalize.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!g_detached.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!g_detached.load()) {
+    g_detach_requested = false;
+    throw std::runtime_error("CUPTI did not detach within 5 s of the traced pass (cuptiFinalize never ran)");
+  }
+  subscriber_ = nullptr;  // cuptiFinalize released the subscriber with everything else
 }
 
 uint64_t CuptiSession::timestamp_ns() {

@@ -25,13 +25,15 @@ class CuptiSession {
   CuptiSession(const CuptiSession&) = delete;
   CuptiSession& operator=(const CuptiSession&) = delete;
 
-  // Flushes, disables and moves every record gathered into `out` (and the dropped count).
+  // Disables, flushes and moves every record gathered into `out` (and the dropped count),
+  // then detaches CUPTI from the process (cuptiFinalize), so later timed rows run without it.
   void stop(RecordSet& out);
 
   // CUPTI's clock, the one its records use: host ranges are stamped with it.
   static uint64_t timestamp_ns();
 
  private:
+  void detach();
   bool active_ = false;
   void* subscriber_ = nullptr;
 };
