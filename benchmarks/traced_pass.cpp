@@ -7,6 +7,7 @@
 #include "trace/chrome_trace.h"
 #include "trace/cupti_session.h"
 #include "trace/trace_session.h"
+#include "bench_util.h"
 #include "training_run.h"
 
 namespace bench {
@@ -46,6 +47,7 @@ void add_counters(benchmark::State& state, const trace::Attribution& a, bool cud
   c["attr_launch_api_us"] = us(a.launch_api_ns);
   c["attr_kernels"] = per_epoch(a.kernels);
   c["attr_kernel_us"] = us(a.kernel_ns);
+  c["attr_kernels_outside_phases"] = per_epoch(a.kernels_outside_phases);
   c["attr_gpu_busy_us"] = us(a.gpu_busy_ns);
   c["attr_memcpys"] = per_epoch(a.memcpys);
   c["attr_memcpy_us"] = us(a.memcpy_gpu_ns);
@@ -69,10 +71,18 @@ void run_traced_pass(benchmark::State& state, const BenchEnv& env, const Trainin
   train::Trainer trainer(data, device, o.seed);
   trace::RecordSet records;
   train::RunResult run;
+  // Starting and stopping the tracer are timed on their own: enabling CUPTI's activity kinds
+  // (concurrent kernels above all) can stall for seconds the first time in a process, and
+  // stopping flushes, parses and detaches; the GPU script sizes its traced passes from these.
+  double start_s = 0, stop_s = 0;
   try {
+    const auto t0 = HostClock::now();
     trace::TraceSession session(device.is_cuda());
+    start_s = seconds_between(t0, HostClock::now());
     run = trainer.run(o.trace_epochs, spec.policy);
+    const auto t1 = HostClock::now();
     records = session.stop();
+    stop_s = seconds_between(t1, HostClock::now());
   } catch (const trace::TracerUnavailable& e) {
     // Steps aside (e.g. under nsys): the timed row stands, without attribution.
     static bool told = false;
@@ -88,6 +98,8 @@ void run_traced_pass(benchmark::State& state, const BenchEnv& env, const Trainin
     state.counters["trace_failed"] = 1;
     return;
   }
+  state.counters["trace_start_s"] = start_s;
+  state.counters["trace_stop_s"] = stop_s;
   const auto attribution = trace::attribute(records);
   add_counters(state, attribution, device.is_cuda());
   const double traced = run.seconds * 1e6 / static_cast<double>(run.epochs);

@@ -81,6 +81,7 @@ def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
     for phase in ("forward", "loss", "zero_grad", "backward", "step", "log", "item"):
         assert row[f"phase_{phase}_us"] > 0, phase
     assert row["item_us_per_call"] > 0
+    assert row["trace_start_s"] >= 0 and 0 <= row["trace_stop_s"] < row["real_time"] / 1e3
     assert "attr_kernels" not in row and "phase_forward_kernels" not in row  # no GPU timeline on the CPU
     assert row["phase_forward_us"] + row["phase_backward_us"] < row["traced_us_per_epoch"]
     path = tmp_path / "ItemSync_cpu_interval-1_print100-0_batch-120.trace.json"
@@ -124,6 +125,15 @@ def test_cuda_trace_end_to_end_and_attribution_counters(tmp_path):
     assert row["attr_kernels"] >= 10, row  # forward, loss, backward and SGD of two layers
     for phase in ("forward", "backward", "step"):
         assert row[f"phase_{phase}_kernels"] > 0, phase
+    # The backward's kernels are launched from LibTorch's autograd thread, which records no
+    # phases: they belong to the `backward` range open on the recording thread, so backward
+    # launches more than forward (not just the ones_like of the main thread), and every
+    # kernel lands in some phase.
+    assert row["phase_backward_kernels"] > row["phase_forward_kernels"], row
+    assert row["attr_kernels_outside_phases"] == 0
+    in_phases = sum(v for k, v in row.items() if k.startswith("phase_") and k.endswith("_kernels"))
+    assert in_phases <= row["attr_kernels"] + 1e-9
+    assert row["trace_start_s"] >= 0 and row["trace_stop_s"] >= 0
     assert row["attr_launches"] > 0 and row["attr_launch_api_us"] > 0
     assert row["attr_memcpys"] >= 1  # interval 1: the loss copied to the host every epoch
     assert 0 < row["attr_gpu_busy_us"] <= row["attr_window_us"]
