@@ -141,15 +141,25 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
     from analysis import bench_json
     script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "python_eager.py")
     out = tmp_path / "python_eager.json"
-    proc = subprocess.run([sys.executable, script, "--out", str(out), "--epochs", "300", "--repetitions", "2"],
-                          capture_output=True, text=True, timeout=300)
+    # Both devices named (the script's default too): on a GPU machine the cuda rows are real,
+    # elsewhere one skipped row says why.
+    proc = subprocess.run([sys.executable, script, "--out", str(out), "--epochs", "300", "--repetitions", "2",
+                           "--devices", "cpu,cuda"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     run = bench_json.load(str(out))
-    assert [r.variant for r in run.rows] == ["cpu-python_eager"] * 2
+    cpu_rows = [r for r in run.rows if r.variant == "cpu-python_eager"]
+    cuda_rows = [r for r in run.rows if r.variant == "cuda-python_eager"]
+    assert len(cpu_rows) == 2 and len(cpu_rows) + len(cuda_rows) == len(run.rows)
+    raw_cuda = [r for r in json.loads(out.read_text())["benchmarks"] if r["name"].startswith("Ladder/cuda-")]
+    if run.context["gpu_name"] == "none":
+        assert not cuda_rows and len(raw_cuda) == 1 and raw_cuda[0]["error_message"].startswith("skipped: ")
+    else:  # the same loop on the GPU lands on the same loss up to float32 reordering
+        assert len(cuda_rows) == 2
+        assert cuda_rows[0].counters["final_loss"] == pytest.approx(cpu_rows[0].counters["final_loss"], rel=1e-3)
     # Same seed, data and loop as bench's LibTorch eager: the same trajectory.
     doc = run_bench(tmp_path, "--benchmark_filter=Ladder/cpu-libtorch_eager", "--ladder_epochs=300",
                     "--warmup_epochs=0")
-    assert run.rows[0].counters["final_loss"] == pytest.approx(doc["benchmarks"][0]["final_loss"], rel=1e-5)
+    assert cpu_rows[0].counters["final_loss"] == pytest.approx(doc["benchmarks"][0]["final_loss"], rel=1e-5)
 
 
 def test_primitive_families_run_or_skip(tmp_path):
@@ -187,3 +197,51 @@ def test_budget_skips_rows_that_would_start_after_it(tmp_path):
     assert not first.get("error_occurred") and first["real_time"] > 200  # ms: it ran past the budget
     assert second["error_occurred"] and second["error_message"] == "skipped: --budget_s=0.2 spent before this row started"
     assert doc["context"]["budget_s"].startswith("0.2")
+
+
+def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(tmp_path):
+    """experiments/cupti_detach_check.py (run by the GPU script): on a GPU it compares the timed
+    rows alone and after a CUPTI-traced pass; without one, every row skips and the page says so."""
+    import sys
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "cupti_detach_check.py")
+    out = tmp_path / "cupti_detach"
+    proc = subprocess.run([sys.executable, script, "--bench", BENCH, "--out", str(out), "--rounds", "1"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "cupti_detach.md").read_text()
+    doc = json.loads((out / "cupti_detach.json").read_text())
+    assert set(doc["rows"]) == {"alone", "after_trace"}
+    if doc["medians"]:  # a GPU: both rows measured both ways
+        assert set(doc["medians"]) == {"KernelLaunch/host_launch", "Sync/item_idle"}
+        assert "kernels per step counted by CUPTI" in page
+    else:
+        assert "Not measured: " in page and "skipped: " in page
+    bad = subprocess.run([sys.executable, script, "--bench", str(tmp_path / "nope"), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--bench" in bad.stderr
+
+
+def test_traced_pass_sizing_from_a_probe(tmp_path):
+    """The GPU script's probe: two traced rows in one process time the tracer's start and stop;
+    experiments/size_traced_pass.py sizes the traced passes from the second. Here on the CPU
+    rows (the same counters), with a budget that makes the size fall between its bounds."""
+    import sys
+    doc = run_bench(tmp_path, "--benchmark_filter=^ItemSync/cpu/interval:(0|1)/print100:0/", "--epochs=20",
+                    "--warmup_epochs=0", "--trace_epochs=20")
+    rows = [r for r in doc["benchmarks"] if r.get("attr_epochs", 0) > 0]
+    assert len(rows) == 2 and all(r["trace_start_s"] >= 0 and r["trace_stop_s"] >= 0 for r in rows)
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "size_traced_pass.py")
+    probe = tmp_path / "out.json"  # what run_bench wrote
+    per_epoch_s = rows[1]["traced_us_per_epoch"] * 1e-6
+    fixed = rows[1]["trace_start_s"] + rows[1]["trace_stop_s"]
+    budget = 14 * (fixed + 300 * per_epoch_s)  # room for ~300 epochs per row
+    proc = subprocess.run([sys.executable, script, str(probe), "--rows", "14", "--budget_s", str(budget)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert 290 <= int(proc.stdout) <= 300 and "traced pass 2" in proc.stderr
+    tiny = subprocess.run([sys.executable, script, str(probe), "--rows", "14", "--budget_s", "0"], capture_output=True, text=True)
+    assert int(tiny.stdout) == 100  # never below --min
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"benchmarks": []}')
+    bad = subprocess.run([sys.executable, script, str(empty), "--rows", "14", "--budget_s", "9"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no row with a traced pass" in bad.stderr
