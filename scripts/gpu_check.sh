@@ -74,14 +74,16 @@ done
 if ! "$PY" -c 'import torch, pytest, numpy, scipy, matplotlib; print("python:", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())'; then
   problems+=("$PY: cannot import torch, pytest, numpy, scipy and matplotlib")
 fi
-if smi=$(nvidia-smi --query-gpu=name,driver_version,compute_mode,clocks.sm,clocks.max.sm,memory.total --format=csv 2>&1); then
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  need_gpu "nvidia-smi: not found: no NVIDIA driver, so no GPU visible"
+elif smi=$(nvidia-smi --query-gpu=name,driver_version,compute_mode,clocks.sm,clocks.max.sm,memory.total --format=csv 2>&1); then
   echo "$smi" | tee "$RESULTS/nvidia-smi.txt"
   case "$smi" in
     *Prohibited*) need_gpu "GPU compute mode is Prohibited: no CUDA context can be made" ;;
     *Exclusive*) warnings+=("GPU compute mode is exclusive: tests run one at a time (ctest -j 1)") ;;
   esac
 else
-  need_gpu "nvidia-smi: ${smi:-not found}: no GPU visible"
+  need_gpu "nvidia-smi failed: $smi"
 fi
 CTEST_J=8; case "${smi:-}" in *Exclusive*) CTEST_J=1 ;; esac
 SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
@@ -151,7 +153,9 @@ run() {  # name, cap seconds, flags...: JSON lands under its name only if bench 
 # tracing) and stop (flush, parse, detach). Kept out of the analysis' folder (other epochs).
 ITEM_CAP=150
 TRACE_EPOCHS="${TRACE_EPOCHS:-}"
-if [ -z "$TRACE_EPOCHS" ]; then
+if [ -z "$TRACE_EPOCHS" ] && [ "$(allow 60)" -lt 30 ]; then
+  TRACE_EPOCHS=200; not_run "probe (traced passes of $TRACE_EPOCHS epochs)"
+elif [ -z "$TRACE_EPOCHS" ]; then
   mkdir -p "$RESULTS/probe"
   step "probe: two traced ItemSync cuda rows in one process"
   if timeout 60 "$BENCH" --benchmark_filter='^ItemSync/cuda/interval:(0|1)/print100:0/' --devices=cuda \
