@@ -7,6 +7,7 @@ one was made, and figures below the noise drawn as such (hollow, with their inte
 import os
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -130,11 +131,13 @@ def batch_plot(analysis, machine, path):
     ax2.set_ylabel("extra time per .item(), % of an epoch")
     ax2.set_title("One .item() every epoch vs never: extra time, 95% CI")
     ax2.margins(x=0.15, y=0.1)
-    for ax in (ax1, ax2):
+    for ax, loc in ((ax1, "upper left"), (ax2, "upper right")):
         ax.set_xscale("log")
         ax.set_xlabel("batch (rows; 120 = Iris, more = Iris-like synthetic; log)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc=loc)
+    lo, hi = ax2.get_ylim()
+    ax2.set_ylim(lo, hi + 0.25 * (hi - lo))   # headroom: the legend sits above the data
     fig.subplots_adjust(wspace=0.3)
     return _save(fig, path)
 
@@ -144,9 +147,11 @@ def attribution_plot(attr, machine, path):
     see on that scale, again on its own axis; for CUDA, the GPU timeline."""
     from analysis.summary import PHASES
     gpu = [a for a in attr if a.device == "cuda"]
-    ncols = 3 if gpu else 2
-    fig, axes = plt.subplots(1, ncols, figsize=(6 * ncols + 2, 0.38 * len(attr) + 2.2), squeeze=False,
-                             gridspec_kw={"width_ratios": [3, 1] + ([3] if gpu else [])})
+    rows = 2 if gpu else 1   # the GPU timeline gets a row of its own, with its own labels
+    fig = plt.figure(figsize=(14, (0.38 * len(attr) + 2.2) + (0.38 * len(gpu) + 2.0 if gpu else 0)))
+    grid = fig.add_gridspec(rows, 2, width_ratios=[3, 1], height_ratios=[len(attr) + 4, len(gpu) + 4][:rows],
+                            hspace=0.35, wspace=0.05)
+    axes = [[fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]]
     ax = axes[0][0]
     labels = [f"{a.device}: {_interval_name(a.interval, a.print100)}" for a in attr]
     y = np.arange(len(attr))
@@ -177,9 +182,10 @@ def attribution_plot(attr, machine, path):
     ax.invert_yaxis()
     ax.set_xlabel("host us per epoch in `log`\n(own scale)")
     ax.set_title("The log phase alone")
-    ax.margins(x=0.25)
+    ax.set_xlim(0, (float(w.max()) or 1.0) * 1.4)   # all zero (no logging traced): a plain 0-1 axis
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
     if gpu:
-        ax = axes[0][2]
+        ax = fig.add_subplot(grid[1, :])
         parts = [("attr_gpu_busy_us", "GPU busy"), ("attr_idle_host_wait_us", "idle: waiting for the host"),
                  ("attr_idle_kernel_wait_us", "idle: between queued kernels"), ("attr_idle_other_us", "idle: other")]
         gy = np.arange(len(gpu))
@@ -192,8 +198,7 @@ def attribution_plot(attr, machine, path):
         ax.invert_yaxis()
         ax.set_xlabel("GPU us per epoch (CUPTI)")
         ax.set_title("The GPU's epoch: busy vs idle")
-        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=2)
-    fig.subplots_adjust(wspace=0.08 if not gpu else 0.25)
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=4)
     return _save(fig, path)
 
 
@@ -214,7 +219,7 @@ def ladder_plot(rungs, machine, path):
     ax.set_xlabel("us per epoch (linear, from 0)")
     ax.set_title(f"The overhead-removal ladder: {machine}\n(the same training on every rung; shorter is faster)")
     ax.grid(alpha=0.3, axis="x", which="both")
-    for device in sorted({r.device for r in rungs}):
-        ax.barh([], [], color=COLORS.get(device, "gray"), label=device)
-    ax.legend(fontsize=8, loc="lower right")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=COLORS.get(d, "gray"), label=d) for d in sorted({r.device for r in rungs})],
+              fontsize=8, loc="lower right")
     return _save(fig, path)

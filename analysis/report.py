@@ -147,7 +147,7 @@ def primitives_section(rows, stats, models, runs=()):
                "when the prediction's range [from the primitive's repetitions] meets the measurement's range [its "
                "repetitions, or the fit's 95% CI], else *off by* the medians' error; the likely reason is given "
                "whenever the medians differ by more than 10%.", "",
-               "| device | prediction | predicted | measured | verdict | likely reason when off |",
+               "| device | prediction | predicted | measured | verdict | likely reason (when off, or >10% apart) |",
                "|---|---|---|---|---|---|"]
         for p in pred:
             md += [prediction_row(p, *x) for x in prediction_cases(p)]
@@ -178,7 +178,7 @@ def prediction_cases(p):
     cases = [(f"us/epoch = {p['ops']:.0f} ATen ops x {p['op_us']:.2f} us (one tiny op)", p["predicted_epoch_us"],
               r(p["predicted_epoch_range_us"]), p["measured_epoch_us"], r(ms), "ItemSync never-logging us/epoch",
               epoch_reason + f"; the tiny op's own spread is {p['op_spread_pct']:.0f}%"),
-             ("us/epoch = Dispatch train_step (the same loop, timed alone)", p["step_us"], None,
+             ("us/epoch = Dispatch train_step (the same loop, timed alone)", p["step_us"], r(p.get("step_samples_us", ())),
               p["measured_epoch_us"], r(ms), "ItemSync never-logging us/epoch",
               "measured minutes apart on cores whose load changed in between")]
     fit_ci = p.get("fitted_item_ci_us")

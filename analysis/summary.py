@@ -305,7 +305,7 @@ def predict_loop(prims, stats, models, attr=()):
         out.append({"device": device, "ops": ops, "op_us": add["us"], "predicted_epoch_us": ops * add["us"],
                     "op_spread_pct": add.get("spread_pct", float("nan")),
                     "predicted_epoch_range_us": tuple(ops * u for u in add.get("samples", (add["us"],))),
-                    "step_us": step["us"], "measured_epoch_us": never.us_per_epoch if never else float("nan"),
+                    "step_us": step["us"], "step_samples_us": step.get("samples", ()), "measured_epoch_us": never.us_per_epoch if never else float("nan"),
                     "measured_epoch_samples_us": tuple(never_us),
                     "fitted_item_ci_us": tuple(v * 1e6 for v in model.fit.interval("per_item")) if model else None,
                     "predicted_item_us": item["us"] if item else float("nan"),

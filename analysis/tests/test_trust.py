@@ -152,3 +152,14 @@ def test_held_out_predictions_carry_a_verdict(tmp_path):
     held = [l for l in text.splitlines() if l.startswith("| cpu interval 500")]
     assert len(held) == 2
     assert all(("within noise" in l) or ("off by" in l) for l in held)
+
+
+def test_the_deep_queue_regime_is_checked_on_gpu_batch_rows(tmp_path):
+    from analysis.tests.test_report import gpu_folder
+    assert report.main([str(gpu_folder(tmp_path))]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    # c = 200.1 us (batch 120), s = Sync/item_idle = 12 us; batch 100000 runs 250 us/epoch > 1.1 c: GPU-bound,
+    # so a sync should cost s + c = 212.1 us, and the synthetic rows' 40 us is reported as off.
+    assert "- cuda batch 100000 (GPU-bound, 250.0 us/epoch): a sync cost +40.0 us" in text
+    assert "predicted s + c = 212.1 us: off by +430.1%." in text
+    assert "- cuda batch 120 (launch-bound, 200.1 us/epoch)" in text and "s + c = 212.1 us: consistent." in text
