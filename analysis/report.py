@@ -108,7 +108,7 @@ def load_note(run):
     """'load average 1.99 on 2 CPUs' from Google Benchmark's context, when it recorded one."""
     load, cpus = run.context.get("load_avg"), run.context.get("num_cpus")
     if isinstance(load, list) and load and isinstance(load[0], (int, float)):
-        return f"load average {load[0]:.2f} on {cpus} CPUs when it started"
+        return f"1-minute load average {load[0]:.2f} on {cpus} CPUs when it started"
     return "load not recorded"
 
 

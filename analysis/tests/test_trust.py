@@ -137,7 +137,7 @@ def test_unstable_primitives_are_named_and_stable_ones_pass(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     assert "| Dispatch/cpu-add | 1.250 | 40.0% (n=3) |" in text
     assert "**Not stable enough to predict to 10%**: Dispatch/cpu-add (40%, n=3)" in text
-    assert "load average 1.50 on 2 CPUs when it started" in text
+    assert "1-minute load average 1.50 on 2 CPUs when it started" in text
     # The prediction's range (104 x 1.0 .. 104 x 1.5) meets the measured 130: within noise.
     assert "| 130.00 [104.00, 156.00] | 130.00 [130.00, 130.00] ItemSync never-logging us/epoch | within noise" in text
     write(tmp_path / "primitives.json", prims([1.24, 1.25, 1.26]))
