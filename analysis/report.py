@@ -145,8 +145,9 @@ def primitives_section(rows, stats, models, runs=()):
     if pred:
         md += ["", "Predictions from the primitives, each beside what was measured and a verdict: *within noise* "
                "when the prediction's range [from the primitive's repetitions] meets the measurement's range [its "
-               "repetitions, or the fit's 95% CI], else *off by* the medians' error; the likely reason is given "
-               "whenever the medians differ by more than 10%.", "",
+               "repetitions, or the fit's 95% CI], *inconclusive* when they meet only because the prediction's own "
+               f"spread is over {SPREAD_OK_PCT:g}%, else *off by* the medians' error; the likely reason is given "
+               "whenever the verdict is not *within noise* or the medians differ by more than 10%.", "",
                "| device | prediction | predicted | measured | verdict | likely reason (when off, or >10% apart) |",
                "|---|---|---|---|---|---|"]
         for p in pred:
@@ -162,7 +163,12 @@ def _range_verdict(pred, pred_range, measured, measured_range):
         return f"{err:+.1f}% (n<2: noise unknown)", False
     tol = 1e-9 * max(abs(pred), abs(measured))   # exact agreement must not fail on rounding
     overlap = min(pred_range) <= max(measured_range) + tol and min(measured_range) <= max(pred_range) + tol
-    return (f"within noise ({err:+.1f}%)", True) if overlap else (f"off by {err:+.1f}%", False)
+    if not overlap:
+        return f"off by {err:+.1f}%", False
+    spread = 100.0 * (max(pred_range) - min(pred_range)) / pred if pred else 0.0
+    if spread > SPREAD_OK_PCT:   # ranges that meet only because the primitive itself is noisy test nothing
+        return f"inconclusive ({err:+.1f}%; the prediction's own spread is {spread:.0f}%)", False
+    return f"within noise ({err:+.1f}%)", True
 
 
 def prediction_cases(p):
