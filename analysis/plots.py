@@ -1,15 +1,23 @@
-"""Plots for the report. Each function writes one PNG atomically and returns its path."""
+"""Plots for the report. Each function writes one PNG atomically and returns its path.
+
+Every plot is meant to read without the text: a title, units on both axes, a legend entry
+for every kind of marker, the values printed where bars are compared, the fit drawn where
+one was made, and figures below the noise drawn as such (hollow, with their interval).
+"""
 import os
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from analysis import article  # noqa: E402
+from analysis import article, noise  # noqa: E402
 
 COLORS = {"cpu": "tab:blue", "cuda": "tab:green"}
+# The post's runs get colours of their own, never one of ours.
+ARTICLE_COLORS = {"cpu": "tab:orange", "cuda": "tab:red", "table": "tab:purple"}
 
 
 def _save(fig, path):
@@ -20,109 +28,198 @@ def _save(fig, path):
     return path
 
 
+def _interval_name(interval, print100):
+    base = "never" if interval == 0 else "every epoch" if interval == 1 else f"every {interval}"
+    return f"log {base}, {'+' if print100 else 'no'} print/100"
+
+
 def item_calls_plot(rows, models, machine, path):
-    """Loop time against .item() calls: our repetitions, the fitted line, the article's runs."""
-    fig, ax = plt.subplots(figsize=(8, 5))
+    """Loop time against .item() calls: our repetitions and fit (left), the post's runs and
+    the line its own two GPU runs imply (right); the two machines differ 5x in speed, so
+    each gets its own y axis."""
+    from analysis.answer import article_gpu_model
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for m in models:
         rs = [r for r in rows if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == 120]
         x = np.array([r.counters["item_calls"] for r in rs])
         y = np.array([r.seconds for r in rs])
-        ax.scatter(x, y, s=14, color=COLORS.get(m.device), alpha=0.7, label=f"ours, {m.device} (repetitions)")
+        ax1.scatter(x, y, s=16, color=COLORS.get(m.device), alpha=0.7, label=f"ours, {m.device}: one repetition")
         epochs = rs[0].counters["epochs"]
-        xs = np.linspace(0, x.max(), 200)
+        xs = np.linspace(0, x.max(), 400)
         ys = m.fit.predict({"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs})
-        ax.plot(xs, ys, color=COLORS.get(m.device),
-                label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
-                      f"{m.fit.value('per_item') * 1e6:.2f} us/.item()")
-    for r in article.RUNS:
-        ax.scatter([r.item_calls], [r.seconds], marker="x", s=50, color=COLORS.get(r.device, "k"))
-        ax.annotate(f"article: {r.label}", (r.item_calls, r.seconds), fontsize=7, xytext=(4, 4),
-                    textcoords="offset points")
-    for k, _, t in article.TABLE:
-        ax.scatter([article.item_calls(k, 1)], [t], marker="+", s=50, color="tab:red")
-    ax.scatter([], [], marker="+", color="tab:red", label="article's table (every-100 print kept)")
-    ax.set_xscale("symlog", linthresh=100)
-    ax.set_xlabel(".item() calls per 20000-epoch run (symlog)")
-    ax.set_ylabel("loop time (s)")
-    ax.set_title(f"Loop time vs .item() calls: {machine}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+        lo, hi = m.fit.interval("per_item")
+        within = " (within noise)" if lo <= 0 <= hi else ""
+        ax1.plot(xs, ys, color=COLORS.get(m.device),
+                 label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
+                       f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}")
+        base = m.fit.value("per_epoch") * epochs
+        ax1.fill_between(xs, base + lo * xs, base + hi * xs, color=COLORS.get(m.device), alpha=0.12,
+                         label=f"fit {m.device}: 95% CI of the .item() slope")
+    ax1.set_title(f"Ours: loop time vs .item() calls ({machine})")
+    ax1.set_ylabel("loop time of the run (s)")
+    lo_y = min([r.seconds for r in rows if r.family == "ItemSync"] or [0])
+    ax1.set_ylim(bottom=0 if lo_y > 0 else None)
+
+    c, s = article_gpu_model()
+    xs = np.linspace(0, 20200, 400)
+    ax2.plot(xs, article.EPOCHS * c + xs * s, color=ARTICLE_COLORS["cuda"], ls="--", lw=1,
+             label=f"line through the post's 2 GPU runs: {c * 1e6:.0f} us/epoch + {s * 1e6:.0f} us/.item()")
+    for dev, label in (("cpu", "post, CPU runs (i9, Python)"), ("cuda", "post, GPU runs (RTX 3080 Ti)")):
+        runs = [r for r in article.RUNS if r.device == dev]
+        ax2.scatter([r.item_calls for r in runs], [r.seconds for r in runs], marker="x", s=60,
+                    color=ARTICLE_COLORS[dev], label=label)
+        for r in runs:
+            right = r.item_calls > 5000   # labels of the rightmost points go to their left
+            ax2.annotate(f"{r.label}: {r.seconds:.2f} s", (r.item_calls, r.seconds), fontsize=7,
+                         xytext=(-6 if right else 6, 6), textcoords="offset points", ha="right" if right else "left")
+    ax2.scatter([article.item_calls(k, 1) for k, _, _ in article.TABLE], [t for *_, t in article.TABLE], marker="+",
+                s=70, color=ARTICLE_COLORS["table"], label="post's interval table (every-100 print kept)")
+    ax2.set_title("The post: loop time vs .item() calls (its numbers)")
+    ax2.set_ylabel("time of the run (s)")
+    ax2.set_ylim(0, 13)
+    for ax in (ax1, ax2):
+        ax.set_xscale("symlog", linthresh=100)
+        ax.set_xlim(-10, 60000)
+        ax.set_xlabel(".item() calls per 20000-epoch run (symlog: linear below 100)")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="lower left")
+    fig.subplots_adjust(wspace=0.25)
     return _save(fig, path)
 
 
 def batch_plot(analysis, machine, path):
-    """Per-epoch cost against batch size, and the extra cost per .item() at each batch."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    """Left: per-epoch cost against batch (never logging, with the c(B) fit drawn; logging
+    every epoch beside it, offset so both show). Right: the extra time of one .item() per
+    epoch as a share of a never-logging epoch, with its 95% CI; hollow = within noise."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for device in sorted({p.device for p in analysis.points}):
+        col = COLORS.get(device)
         ps = sorted((p for p in analysis.points if p.device == device), key=lambda p: p.batch)
-        b = [p.batch for p in ps]
-        ax1.plot(b, [p.us_per_epoch_never for p in ps], "o-", color=COLORS.get(device), label=f"{device}, never log")
-        ax1.plot(b, [p.us_per_epoch_every for p in ps], "s--", color=COLORS.get(device), alpha=0.6,
-                 label=f"{device}, .item() every epoch")
-        ax2.plot(b, [p.sync_cost_us for p in ps], "o-", color=COLORS.get(device), label=device)
+        b = np.array([p.batch for p in ps], float)
+        ax1.plot(b, [p.us_per_epoch_never for p in ps], "o", color=col, label=f"{device}, never log (median)")
+        ax1.plot(b * 1.15, [p.us_per_epoch_every for p in ps], "s", mfc="none", color=col,
+                 label=f"{device}, .item() every epoch (median; drawn 15% right)")
+        fit = analysis.fits.get(device)
+        if fit is not None:
+            xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 200)
+            ax1.plot(xs, fit.value("base_us") + fit.value("per_row_us") * xs, "-", color=col, lw=1, alpha=0.7,
+                     label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows")
+        for dev, bb, measured, pred, _ in analysis.held_out:
+            if dev == device:
+                ax1.plot([bb], [measured], "*", ms=12, color="black", zorder=5,
+                         label=f"{device} batch {bb}: held out of the fit")
+        # Right panel: share of an epoch, so batches four decades apart fit one linear axis.
+        for p, x in zip(ps, b):
+            share = 100 * p.sync_cost_us / p.us_per_epoch_never
+            ci = None if p.sync_cost_ci is None else [100 * v / p.us_per_epoch_never for v in p.sync_cost_ci]
+            beyond = noise.beyond_noise(p.sync_cost_ci)
+            if ci is not None:
+                ax2.errorbar([x], [share], yerr=[[share - ci[0]], [ci[1] - share]], fmt="none", ecolor=col,
+                             alpha=0.6, capsize=3)
+            ax2.plot([x], [share], "o", color=col, mfc=col if beyond else "white", ms=7)
+            ax2.annotate(f"{share:+.0f}%" + ("" if beyond else "\n(noise)"), (x, share), fontsize=7,
+                         xytext=(6, -3), textcoords="offset points")
+        ax2.plot([], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)")
+        ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: within noise (95% CI holds 0)")
     if analysis.crossover:
         ax1.axvline(analysis.crossover, color="gray", ls=":", label=f"GPU faster from batch {analysis.crossover}")
-    for ax in (ax1, ax2):
-        ax.set_xscale("log")
-        ax.set_xlabel("batch (rows; 120 = Iris, more = Iris-like synthetic)")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
     ax1.set_yscale("log")
-    ax1.set_ylabel("us per epoch")
+    ax1.set_ylabel("us per epoch (log)")
     ax1.set_title(f"Per-epoch cost vs batch: {machine}")
     ax2.axhline(0, color="gray", lw=0.8)
-    ax2.set_yscale("symlog", linthresh=10)
-    ax2.set_ylabel("extra us per .item() (every-epoch minus never)")
-    ax2.set_title("Cost of one sync vs queued work (below 0: noise)")
-    fig.subplots_adjust(wspace=0.35)
+    ax2.set_ylabel("extra time per .item(), % of an epoch")
+    ax2.set_title("One .item() every epoch vs never: extra time, 95% CI")
+    ax2.margins(x=0.15, y=0.1)
+    for ax, loc in ((ax1, "upper left"), (ax2, "upper right")):
+        ax.set_xscale("log")
+        ax.set_xlabel("batch (rows; 120 = Iris, more = Iris-like synthetic; log)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc=loc)
+    lo, hi = ax2.get_ylim()
+    ax2.set_ylim(lo, hi + 0.25 * (hi - lo))   # headroom: the legend sits above the data
+    fig.subplots_adjust(wspace=0.3)
     return _save(fig, path)
 
 
 def attribution_plot(attr, machine, path):
-    """Stacked per-epoch host phases for each configuration; for CUDA, the GPU timeline."""
+    """Stacked per-epoch host phases for each configuration; the `log` phase, too small to
+    see on that scale, again on its own axis; for CUDA, the GPU timeline."""
     from analysis.summary import PHASES
     gpu = [a for a in attr if a.device == "cuda"]
-    fig, axes = plt.subplots(1, 2 if gpu else 1, figsize=(14 if gpu else 8, 0.35 * len(attr) + 2), squeeze=False)
+    rows = 2 if gpu else 1   # the GPU timeline gets a row of its own, with its own labels
+    fig = plt.figure(figsize=(14, (0.38 * len(attr) + 2.2) + (0.38 * len(gpu) + 2.0 if gpu else 0)))
+    grid = fig.add_gridspec(rows, 2, width_ratios=[3, 1], height_ratios=[len(attr) + 4, len(gpu) + 4][:rows],
+                            hspace=0.35, wspace=0.05)
+    axes = [[fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]]
     ax = axes[0][0]
-    labels = [f"{a.device} i={a.interval or 'never'} p={a.print100}" for a in attr]
+    labels = [f"{a.device}: {_interval_name(a.interval, a.print100)}" for a in attr]
+    y = np.arange(len(attr))
     left = np.zeros(len(attr))
     cmap = plt.get_cmap("tab10")
     for i, p in enumerate(PHASES):
         w = np.array([a.values.get(f"phase_{p}_us", 0.0) for a in attr])
-        ax.barh(labels, w, left=left, color=cmap(i), label=p)
+        ax.barh(y, w, left=left, color=cmap(i), label=f"{p} (host us)")
         left += w
-    other = np.array([max(a.values.get("traced_us_per_epoch", 0.0) - l, 0.0) for a, l in zip(attr, left)])
-    ax.barh(labels, other, left=left, color="lightgray", label="outside phases")
-    ax.set_xlabel("host us per epoch (traced pass)")
+    traced = np.array([a.values.get("traced_us_per_epoch", 0.0) for a in attr])
+    other = np.maximum(traced - left, 0.0)
+    ax.barh(y, other, left=left, color="lightgray", label="outside the phases")
+    for yi, t in zip(y, np.maximum(traced, left)):
+        ax.annotate(f"{t:.0f}", (t, yi), xytext=(3, -3), textcoords="offset points", fontsize=7)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("host us per epoch (traced pass; the number: traced us per epoch)")
     ax.set_title(f"Where an epoch's host time goes: {machine}")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=4)
+    ax.margins(x=0.08)
+    # The `log` phase (.item() + the list append/print) is under 1% of an epoch: its own axis.
+    ax = axes[0][1]
+    w = np.array([a.values.get("phase_log_us", 0.0) for a in attr])
+    ax.barh(y, w, color=cmap(PHASES.index("log")))
+    for yi, v in zip(y, w):
+        ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, -3), textcoords="offset points", fontsize=7)
+    ax.set_yticks(y, [])
+    ax.invert_yaxis()
+    ax.set_xlabel("host us per epoch in `log`\n(own scale)")
+    ax.set_title("The log phase alone")
+    ax.set_xlim(0, (float(w.max()) or 1.0) * 1.4)   # all zero (no logging traced): a plain 0-1 axis
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
     if gpu:
-        ax = axes[0][1]
-        parts = [("attr_gpu_busy_us", "GPU busy"), ("attr_idle_host_wait_us", "idle: host wait"),
-                 ("attr_idle_kernel_wait_us", "idle: kernel wait"), ("attr_idle_other_us", "idle: other")]
-        glabels = [f"i={a.interval or 'never'} p={a.print100}" for a in gpu]
+        ax = fig.add_subplot(grid[1, :])
+        parts = [("attr_gpu_busy_us", "GPU busy"), ("attr_idle_host_wait_us", "idle: waiting for the host"),
+                 ("attr_idle_kernel_wait_us", "idle: between queued kernels"), ("attr_idle_other_us", "idle: other")]
+        gy = np.arange(len(gpu))
         left = np.zeros(len(gpu))
         for i, (k, name) in enumerate(parts):
             w = np.array([a.values.get(k, 0.0) for a in gpu])
-            ax.barh(glabels, w, left=left, color=cmap(i + 6), label=name)
+            ax.barh(gy, w, left=left, color=cmap(i + 6), label=name)
             left += w
+        ax.set_yticks(gy, [_interval_name(a.interval, a.print100) for a in gpu], fontsize=8)
+        ax.invert_yaxis()
         ax.set_xlabel("GPU us per epoch (CUPTI)")
         ax.set_title("The GPU's epoch: busy vs idle")
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=4)
     return _save(fig, path)
 
 
 def ladder_plot(rungs, machine, path):
-    """us per epoch of each rung, log scale, one bar per (device, rung)."""
-    fig, ax = plt.subplots(figsize=(8, 0.4 * len(rungs) + 1.5))
+    """us per epoch of each rung, one bar per (device, rung), each bar labelled with its
+    value and speed-up. A linear axis, so bar lengths compare as the times do; the fastest
+    rungs are slivers, and their printed values carry them."""
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rungs) + 1.8))
     labels = [f"{r.device}: {r.rung}" for r in rungs]
-    ax.barh(labels, [r.us_per_epoch for r in rungs], color=[COLORS.get(r.device, "gray") for r in rungs])
+    values = [r.us_per_epoch for r in rungs]
+    ax.barh(labels, values, color=[COLORS.get(r.device, "gray") for r in rungs])
     for i, r in enumerate(rungs):
-        if r.speedup == r.speedup:
-            ax.annotate(f"{r.speedup:.1f}x", (r.us_per_epoch, i), xytext=(4, -3), textcoords="offset points", fontsize=7)
-    ax.set_xscale("log")
+        speed = f", {r.speedup:.1f}x vs LibTorch eager" if r.speedup == r.speedup else ""
+        ax.annotate(f"{r.us_per_epoch:.2f} us{speed}", (r.us_per_epoch, i), xytext=(4, -3),
+                    textcoords="offset points", fontsize=8)
+    ax.set_xlim(0, max(values) * 1.35)   # room on the right for the labels
     ax.invert_yaxis()
-    ax.set_xlabel("us per epoch (log); label: speed-up vs LibTorch eager on the same device")
-    ax.set_title(f"The overhead-removal ladder: {machine}")
+    ax.set_xlabel("us per epoch (linear, from 0)")
+    ax.set_title(f"The overhead-removal ladder: {machine}\n(the same training on every rung; shorter is faster)")
     ax.grid(alpha=0.3, axis="x", which="both")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=COLORS.get(d, "gray"), label=d) for d in sorted({r.device for r in rungs})],
+              fontsize=8, loc="lower right")
     return _save(fig, path)

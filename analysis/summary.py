@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis import article
+from analysis import article, noise
 from analysis.fit import fit_batch_cost, fit_loop_time
 
 HELD_OUT_INTERVAL = 500     # run by the main job, left out of the fit, then predicted
@@ -24,6 +24,7 @@ class ConfigStats:
     median_s: float
     min_s: float
     max_s: float
+    samples: tuple = ()     # seconds of every repetition, for the noise intervals
 
     @property
     def spread_pct(self):
@@ -48,7 +49,7 @@ def summarize(rows, family):
         s = np.array([r.seconds for r in rs])
         out.append(ConfigStats(device, interval, print100, batch, epochs, int(rs[0].counters["item_calls"]),
                                int(rs[0].counters.get("records", 0)), len(rs), float(np.median(s)),
-                               float(s.min()), float(s.max())))
+                               float(s.min()), float(s.max()), tuple(float(x) for x in s)))
     return out
 
 
@@ -96,14 +97,15 @@ class BatchPoint:
     batch: int
     us_per_epoch_never: float
     us_per_epoch_every: float
-    sync_cost_us: float     # extra time per .item() when logging every epoch
+    sync_cost_us: float     # extra time per .item() when logging every epoch (medians)
+    sync_cost_ci: object = None   # 95% CI (us) of the same difference (Welch, means), None if n<2
 
 
 @dataclass
 class BatchAnalysis:
     points: list
     fits: dict              # device -> Fit of c(B), held-out batch excluded
-    held_out: list          # (device, batch, measured us, predicted us)
+    held_out: list          # (device, batch, measured us, predicted us, measured us of every repetition)
     crossover: object       # smallest swept batch where cuda beats cpu (never logging), or None
 
 
@@ -116,8 +118,11 @@ def batch_analysis(rows):
         every = next((s for s in stats if s.device == c.device and s.batch == c.batch and s.interval == 1), None)
         if every is None:
             continue
-        sync = (every.median_s - c.median_s) * 1e6 / max(every.item_calls, 1)
-        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, sync))
+        calls = max(every.item_calls, 1)
+        sync = (every.median_s - c.median_s) * 1e6 / calls
+        ci = noise.welch_ci(c.samples, every.samples)
+        ci = None if ci is None else (ci[0] * 1e6 / calls, ci[1] * 1e6 / calls)
+        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, sync, ci))
     fits, held = {}, []
     for device in sorted({p.device for p in points}):
         ps = [p for p in points if p.device == device]
@@ -129,7 +134,9 @@ def batch_analysis(rows):
         for p in ps:
             if p.batch == HELD_OUT_BATCH:
                 pred = float(fit.predict({"base_us": [1.0], "per_row_us": [p.batch]})[0])
-                held.append((device, p.batch, p.us_per_epoch_never, pred))
+                never = next(c for c in stats if c.device == device and c.batch == p.batch and c.interval == 0)
+                held.append((device, p.batch, p.us_per_epoch_never, pred,
+                             tuple(t * 1e6 / never.epochs for t in never.samples)))
     crossover = None
     cpu = {p.batch: p for p in points if p.device == "cpu"}
     for p in sorted((p for p in points if p.device == "cuda"), key=lambda p: p.batch):
@@ -170,6 +177,20 @@ class AttributionRow:
     print100: int
     n: int
     values: dict            # counter -> median over repetitions
+    untraced_us: tuple = ()  # us per epoch of every timed (untraced) repetition
+    traced_us: tuple = ()    # us per epoch of every traced pass
+
+    @property
+    def overhead(self):
+        """median traced / median untraced us per epoch (what the table's caption says)."""
+        if not self.untraced_us or not self.traced_us:
+            return float("nan")
+        return float(np.median(self.traced_us) / np.median(self.untraced_us))
+
+    @property
+    def overhead_ci(self):
+        """95% CI of traced - untraced (us per epoch, means), None with fewer than 2 of each."""
+        return noise.welch_ci(self.untraced_us, self.traced_us)
 
 
 def attribution_rows(rows):
@@ -184,7 +205,9 @@ def attribution_rows(rows):
         values = {k: float(np.median([r.counters[k] for r in rs])) for k in keys
                   if k.startswith(("phase_", "attr_", "trace")) or k in ("us_per_epoch", "item_us_per_call",
                                                                           "traced_us_per_epoch")}
-        out.append(AttributionRow(device, interval, print100, len(rs), values))
+        untraced = tuple(r.seconds * 1e6 / r.counters["epochs"] for r in rs if r.counters.get("epochs"))
+        traced = tuple(r.counters["traced_us_per_epoch"] for r in rs if "traced_us_per_epoch" in r.counters)
+        out.append(AttributionRow(device, interval, print100, len(rs), values, untraced, traced))
     return out
 
 
@@ -255,9 +278,13 @@ def primitives(rows):
             by.setdefault(r.name, []).append(r)
     # us_per_op: the per-operation price (bench's manual time is the whole batch of ops);
     # results written before that counter existed timed one op per iteration.
-    return {k: {"us": float(np.median([r.counters.get("us_per_op", r.seconds * 1e6) for r in rs])),
-                "counters": {c: float(np.median([r.counters[c] for r in rs if c in r.counters]))
-                             for c in rs[0].counters}} for k, rs in sorted(by.items())}
+    out = {}
+    for k, rs in sorted(by.items()):
+        us = [r.counters.get("us_per_op", r.seconds * 1e6) for r in rs]
+        out[k] = {"us": float(np.median(us)), "samples": tuple(us), "n": len(us), "spread_pct": noise.spread_pct(us),
+                  "counters": {c: float(np.median([r.counters[c] for r in rs if c in r.counters]))
+                               for c in rs[0].counters}}
+    return out
 
 
 def predict_loop(prims, stats, models, attr=()):
@@ -274,11 +301,17 @@ def predict_loop(prims, stats, models, attr=()):
         item = prims.get("Sync/item_idle") if device == "cuda" else add
         model = next((m for m in models if m.device == device), None)
         traced = [a.values["item_us_per_call"] for a in attr if a.device == device and "item_us_per_call" in a.values]
+        never_us = [t * 1e6 / never.epochs for t in never.samples] if never else []
         out.append({"device": device, "ops": ops, "op_us": add["us"], "predicted_epoch_us": ops * add["us"],
-                    "step_us": step["us"], "measured_epoch_us": never.us_per_epoch if never else float("nan"),
+                    "op_spread_pct": add.get("spread_pct", float("nan")),
+                    "predicted_epoch_range_us": tuple(ops * u for u in add.get("samples", (add["us"],))),
+                    "step_us": step["us"], "step_samples_us": step.get("samples", ()), "measured_epoch_us": never.us_per_epoch if never else float("nan"),
+                    "measured_epoch_samples_us": tuple(never_us),
+                    "fitted_item_ci_us": tuple(v * 1e6 for v in model.fit.interval("per_item")) if model else None,
                     "predicted_item_us": item["us"] if item else float("nan"),
                     "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
                     "traced_item_us": float(np.median(traced)) if traced else float("nan"),
+                    "traced_item_samples_us": tuple(traced),
                     "kernels_per_step": step["counters"].get("kernels_per_step", float("nan"))})
     return out
 

@@ -1,5 +1,5 @@
 """The article's table beside ours, as console text and as Markdown."""
-from analysis import article
+from analysis import article, noise
 from analysis.summary import never_row
 
 
@@ -31,7 +31,12 @@ def table_rows(stats, epochs_filter=None):
         if epochs_filter and c.epochs != epochs_filter:
             continue
         never = never_row(stats, c)
-        above = f"{c.median_s - never.median_s:+.3f}" if never else "n/a"
+        if never is None:
+            above = "n/a"
+        elif never is c:
+            above = "0 (this row)"
+        else:
+            above = f"{c.median_s - never.median_s:+.3f} {noise.mark(noise.welch_ci(never.samples, c.samples), fmt='+.3f')}"
         art = "; ".join(f"{s:.2f} ({label})" for s, label in article_values(c.device, c.interval, c.print100)) \
             if c.epochs == article.EPOCHS else ""
         rows.append([c.device, str(c.print100), interval_label(c.interval), str(c.records),
@@ -43,7 +48,7 @@ def table_rows(stats, epochs_filter=None):
 def render_text(stats):
     rows = table_rows(stats)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADER)]
-    line = lambda cells: "  ".join(c.rjust(w) if i < 9 else c for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(c.rjust(w) if i not in (7, 9) else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
     return "\n".join([line(HEADER), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 

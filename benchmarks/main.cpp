@@ -9,6 +9,7 @@
 #include "bench_env.h"
 #include "bench_util.h"
 #include "common/run_context.h"
+#include "skip_summary_reporter.h"
 
 int main(int argc, char** argv) {
   bench::BenchOptions options;
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
 
   benchmark::AddCustomContext("budget_s", options.budget_s > 0 ? std::to_string(options.budget_s) : "none");
   bench::set_run_budget(options.budget_s);  // counted from here: the rows start now
-  benchmark::RunSpecifiedBenchmarks();
+  bench::SkipSummaryReporter display;  // skipped rows: one line per family on the console
+  benchmark::RunSpecifiedBenchmarks(&display);
   benchmark::Shutdown();
   return 0;
 }

@@ -31,9 +31,13 @@ LADDER_FLAGS=(
 )
 # The Python eager rung (experiments/python_eager.py), same problem, same JSON shape.
 PYTHON_EAGER_FLAGS=(--epochs "${LADDER_EPOCHS:-20000}" --repetitions "${REPETITIONS:-3}")
-# The primitives (launch, sync, copy, dispatch) the analysis predicts the loop from.
+# The primitives (launch, sync, copy, dispatch) the analysis predicts the loop from. They are
+# short (0.2 s a repetition) and a prediction is only as good as their spread, so they get 10
+# repetitions (REPORT.md gives each row's spread; ~10 s on a CPU, where only Dispatch runs).
+# PRIMITIVE_REPETITIONS overrides; else an explicit REPETITIONS applies to them too, which is
+# how scripts/gpu_check.sh (REPETITIONS=2) keeps them inside its budget.
 PRIMITIVE_FLAGS=(
   --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/'
   --benchmark_min_time=0.2
-  --benchmark_repetitions="${REPETITIONS:-3}"
+  --benchmark_repetitions="${PRIMITIVE_REPETITIONS:-${REPETITIONS:-10}}"
 )

@@ -147,6 +147,9 @@ def main(argv=None):
                   f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})", flush=True)
     out_dir = os.path.dirname(os.path.abspath(args.out))
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".python_eager-")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a result file is as readable as bench's JSON
     with os.fdopen(fd, "w") as f:
         json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
     os.replace(tmp, args.out)

@@ -2,7 +2,9 @@
 # The main job: set up, run the article's experiment on the CPU and (when one is usable)
 # the GPU, print the article's table beside ours, and write results/<machine>/ (bench JSON,
 # REPORT.md, plots). Environment: EPOCHS, REPETITIONS, SWEEP_EPOCHS, SWEEP_REPETITIONS,
-# MACHINE (results folder name), SKIP_BATCH_SWEEP=1.
+# MACHINE (results folder name), SKIP_BATCH_SWEEP=1, PRIMITIVE_REPETITIONS.
+# Every result file ends world-readable. A results folder that is committed in git is said to
+# be overwritten before anything runs (MACHINE=another-name writes elsewhere).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 "$REPO_ROOT/scripts/setup.sh"
@@ -11,6 +13,11 @@ cd "$REPO_ROOT"
 
 MACHINE="${MACHINE:-$(machine_name)}"
 OUT_DIR="$REPO_ROOT/results/$MACHINE"
+if git -C "$REPO_ROOT" ls-files --error-unmatch "results/$MACHINE" >/dev/null 2>&1; then
+  say "results/$MACHINE/ holds committed results: this run REPLACES its JSON, REPORT.md and plots, each" \
+      "file when its step finishes ('git diff --stat results/$MACHINE' shows what changed afterwards," \
+      "'git checkout -- results/$MACHINE' brings the committed ones back; MACHINE=other-name writes elsewhere)"
+fi
 mkdir -p "$OUT_DIR"
 if .venv/bin/python -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   DEVICES=cpu,cuda
@@ -30,6 +37,8 @@ run_bench() {  # name, flags...
   say "wrote results/$MACHINE/$name.json"
 }
 
+say "each bench run prints Google Benchmark's '***WARNING*** Library was built as DEBUG': it is about" \
+    "Debian's libbenchmark, not bench; the loop times are manual times, unaffected (README, Running bench yourself)"
 mkdir -p "$OUT_DIR/traces"
 run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
@@ -41,4 +50,5 @@ say "running the Python eager rung"
 say "the article's table beside ours, the model and the report"
 .venv/bin/python -m analysis.report "$OUT_DIR" --machine "$MACHINE" | tee "$OUT_DIR/table.txt.partial"
 mv "$OUT_DIR/table.txt.partial" "$OUT_DIR/table.txt"
+chmod -R a+rX "$OUT_DIR"   # result files are for every reader, whatever the umask
 say "done: results/$MACHINE/REPORT.md"

@@ -15,8 +15,9 @@ def test_report_builds_from_committed_real_results(tmp_path, capsys):
     shutil.copytree(FIXTURE, folder)
     assert report.main([str(folder)]) == 0
     text = (folder / "REPORT.md").read_text()
-    for heading in ("The article's table beside ours", "The model", "Held-out prediction",
-                    "not proportional to the number of records", "Batch size", "GPU figures pending"):
+    for heading in ("The article's tables, with ours beside them", "Our whole sweep", "The model",
+                    "Held-out prediction", "Why is the remaining time not linear in the number of loss records?",
+                    "Batch size", "GPU figures pending"):
         assert heading in text
     assert (folder / "item_calls.png").stat().st_size > 10000
     assert (folder / "batch_sweep.png").stat().st_size > 10000
@@ -124,7 +125,7 @@ def test_attribution_section_from_traced_rows(tmp_path):
     write(tmp_path / "item_sync.json", doc)
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x | 90.0 | 40.0 | 10.0 | 250.0 | 80.0 | 5.0 | 45.0 |" in text
+    assert "| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x (n<2) | 90.0 | 40.0 | 10.0 | 250.0 | 80.0 | 5.0 | 45.0 |" in text
     assert "| 200 | 1 | 21.0 | 60.0 | 21.0 | 40.0 | 3.0 | 500.0 | 10.0 | 10.0 | 6.0 |" in text
     assert (tmp_path / "attribution.png").stat().st_size > 10000
 
@@ -140,7 +141,15 @@ def test_loop_is_predicted_from_primitive_rows(tmp_path):
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
     # 104 ops x 1.25 us = 130.0 us predicted, next to the 130 us/epoch the ItemSync rows measured.
-    assert "| cpu | 104 | 1.25 | 130.0 | 128.0 | 130.0 | 1.25 | 2.00 | nan |" in text
+    assert ("| cpu | us/epoch = 104 ATen ops x 1.25 us (one tiny op) | 130.00 | "
+            "130.00 [130.00, 130.00] ItemSync never-logging us/epoch | within noise (+0.0%) |  |") in text
+    # The fit's exact 2 us slope: the tiny op's 1.25 us is off, with a reason.
+    assert "| 2.00 [2.00, 2.00] the ItemSync fit's slope [95% CI] | off by -37.5% | the fit's slope carries" in text
+    # The Dispatch train_step (128 us) is off the exact 130 us by -1.5%, and says so.
+    assert "| cpu | us/epoch = Dispatch train_step (the same loop, timed alone) | 128.00 | 130.00 [130.00, 130.00]" in text
+    assert "off by -1.5% | measured minutes apart" in text
+    # One primitive repetition: its spread cannot be known, and the report says it is not stable.
+    assert "**Not stable enough to predict to 10%**: Dispatch/cpu-add (0%, n=1)" in text
 
 
 def test_kernel_counts_cross_checked_when_both_exist(tmp_path):
