@@ -219,6 +219,8 @@ class Importer {
 void Importer::parse_event(const JsonSlice& s, uint64_t index) {
   auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
   auto obj = doc.get_object();
+  name_buf_.clear();
+  cat_buf_.clear();
   std::string_view ph, ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
   Number pid, tid, correlation, stream, device, bytes, depth;
@@ -238,7 +240,8 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
       has_cat = true;
     } else if (key == "name") {
       std::string_view n;
-      if (!v.get_string().get(n)) name_buf_.assign(n.data(), n.size()), has_name = true;
+      if (v.get_string().get(n)) bad(index, s, "\"name\" is not a valid string");
+      name_buf_.assign(n.data(), n.size()), has_name = true;
     } else if (key == "ts" || key == "dur") {
       auto t = v.type();
       if (t.error() || t.value_unsafe() != simdjson::ondemand::json_type::number)
