@@ -6,7 +6,7 @@
 
 namespace trace {
 namespace {
-constexpr size_t kInitialBuffer = 4u << 20;     // 4 MiB
+constexpr size_t kInitialBuffer = 1u << 20;     // 1 MiB; grows only for a longer single value
 constexpr size_t kMaxValue = size_t{1} << 30;   // one event (or metadata value) over 1 GiB: refuse
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
 constexpr int kMaxDepth = 1024;                 // simdjson's own default limit

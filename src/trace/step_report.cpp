@@ -64,6 +64,11 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     rep.total.a = lo <= hi ? attribute(slice_window(r, lo, hi), options) : Attribution{};
   }
   rep.total.wall_ns = rep.total.a.window_ns;
+  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {
+    // No GPU events: the host figures stand; a GPU idle split would only restate the window.
+    for (auto* f : {&rep.total}) f->a.idle_host_wait_ns = f->a.idle_kernel_wait_ns = f->a.idle_other_ns = 0;
+    for (auto& f : rep.steps) f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
+  }
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
   rep.syncs = find_syncs(r);
   return rep;

@@ -35,4 +35,5 @@ if(IRIS_FUZZ)
   target_link_libraries(fuzz_kineto_import PRIVATE iris_trace)
   target_compile_options(fuzz_kineto_import PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz_kineto_import PRIVATE -fsanitize=fuzzer)
+  target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzer
 endif()
