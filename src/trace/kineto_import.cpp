@@ -4,7 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <dirent.h>
 #include <unordered_set>
 
@@ -431,13 +436,114 @@ void Importer::finish() {
 
 }  // namespace
 
+namespace {
+
+// The splitter (and gzip) run on a second thread, handing over batches of whole events; the
+// importer parses them on this one. On two cores this overlaps the byte scanning with the
+// parsing. Batches are bounded (kMaxQueued x ~1 MiB), so memory stays that of the records.
+struct Batch {
+  struct Item {
+    size_t at, size;
+    uint64_t index, offset;
+    bool top;
+    std::string key;
+  };
+  std::vector<char> bytes;
+  std::vector<Item> items;
+};
+
+class BatchQueue {
+ public:
+  static constexpr size_t kMaxQueued = 4;
+  void push(Batch b) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return q_.size() < kMaxQueued || cancelled_; });
+    if (cancelled_) throw Cancelled();
+    q_.push_back(std::move(b));
+    cv_.notify_all();
+  }
+  void finish(std::exception_ptr error) {
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true, error_ = error;
+    cv_.notify_all();
+  }
+  bool pop(Batch* b) {  // false at the end; rethrows the producer's error
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !q_.empty() || done_; });
+    if (!q_.empty()) {
+      *b = std::move(q_.front());
+      q_.pop_front();
+      cv_.notify_all();
+      return true;
+    }
+    if (error_) std::rethrow_exception(error_);
+    return false;
+  }
+  void cancel() {
+    std::lock_guard<std::mutex> lock(m_);
+    cancelled_ = true;
+    cv_.notify_all();
+  }
+  struct Cancelled {};
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Batch> q_;
+  bool done_ = false, cancelled_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
 ImportedTrace import_trace(ByteSource& source, const std::string& name, const ImportOptions& options) {
   ImportedTrace out;
   out.file = name;
   Importer imp(&out, name, options);
   JsonEventStream stream(source, name);
-  stream.run([&](const JsonSlice& s, uint64_t i) { imp.event(s, i); },
-             [&](std::string_view k, const JsonSlice& s) { imp.top(k, s); });
+  BatchQueue queue;
+  constexpr size_t kBatchBytes = 1u << 20;
+  std::thread producer([&] {
+    Batch b;
+    const auto add = [&](const JsonSlice& s, uint64_t index, bool top, std::string_view key) {
+      b.items.push_back({b.bytes.size(), s.size, index, s.offset, top, std::string(key)});
+      b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
+      if (b.bytes.size() >= kBatchBytes) {
+        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+        queue.push(std::move(b));
+        b = Batch();
+      }
+    };
+    try {
+      stream.run([&](const JsonSlice& s, uint64_t i) { add(s, i, false, {}); },
+                 [&](std::string_view k, const JsonSlice& s) {
+                   if (k == "distributedInfo" || k == "otherData") add(s, 0, true, k);
+                 });
+      if (!b.items.empty()) {
+        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+        queue.push(std::move(b));
+      }
+      queue.finish(nullptr);
+    } catch (const BatchQueue::Cancelled&) {
+      queue.finish(nullptr);
+    } catch (...) {
+      queue.finish(std::current_exception());
+    }
+  });
+  try {
+    Batch b;
+    while (queue.pop(&b))
+      for (const auto& it : b.items) {
+        const JsonSlice s{b.bytes.data() + it.at, it.size, b.bytes.size() - it.at, it.offset};
+        if (it.top) imp.top(it.key, s);
+        else imp.event(s, it.index);
+      }
+  } catch (...) {
+    queue.cancel();
+    producer.join();
+    throw;
+  }
+  producer.join();
   out.bytes = stream.bytes();
   imp.finish();
   return out;

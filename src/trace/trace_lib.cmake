@@ -18,7 +18,8 @@ add_library(iris_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/json_out.cpp
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
-target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB)
+find_package(Threads REQUIRED)
+target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB Threads::Threads)
 target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
