@@ -4,10 +4,13 @@
 // (sync_causes.h). --hta: Holistic Trace Analysis 0.5.0's definitions instead
 // (hta_breakdown.h), to compare with its figures. Exit 2 on bad input or flags, with
 // nothing written.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,20 @@ const char* kUsage =
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "attribute: %s\n%s", what.c_str(), kUsage);
   return 2;
+}
+
+// A regular file (or a new one) is written atomically (temp + rename); anything else that
+// exists, such as /dev/null or a pipe, is written in place: renaming over it would replace it.
+void write_json(const std::string& path, const std::string& text) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw std::runtime_error("failed writing " + path);
+    return;
+  }
+  trace::write_file_atomically(path, text);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -130,7 +147,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "attribute: %.1f MB of JSON; import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
                    static_cast<double>(bytes) / 1e6, import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s,
                    static_cast<double>(bytes) / 1e6 / total_s);
-    if (!json_path.empty()) trace::write_file_atomically(json_path, out.str() + "\n");
+    if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {
     std::fprintf(stderr, "attribute: %s\n", e.what());
     return 2;

@@ -7,39 +7,80 @@
 
 namespace trace {
 
-RecordSet slice_window(const RecordSet& r, uint64_t from, uint64_t to) {
-  RecordSet s;
-  s.clock = r.clock;
-  const auto in = [&](uint64_t t) { return t >= from && t <= to; };
-  std::unordered_set<uint32_t> wanted;
-  for (const auto& k : r.kernels)
-    if (in(k.start_ns)) s.kernels.push_back(k), wanted.insert(k.correlation_id);
-  for (const auto& m : r.memcpys)
-    if (in(m.start_ns)) s.memcpys.push_back(m), wanted.insert(m.correlation_id);
-  for (const auto& m : r.memsets)
-    if (in(m.start_ns)) s.memsets.push_back(m), wanted.insert(m.correlation_id);
-  for (const auto& a : r.api)
-    if (in(a.start_ns) || wanted.count(a.correlation_id)) s.api.push_back(a);
-  bool has_epoch = false;
-  for (const auto& h : r.ranges)
-    if (in(h.start_ns) && h.end_ns <= to) {
-      s.ranges.push_back(h);
-      has_epoch |= h.name == "epoch";
+namespace {
+
+// Records sorted by start once, so each step's slice costs its own size, not the trace's
+// (a 1 GB trace has hundreds of steps).
+class Slicer {
+ public:
+  explicit Slicer(const RecordSet& r) : r_(r) {
+    sort_by_start(r.api, &api_);
+    sort_by_start(r.kernels, &kernels_);
+    sort_by_start(r.memcpys, &memcpys_);
+    sort_by_start(r.memsets, &memsets_);
+    sort_by_start(r.ranges, &ranges_);
+    for (size_t i = 0; i < r.api.size(); ++i) api_by_corr_.emplace(r.api[i].correlation_id, i);
+  }
+
+  RecordSet slice(uint64_t from, uint64_t to) const {
+    RecordSet s;
+    s.clock = r_.clock;
+    std::unordered_set<uint32_t> wanted;
+    for (size_t i : in_window(r_.kernels, kernels_, from, to)) s.kernels.push_back(r_.kernels[i]), wanted.insert(r_.kernels[i].correlation_id);
+    for (size_t i : in_window(r_.memcpys, memcpys_, from, to)) s.memcpys.push_back(r_.memcpys[i]), wanted.insert(r_.memcpys[i].correlation_id);
+    for (size_t i : in_window(r_.memsets, memsets_, from, to)) s.memsets.push_back(r_.memsets[i]), wanted.insert(r_.memsets[i].correlation_id);
+    std::unordered_set<size_t> taken;
+    for (size_t i : in_window(r_.api, api_, from, to)) s.api.push_back(r_.api[i]), taken.insert(i);
+    for (uint32_t c : wanted) {  // calls made before the window that queued work in it
+      auto [lo, hi] = api_by_corr_.equal_range(c);
+      for (auto it = lo; it != hi; ++it)
+        if (!taken.count(it->second)) s.api.push_back(r_.api[it->second]), taken.insert(it->second);
     }
-  if (!has_epoch) s.ranges.push_back({from, to, 0, 0, "epoch"});
-  return s;
-}
+    bool has_epoch = false;
+    for (size_t i : in_window(r_.ranges, ranges_, from, to))
+      if (r_.ranges[i].end_ns <= to) {
+        s.ranges.push_back(r_.ranges[i]);
+        has_epoch |= r_.ranges[i].name == "epoch";
+      }
+    if (!has_epoch) s.ranges.push_back({from, to, 0, 0, "epoch"});
+    return s;
+  }
+
+ private:
+  template <typename T>
+  static void sort_by_start(const std::vector<T>& v, std::vector<size_t>* idx) {
+    idx->resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) (*idx)[i] = i;
+    std::stable_sort(idx->begin(), idx->end(), [&](size_t a, size_t b) { return v[a].start_ns < v[b].start_ns; });
+  }
+  template <typename T>
+  static std::vector<size_t> in_window(const std::vector<T>& v, const std::vector<size_t>& idx, uint64_t from, uint64_t to) {
+    auto lo = std::partition_point(idx.begin(), idx.end(), [&](size_t i) { return v[i].start_ns < from; });
+    auto hi = std::partition_point(lo, idx.end(), [&](size_t i) { return v[i].start_ns <= to; });
+    std::vector<size_t> out(lo, hi);
+    std::sort(out.begin(), out.end());  // the records' own order, as attribute() would see them
+    return out;
+  }
+  const RecordSet& r_;
+  std::vector<size_t> api_, kernels_, memcpys_, memsets_, ranges_;
+  std::unordered_multimap<uint32_t, size_t> api_by_corr_;
+};
+
+}  // namespace
+
+RecordSet slice_window(const RecordSet& r, uint64_t from, uint64_t to) { return Slicer(r).slice(from, to); }
 
 TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
   TraceReport rep;
   rep.trace = &t;
   const RecordSet& r = t.records;
+  const Slicer slicer(r);
   for (const auto& w : r.steps) {
     StepFigures f;
     f.name = w.name;
     f.start_ns = w.start_ns;
     f.wall_ns = w.end_ns - w.start_ns;
-    f.a = attribute(slice_window(r, w.start_ns, w.end_ns), options);
+    f.a = attribute(slicer.slice(w.start_ns, w.end_ns), options);
     rep.steps_wall_ns += f.wall_ns;
     rep.steps.push_back(std::move(f));
   }
@@ -61,7 +102,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     for (const auto& x : r.annotations) see(x.start_ns, x.end_ns);
     for (const auto& x : r.steps) see(x.start_ns, x.end_ns);
     rep.total.start_ns = lo <= hi ? lo : 0;
-    rep.total.a = lo <= hi ? attribute(slice_window(r, lo, hi), options) : Attribution{};
+    rep.total.a = lo <= hi ? attribute(slicer.slice(lo, hi), options) : Attribution{};
   }
   rep.total.wall_ns = rep.total.a.window_ns;
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {

@@ -3,6 +3,7 @@
 // Also: ./attribute itself on bad input exits 2 and writes nothing.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -130,4 +131,10 @@ TEST(AttributeTool, BadInputExitsTwoAndWritesNothing) {
   const std::string good = std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + tracetest::data("traces/a100-event-sync.json.gz");
   EXPECT_EQ(std::system(good.c_str()), 0);
   EXPECT_TRUE(std::ifstream(out).good());
+  // --json /dev/null (a speed script's choice) writes in place: /dev/null stays a device.
+  const std::string devnull = std::string(ATTRIBUTE_BIN) + " --quiet --json /dev/null " + tracetest::data("traces/a100-event-sync.json.gz");
+  EXPECT_EQ(std::system(devnull.c_str()), 0);
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
