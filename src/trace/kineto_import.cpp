@@ -505,13 +505,19 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name, const Im
   constexpr size_t kBatchBytes = 1u << 20;
   std::thread producer([&] {
     Batch b;
+    const auto fresh = [&] {  // reserved up front: no reallocation while a batch fills
+      b = Batch();
+      b.bytes.reserve(kBatchBytes + (64u << 10));
+      b.items.reserve(8192);
+    };
+    fresh();
     const auto add = [&](const JsonSlice& s, uint64_t index, bool top, std::string_view key) {
       b.items.push_back({b.bytes.size(), s.size, index, s.offset, top, std::string(key)});
       b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
       if (b.bytes.size() >= kBatchBytes) {
         b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
         queue.push(std::move(b));
-        b = Batch();
+        fresh();
       }
     };
     try {
