@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "trace/hta_breakdown.h"
@@ -16,6 +17,8 @@ struct Case {
   const char* stem;
   bool rounding;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.stem << (c.rounding ? " (ns rounding)" : " (no rounding)"); }
 
 void expect_close(double got, double want, const std::string& what) {
   EXPECT_LE(std::fabs(got - want), std::max(1.0, 0.001 * std::fabs(want))) << what << ": got " << got << ", HTA " << want;
