@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
       out.end_object();
     } else {
       out.key("traces").begin_array();
-      for (const auto& t : traces) {
+      for (auto& t : traces) {
         const auto report = trace::build_report(t);
         if (!quiet) std::printf("%s\n", trace::report_table(report).c_str());
         trace::write_report_json(out, report);

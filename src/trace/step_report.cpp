@@ -70,7 +70,7 @@ class Slicer {
 
 RecordSet slice_window(const RecordSet& r, uint64_t from, uint64_t to) { return Slicer(r).slice(from, to); }
 
-TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
+TraceReport build_report(ImportedTrace& t, const AttributionOptions& options) {
   TraceReport rep;
   rep.trace = &t;
   const RecordSet& r = t.records;
@@ -102,7 +102,19 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     for (const auto& x : r.annotations) see(x.start_ns, x.end_ns);
     for (const auto& x : r.steps) see(x.start_ns, x.end_ns);
     rep.total.start_ns = lo <= hi ? lo : 0;
-    rep.total.a = lo <= hi ? attribute(slicer.slice(lo, hi), options) : Attribution{};
+    if (lo <= hi) {
+      // An epoch range over everything sets attribute()'s window; added to the records for
+      // the call and taken away after, rather than copying every record.
+      auto& ranges = t.records.ranges;
+      ranges.push_back({lo, hi, 0, 0, "epoch"});
+      try {
+        rep.total.a = attribute(r, options);
+      } catch (...) {
+        ranges.pop_back();
+        throw;
+      }
+      ranges.pop_back();
+    }
   }
   rep.total.wall_ns = rep.total.a.window_ns;
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {

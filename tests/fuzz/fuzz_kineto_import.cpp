@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto source = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
     trace::ImportOptions options;
     options.hta_events = true;
-    const trace::ImportedTrace t = trace::import_trace(*source, "fuzz input", options);
+    trace::ImportedTrace t = trace::import_trace(*source, "fuzz input", options);
     const auto report = trace::build_report(t);
     trace::JsonOut out;
     trace::write_report_json(out, report);

@@ -94,7 +94,7 @@ trace::RecordSet two_epochs() {
 TEST(Roundtrip, OwnChromeTraceGivesBenchsAttribution) {
   const trace::RecordSet r = two_epochs();
   const std::string json = trace::chrome_trace_json(r);
-  const auto t = tracetest::import_text(json, false, "own.trace.json");
+  auto t = tracetest::import_text(json, false, "own.trace.json");
   EXPECT_EQ(t.records.clock, "cupti");
   EXPECT_EQ(t.records.kernels.size(), r.kernels.size());
   EXPECT_EQ(t.records.kernels[0].name, r.kernels[0].name);
@@ -128,7 +128,7 @@ TEST(Roundtrip, BenchsCommittedTracesImport) {
   }
   if (files.empty()) GTEST_SKIP() << "no results/*/traces/*.trace.json committed";
   for (const auto& f : files) {
-    const auto t = trace::import_trace(f);
+    auto t = trace::import_trace(f);
     EXPECT_TRUE(t.records.clock == "steady" || t.records.clock == "cupti") << f;
     EXPECT_FALSE(t.records.ranges.empty()) << f;
     EXPECT_FALSE(t.records.steps.empty()) << f;

@@ -59,7 +59,7 @@ TEST(SyncCauses, RealA100TraceNamesTheItem) {
 }
 
 TEST(StepReport, StepsAndTotalOnRealTrace) {
-  const auto t = trace::import_trace(tracetest::data("traces/a100-cuda-graphs-6streams.json.gz"));
+  auto t = trace::import_trace(tracetest::data("traces/a100-cuda-graphs-6streams.json.gz"));
   const auto rep = trace::build_report(t);
   ASSERT_EQ(rep.steps.size(), 5u);
   uint64_t kernels = 0;
