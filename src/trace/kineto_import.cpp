@@ -226,7 +226,7 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
   auto obj = doc.get_object();
   name_buf_.clear();
   cat_buf_.clear();
-  std::string_view ph, ts_text, dur_text;
+  std::string_view ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
   Number pid, tid, correlation, stream, device, bytes, depth;
   std::string_view stream_text;
@@ -282,8 +282,6 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
       }
     }
   }
-  (void)ph;
-  (void)stream_is_text;
   // pandas holds "ts" as float64 when any value is a decimal or missing; HTA rounds only then.
   if (opt_.hta_events && (!has_ts || ts_text.find_first_of(".eE") != std::string_view::npos)) out_->hta_float_ts = true;
 
@@ -310,7 +308,7 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
       h.flags |= HtaEvent::kStepName;
       out_->hta_step_names.insert(name_buf_);
     }
-    if (!has_name) h.flags &= ~(HtaEvent::kComputeName);  // HTA would fail on a missing name; keep it out of compute
+    if (!has_name) h.flags &= ~(HtaEvent::kComputeName);  // no name: not a computation kernel
     out_->hta.push_back(h);
   }
 
