@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$REPO_ROOT"
 
 # --- 1. Debian packages -------------------------------------------------------------
-APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git)
+APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev clang libclang-rt-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

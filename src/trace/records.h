@@ -65,6 +65,32 @@ struct HostRange {
   std::string name;             // "epoch", "forward", ..., "item"
 };
 
+// Imported traces only (kineto_import.h): a PyTorch operator (Kineto's `cpu_op`) on a host
+// thread. Sync causes (sync_causes.h) name the innermost one around each blocking call.
+struct CpuOpRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t thread_id = 0;
+  std::string name;             // "aten::item", "aten::_local_scalar_dense", ...
+};
+
+// Imported traces only: a `user_annotation` (host) or `gpu_user_annotation` (GPU) range.
+struct AnnotationRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t thread_id = 0;       // host thread, or the stream for a GPU annotation
+  bool gpu = false;
+  std::string name;
+};
+
+// One training step: a `ProfilerStep#N` range of an imported trace, or one of our `epoch`
+// ranges. The per-step figures of ./attribute are taken over these windows.
+struct StepWindow {
+  uint64_t start_ns = 0, end_ns = 0;
+  std::string name;
+};
+
+// Stream id of GPU-side events that belong to no stream (Kineto writes -1, e.g. "Context Sync").
+constexpr uint32_t kNoStream = 0xFFFFFFFFu;
+
 struct RecordSet {
   std::vector<ApiRecord> api;
   std::vector<KernelRecord> kernels;
@@ -72,6 +98,9 @@ struct RecordSet {
   std::vector<MemsetRecord> memsets;
   std::vector<SyncRecord> syncs;
   std::vector<HostRange> ranges;
+  std::vector<CpuOpRecord> cpu_ops;          // imported traces only
+  std::vector<AnnotationRecord> annotations;  // imported traces only
+  std::vector<StepWindow> steps;              // imported traces only
   uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
   std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
 };

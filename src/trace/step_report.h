@@ -1,0 +1,42 @@
+// ./attribute's own figures for one imported trace: bench's traced-pass attribution
+// (attribution.h) per step window and over the whole trace, plus the sync causes
+// (sync_causes.h). Printed as a terminal table or written as JSON (schema in README,
+// "Attribute anyone's trace").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/attribution.h"
+#include "trace/json_out.h"
+#include "trace/kineto_import.h"
+#include "trace/sync_causes.h"
+
+namespace trace {
+
+struct StepFigures {
+  std::string name;
+  uint64_t start_ns = 0, wall_ns = 0;
+  Attribution a;
+};
+
+struct TraceReport {
+  const ImportedTrace* trace = nullptr;
+  std::vector<StepFigures> steps;  // empty when the trace has no step windows
+  StepFigures total;               // the whole trace (our own files: first to last epoch)
+  SyncReport syncs;
+  uint64_t steps_wall_ns = 0;      // summed step wall time (the whole trace's without steps)
+};
+
+// `trace` is changed only during the call (the whole-trace window is added as an epoch
+// range for attribute() and removed again), so nothing is copied for the whole trace.
+TraceReport build_report(ImportedTrace& trace, const AttributionOptions& options = {});
+
+// The records a window [from, to] is attributed from: everything starting in it, plus the
+// host calls (by correlation) that queued its GPU work, plus an `epoch` range over it.
+RecordSet slice_window(const RecordSet& records, uint64_t from, uint64_t to);
+
+void write_report_json(JsonOut& out, const TraceReport& report);
+std::string report_table(const TraceReport& report);
+
+}  // namespace trace

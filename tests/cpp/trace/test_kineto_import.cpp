@@ -1,0 +1,163 @@
+// The importer on real Kineto traces (tests/data/traces, from HTA's test data), on older
+// category names, on exact float timestamps, and on bad input.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "trace/kineto_import.h"
+#include "trace_test_util.h"
+
+using tracetest::data;
+using tracetest::import_error;
+using tracetest::import_text;
+
+TEST(UsTextToNs, KeepsNanosecondsExactly) {
+  int64_t ns = 0;
+  ASSERT_TRUE(trace::us_text_to_ns("1707417525509335", &ns));
+  EXPECT_EQ(ns, 1707417525509335000);
+  ASSERT_TRUE(trace::us_text_to_ns("4203669604595.407", &ns));
+  EXPECT_EQ(ns, 4203669604595407);  // a double multiply would give ...406.99
+  ASSERT_TRUE(trace::us_text_to_ns("68.0", &ns));
+  EXPECT_EQ(ns, 68000);
+  ASSERT_TRUE(trace::us_text_to_ns("1e3", &ns));
+  EXPECT_EQ(ns, 1000000);
+  ASSERT_TRUE(trace::us_text_to_ns("0.0015", &ns));
+  EXPECT_EQ(ns, 2);  // beyond ns resolution: rounded to the nearest ns
+  ASSERT_TRUE(trace::us_text_to_ns("-5", &ns));
+  EXPECT_EQ(ns, -5000);
+  EXPECT_FALSE(trace::us_text_to_ns("", &ns));
+  EXPECT_FALSE(trace::us_text_to_ns("1.", &ns));
+  EXPECT_FALSE(trace::us_text_to_ns("abc", &ns));
+  EXPECT_FALSE(trace::us_text_to_ns("99999999999999999999", &ns));
+}
+
+TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
+  const auto t = trace::import_trace(data("traces/a100-event-sync.json.gz"));
+  const auto& r = t.records;
+  EXPECT_EQ(t.events, 92u);
+  EXPECT_EQ(t.rank, 0);
+  EXPECT_EQ(r.clock, "kineto");
+  EXPECT_EQ(r.kernels.size(), 4u);
+  EXPECT_EQ(r.api.size(), 12u);
+  EXPECT_EQ(r.syncs.size(), 4u);
+  EXPECT_EQ(r.cpu_ops.size(), 10u);
+  ASSERT_EQ(r.memcpys.size(), 1u);
+  EXPECT_EQ(r.memcpys[0].kind, trace::CopyKind::DtoH);
+  EXPECT_EQ(r.memcpys[0].src, trace::MemoryKind::Device);
+  EXPECT_EQ(r.memcpys[0].dst, trace::MemoryKind::Pageable);
+  EXPECT_EQ(r.memcpys[0].stream_id, 7u);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "ProfilerStep#100");
+  EXPECT_EQ(r.steps[0].start_ns, 1707417525509335000u);
+  EXPECT_EQ(r.steps[0].end_ns - r.steps[0].start_ns, 3154000u);
+  int launches = 0, syncs = 0;
+  for (const auto& a : r.api) launches += a.kind == trace::ApiKind::Launch, syncs += a.kind == trace::ApiKind::Sync;
+  EXPECT_EQ(launches, 4);
+  EXPECT_EQ(syncs, 3);  // stream, event and device sync
+  EXPECT_EQ(t.unmatched_correlations, 0u);
+}
+
+TEST(KinetoImport, CudaGraphsTraceCounts) {
+  const auto t = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"));
+  EXPECT_EQ(t.records.kernels.size(), 6080u);
+  EXPECT_EQ(t.records.memcpys.size(), 1390u);
+  EXPECT_EQ(t.records.memsets.size(), 277u);
+  EXPECT_EQ(t.records.steps.size(), 5u);
+  EXPECT_GT(t.bytes, 25000000u);
+}
+
+TEST(KinetoImport, FolderOfRanks) {
+  const auto files = trace::expand_trace_paths({data("traces/two-ranks")});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(trace::import_trace(files[0]).rank, 0);
+  EXPECT_EQ(trace::import_trace(files[1]).rank, 1);
+  EXPECT_THROW(trace::expand_trace_paths({data("traces/no-such-folder")}), trace::InputError);
+}
+
+TEST(KinetoImport, HipNamesAreMappedAndSaidSo) {
+  const auto t = trace::import_trace(data("traces/mi250-rocm.json.gz"));
+  EXPECT_TRUE(t.hip);
+  EXPECT_EQ(t.records.kernels.size(), 14u);
+  int launches = 0;
+  for (const auto& a : t.records.api) launches += a.kind == trace::ApiKind::Launch;
+  EXPECT_EQ(launches, 14);  // hipLaunchKernel, not silently zero
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_NE(t.warnings[0].find("HIP"), std::string::npos);
+}
+
+TEST(KinetoImport, CpuOnlyTraceSaysHostFiguresOnly) {
+  const auto t = trace::import_trace(data("traces/cpu-only.json.gz"));
+  EXPECT_TRUE(t.records.kernels.empty());
+  bool said = false;
+  for (const auto& w : t.warnings) said |= w.find("no GPU events") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(KinetoImport, OlderCategoryNamesAndFloatTimes) {
+  const auto t = import_text(R"J({"traceEvents": [
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 10.001, "dur": 0.002, "args": {"correlation": 5}},
+    {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": 7, "ts": 12.5, "dur": 1, "args": {"correlation": 5, "stream": 7, "device": 0}},
+    {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 20, "dur": 1, "args": {"correlation": 6, "stream": 7, "bytes": 64}},
+    {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 30, "dur": 1, "args": {"correlation": 7, "stream": 7}},
+    {"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 9, "dur": 5},
+    {"ph": "i", "name": "instant", "pid": 1, "tid": 2, "ts": 1}
+  ]})J");
+  const auto& r = t.records;
+  ASSERT_EQ(r.api.size(), 1u);
+  EXPECT_EQ(r.api[0].start_ns, 10001u);
+  EXPECT_EQ(r.api[0].end_ns, 10003u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].start_ns, 12500u);
+  ASSERT_EQ(r.memcpys.size(), 1u);
+  EXPECT_EQ(r.memcpys[0].kind, trace::CopyKind::HtoD);
+  EXPECT_EQ(r.memcpys[0].src, trace::MemoryKind::Pinned);
+  EXPECT_EQ(r.memcpys[0].bytes, 64u);
+  EXPECT_EQ(r.memsets.size(), 1u);
+  EXPECT_EQ(r.cpu_ops.size(), 1u);
+  EXPECT_EQ(t.unmatched_correlations, 2u);  // the copy and the memset have no host call
+  bool said = false;
+  for (const auto& w : t.warnings) said |= w.find("2 GPU events have a correlation id that matches no") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(KinetoImport, BareArrayAndEscapedStrings) {
+  const auto t = import_text(R"([{"ph": "X", "cat": "cpu_op", "name": "a\"b\\", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])");
+  ASSERT_EQ(t.records.cpu_ops.size(), 1u);
+  EXPECT_EQ(t.records.cpu_ops[0].name, "a\"b\\");
+}
+
+TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
+  EXPECT_NE(import_error("", "empty.json").find("empty.json: empty file"), std::string::npos);
+  EXPECT_NE(import_error("hello").find("not JSON"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1)").find("truncated"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})").find("event 0 (byte offset 17)"),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})").find("without \"dur\""),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph":"i","ts":1}, {"ph": "X", "dur": 1}]})").find("event 1"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": "1", "dur": 1}]})").find("\"ts\" is not a number"),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [1]})").find("element 0 is not an object"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": []} x)").find("after the end"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 1, "name": tru}]})").find("event 0 (byte offset 17): \"name\" is not a valid string"),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"a": [}]})").find("unbalanced"), std::string::npos);
+  EXPECT_EQ(import_error(R"({"traceEvents": []})"), "");
+}
+
+TEST(KinetoImportBadInput, TruncatedGzip) {
+  std::ifstream in(data("traces/a100-event-sync.json.gz"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string whole = ss.str();
+  const std::string half = whole.substr(0, whole.size() / 2);
+  const std::string msg = import_error(half, "half.json.gz");
+  EXPECT_NE(msg.find("half.json.gz"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+  std::string corrupt = whole;
+  corrupt[corrupt.size() / 2] ^= 0x55;
+  EXPECT_NE(import_error(corrupt, "corrupt.json.gz"), "");
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
+# short libFuzzer run of the importer from the real traces (ctest: trace_sanitizers).
+# Builds the trace-only project (no LibTorch) into $1 with clang when present (needed for
+# libFuzzer), else g++ (tests only). Usage: tests/trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]
+set -euo pipefail
+src="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:?usage: trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]}"
+fuzz_seconds="${2:-20}"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+fuzz=OFF
+if command -v clang++ >/dev/null; then
+  export CC=clang CXX=clang++
+  # libFuzzer's runtime comes with libclang-rt-dev; without it the tests still run, and the
+  # fuzz run is reported NOT RUN.
+  probe="$(mktemp -d)"
+  printf 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }\n' > "$probe/f.cpp"
+  if clang++ -fsanitize=fuzzer,address,undefined "$probe/f.cpp" -o "$probe/f" 2>/dev/null; then
+    fuzz=ON
+  else
+    echo "trace_sanitizers: libFuzzer runtime missing (Debian: libclang-rt-dev): fuzz run NOT RUN"
+  fi
+  rm -rf "$probe"
+fi
+cmake -S "$src" -B "$out" -G Ninja -DIRIS_TRACE_ONLY=ON -DIRIS_FUZZ=$fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+cmake --build "$out" -- -j2
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+"$out/trace_tests" --gtest_brief=1
+if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
+  corpus="$out/fuzz-corpus"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  # Seeds: the small real traces (gzip and plain), so the fuzzer starts from real structure.
+  for f in "$src"/tests/data/traces/*.json.gz; do
+    [ "$(stat -c %s "$f")" -lt 100000 ] || continue
+    cp "$f" "$corpus/"
+    gzip -dc "$f" > "$corpus/$(basename "$f" .gz)"
+  done
+  "$out/fuzz_kineto_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$corpus" 2>&1 | tail -15
+fi
+echo "trace_sanitizers: passed"

@@ -1,0 +1,15 @@
+# Tests of iris_trace alone (no LibTorch): included by tests/CMakeLists.txt in the full build
+# and by the root CMakeLists.txt with -DIRIS_TRACE_ONLY=ON.
+include(GoogleTest)
+add_executable(trace_tests
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_kineto_import.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_sync_causes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_breakdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_roundtrip.cpp
+)
+target_link_libraries(trace_tests PRIVATE iris_trace GTest::gtest_main)
+target_compile_definitions(trace_tests PRIVATE IRIS_TRACE_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+gtest_discover_tests(trace_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+target_include_directories(trace_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpp ${CMAKE_CURRENT_LIST_DIR}/cpp/trace)
+target_compile_definitions(trace_tests PRIVATE ATTRIBUTE_BIN="$<TARGET_FILE:attribute>")
+add_dependencies(trace_tests attribute)
