@@ -1,5 +1,7 @@
 #include "trace/chrome_trace.h"
 
+#include "trace/json_out.h"
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -12,26 +14,13 @@ namespace {
 constexpr int kCpuPid = 1;
 constexpr int kGpuPidBase = 100;  // GPU device d is process 100 + d
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
-  return out;
-}
-
 class Writer {
  public:
   explicit Writer(uint64_t origin) : origin_(origin) {}
   void complete(const std::string& name, const char* cat, int pid, uint64_t tid, uint64_t start, uint64_t end,
                 const std::string& args = "") {
     begin_event();
-    out_ << "{\"name\":\"" << escape(name) << "\",\"cat\":\"" << cat << "\",\"ph\":\"X\",\"pid\":" << pid
+    out_ << "{\"name\":\"" << json_escape(name) << "\",\"cat\":\"" << cat << "\",\"ph\":\"X\",\"pid\":" << pid
          << ",\"tid\":" << tid << ",\"ts\":" << us(start) << ",\"dur\":" << dur(start, end);
     if (!args.empty()) out_ << ",\"args\":{" << args << "}";
     out_ << "}";
@@ -49,7 +38,7 @@ class Writer {
   void metadata(const char* what, int pid, uint64_t tid, const std::string& name) {
     begin_event();
     out_ << "{\"name\":\"" << what << "\",\"ph\":\"M\",\"pid\":" << pid << ",\"tid\":" << tid
-         << ",\"args\":{\"name\":\"" << escape(name) << "\"}}";
+         << ",\"args\":{\"name\":\"" << json_escape(name) << "\"}}";
   }
   std::string finish(const std::string& clock) {
     return "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"" + clock +
