@@ -149,6 +149,9 @@ def cause_line(c):
             f"{fmt_pct(c['share_of_steps'])} of the steps")
 
 
+IDLE_QUEUED_US = 1.0   # below this much queued GPU work, a sync's cost is the sync itself
+
+
 @dataclass
 class SyncCost:
     """What one blocking sync cost: over the listed syncs of one or more traces."""
@@ -157,6 +160,8 @@ class SyncCost:
     median_blocked_us: float
     mean_blocked_us: float
     p90_blocked_us: float
+    idle_n: int = 0           # syncs with (almost) no GPU work queued: gpu_queued_us < IDLE_QUEUED_US
+    idle_median_blocked_us: float = float("nan")
     fit: object = None        # analysis.fit.Fit of blocked_us = base_us + per_queued_us * gpu_queued_us
     note: str = ""
 
@@ -189,6 +194,10 @@ def sync_cost(docs):
     b = np.asarray(blocked, float)
     q = np.asarray(queued, float)
     cost = SyncCost(len(b), sources, float(np.median(b)), float(b.mean()), float(np.percentile(b, 90)))
+    idle = b[q < IDLE_QUEUED_US]
+    cost.idle_n = int(idle.size)
+    if idle.size:
+        cost.idle_median_blocked_us = float(np.median(idle))
     if len(b) < 3:
         cost.note = f"only {len(b)} sync(s): too few to fit the growth with queued GPU work"
     elif np.ptp(q) == 0:
@@ -205,6 +214,10 @@ def sync_cost_markdown(cost):
     lines = [f"Over {cost.n} blocking syncs listed in {len(cost.sources)} trace file(s) ({', '.join(cost.sources)}): host time "
              f"blocked per call median {fmt_us(cost.median_blocked_us)} us, mean {fmt_us(cost.mean_blocked_us)} us, "
              f"p90 {fmt_us(cost.p90_blocked_us)} us."]
+    if cost.idle_n:
+        lines.append(f"With (almost) nothing queued on the GPU (less than {IDLE_QUEUED_US:g} us of GPU work "
+                     f"during the call), {cost.idle_n} calls: median {fmt_us(cost.idle_median_blocked_us)} us "
+                     "per call, the price of the synchronisation itself.")
     if cost.fit:
         f = cost.fit
         lo, hi = f.interval("base_us")
@@ -213,7 +226,9 @@ def sync_cost_markdown(cost):
                      f"(95% CI {fmt_us(lo)} to {fmt_us(hi)}) + {f.value('per_queued_us'):.3f} "
                      f"(95% CI {slo:.3f} to {shi:.3f}) x GPU work queued ahead (us); R^2 = {f.r2:.3f}, "
                      f"n = {f.n}. The constant is what a sync costs with nothing queued; the slope is "
-                     "the host time each microsecond of queued GPU work adds.")
+                     "the host time each microsecond of queued GPU work adds (above 1: the call also "
+                     "waited through GPU idle gaps, e.g. work on other streams or not yet launched). Ordinary "
+                     "least squares: the longest calls weigh most.")
     else:
         lines.append(cost.note + ".")
     return lines
@@ -268,7 +283,7 @@ def sync_tables(trace):
             a = by_api.setdefault(s["api"], [0, 0.0])
             a[0] += 1
             a[1] += s["blocked_us"]
-        lines += ["", "By call: " + "; ".join(f"{api} {n} calls, {fmt_us(us)} us blocked"
+        lines += ["", "By call: " + "; ".join(f"{api} {n} call{'s' if n != 1 else ''}, {fmt_us(us)} us blocked"
                                             for api, (n, us) in sorted(by_api.items(), key=lambda kv: -kv[1][1])) + "."]
     return lines
 
@@ -314,21 +329,25 @@ def step_plot(trace, stem, path):
 
     rows = step_rows(trace)
     labels = [name for name, _ in rows]
+    longest = max(s["wall_us"] for _, s in rows)
+    # The axis unit follows the steps' length, so the numbers stay short and need no offset.
+    scale, unit = (1e6, "s (seconds)") if longest >= 1e7 else (1e3, "ms (milliseconds)") if longest >= 1e4 \
+        else (1.0, "us (microseconds)")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 0.45 * len(rows) + 2.4), sharey=True)
     cmap = plt.get_cmap("tab10")
 
     def stack(ax, parts, title):
         left = np.zeros(len(rows))
         for i, (values, label, color) in enumerate(parts):
-            w = np.array(values, float)
+            w = np.array(values, float) / scale
             bars = ax.barh(labels, w, left=left, color=color, label=label)
-            total = np.array([s["wall_us"] for _, s in rows], float)
+            total = np.array([s["wall_us"] for _, s in rows], float) / scale
             for b, v, tot in zip(bars, w, total):
                 if tot > 0 and v / tot > 0.08:  # label the segments wide enough to hold text
-                    ax.text(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2, fmt_us(v),
+                    ax.text(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2, f"{v:.3g}",
                             ha="center", va="center", fontsize=7)
             left += w
-        ax.set_xlabel("us (microseconds) in the step")
+        ax.set_xlabel(f"{unit} in the step")
         ax.set_title(title)
         ax.grid(alpha=0.3, axis="x")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(rows) + 3)), ncol=2)
@@ -353,11 +372,12 @@ def index_page(entries, cost):
     for stem, trace in entries:
         t = trace["total"]
         top = cause_line(trace["syncs_by_cause"][0]) if trace["syncs_by_cause"] else "none"
+        per = [s["blocked_us"] for s in trace["syncs"]]
         rows.append([f"[{stem}]({stem}.md)", str(trace["rank"]), str(len(trace["steps"])),
                      "yes" if trace["gpu_events"] else "no", fmt_us(t["wall_us"]), fmt_us(t["blocked_us"]),
-                     str(len(trace["syncs"])), top])
+                     str(len(per)), fmt_us(float(np.median(per))) if per else "-", top])
     lines += markdown_table(["trace", "rank", "steps", "GPU events", "wall us", "blocked us", "syncs",
-                             "costliest sync cause"], rows)
+                             "median us per sync", "costliest sync cause"], rows)
     lines += ["", "## What one blocking sync cost on these GPUs", ""] + paragraphs(sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"
 

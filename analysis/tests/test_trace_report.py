@@ -103,6 +103,7 @@ def test_sync_cost_recovers_a_known_line():
     assert cost.base_us() == pytest.approx(40.0, abs=1e-6)
     assert cost.per_queued() == pytest.approx(1.0, abs=1e-9)
     assert cost.median_blocked_us == pytest.approx(140.0)
+    assert cost.idle_n == 1 and cost.idle_median_blocked_us == pytest.approx(40.0)  # the call with nothing queued
     text = " ".join(trace_report.sync_cost_markdown(cost))
     assert "blocked = 40.0 us" in text and "1.000" in text
 
