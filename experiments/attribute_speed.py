@@ -135,7 +135,7 @@ def measure(trace, args):
             if rc != 0:
                 res["attribute"]["error"] = text.strip()[-2000:]
                 have_attr = False
-        if hta_ok:
+        if hta_ok and rep < args.hta_reps:
             rc, wall, rss, text = run_child(
                 [str(hta_py), "-c", HTA_CHILD, str(trace)], args.hta_timeout_s, env=env,
                 mem_limit_bytes=int(args.hta_mem_gib * 2**30))
@@ -170,7 +170,8 @@ def markdown(doc):
         "# `./attribute` vs HTA 0.5.0: speed on the same trace files",
         "",
         f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
-        f"({doc['reps']} repetitions, interleaved). Wall time of each tool's whole process; MB = "
+        f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
+        f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}). Wall time of each tool's whole process; MB = "
         "1e6 bytes of uncompressed JSON; peak RSS is the process's own. The machine is shared "
         "with other jobs and has 2 cores: absolute times are noisy, the ratio measured in the "
         "same run is the figure to read.",
@@ -220,6 +221,9 @@ def main():
     ap.add_argument("--attribute", default=os.environ.get("ATTRIBUTE", "./attribute"))
     ap.add_argument("--hta-python", default=os.environ.get("HTA_PYTHON", DEFAULT_HTA_PYTHON))
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--hta-reps", type=int, default=None,
+                    help="run HTA in the first N repetitions only (default: all); for a 1 GB trace, where "
+                         "one HTA run takes about ten minutes")
     ap.add_argument("--hta-timeout-s", type=int, default=1800)
     ap.add_argument("--hta-mem-gib", type=float, default=16)
     ap.add_argument("--attribute-timeout-s", type=int, default=600)
@@ -230,6 +234,8 @@ def main():
         if not Path(t).is_file():
             print(f"attribute_speed: {t}: no such trace file", file=sys.stderr)
             sys.exit(2)
+    if args.hta_reps is None:
+        args.hta_reps = args.reps
     if args.reps < 1:
         print("attribute_speed: --reps must be at least 1", file=sys.stderr)
         sys.exit(2)
@@ -240,7 +246,11 @@ def main():
         results.append(measure(Path(t), args))
     doc = {"tool": "attribute_speed", "host": f"{platform.node()} ({os.cpu_count()} CPUs)",
            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
-           "attribute_binary": args.attribute, "hta_python": args.hta_python,
+           "hta_reps": args.hta_reps,
+           "attribute_binary": args.attribute,
+           "attribute_binary_mtime_utc": (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(
+               args.attribute))) if os.path.exists(args.attribute) else None),
+           "hta_python": args.hta_python,
            "targets": {"mb_per_s": TARGET_MB_S, "peak_rss_over_size": TARGET_RSS_RATIO,
                        "speedup_hta_over_attribute": TARGET_SPEEDUP},
            "results": results}
