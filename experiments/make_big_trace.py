@@ -5,16 +5,19 @@ repeating the ProfilerSteps of a real trace, never committed itself (out/ is ign
     python3 experiments/make_big_trace.py                        # -> out/a100-cuda-graphs-6streams-1GB.json
     python3 experiments/make_big_trace.py --size-mb 200 --out out/t200.json
 
-What it writes: the source trace unchanged (copy 0), then copies 1..N of its step window:
-every CPU-side event that starts inside [first ProfilerStep start, last ProfilerStep end), and
-the GPU events and ac2g flow events whose correlation belongs to one of those. Copy k is shifted
-by k * period (period = from the first step's start to the last end of any event of the source,
-plus 1 ms, so no copy overlaps another on any stream), its ProfilerStep#n becomes
+What it writes: the source trace unchanged (copy 0), then copies 1..N of all of its events
+(every complete event and flow event; metadata and instant events are written once). A copy
+repeats the source's ProfilerSteps with everything around them: the CPU events, the GPU events
+and the ac2g flows, including the GPU events whose launch precedes the profiled window (their
+correlation matches no call in the source, and matches none in a copy either). So step n of
+every copy has the same figures as step n of the source, which makes a wrong import visible.
+Copy k is shifted by k * period (period = the source's span, first start to last end, plus
+1 ms, so no copy overlaps another on any stream), its ProfilerStep#n becomes
 ProfilerStep#(n + k * steps), and its ids are moved out of the way so they stay unique and
 consistent: correlation, External id and the flow id (equal to the correlation in Kineto) by
-k * (largest of them + 1); Ev Idx and Sequence number by k * (their largest + 1). Metadata,
-instant events and the whole-trace "Trace" span are written once (the span's duration extended
-to cover every copy). Copies are added until the file reaches --size-mb.
+k * (largest of them + 1); Ev Idx and Sequence number by k * (their largest + 1). The
+whole-trace "Trace" span is written once, its duration extended to cover every copy. Copies
+are added until the file reaches --size-mb.
 
 Format: the top-level keys in the source's order with traceEvents last, `"key": value` with a
 space (HTA finds a file's rank with the regex "rank":\\s+(\\d+) line by line), one event per line.
@@ -62,28 +65,17 @@ def load(src):
     return doc
 
 
-def is_gpu(e):
-    args = e.get("args") or {}
-    return "stream" in args or e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync",
-                                                "Kernel", "Memcpy", "Memset")
-
-
 def plan(events, src):
-    """Split the source: (events repeated per copy, events written once, numbers for shifting)."""
+    """The events each copy repeats, and the numbers that shift a copy's times, ids and steps."""
     steps = [e for e in events if e.get("ph") == "X" and STEP_RE.match(str(e.get("name", "")))]
     if not steps:
         fail(f"{src}: no ProfilerStep#N events: nothing to repeat")
-    w0 = min(e["ts"] for e in steps)
-    w1 = max(e["ts"] + e["dur"] for e in steps)
     step_nums = [int(STEP_RE.match(e["name"]).group(1)) for e in steps]
 
-    cpu = [e for e in events if e.get("ph") == "X" and e.get("cat") != "Trace" and not is_gpu(e)
-           and w0 <= e["ts"] < w1]
-    corr = {(e.get("args") or {}).get("correlation") for e in cpu} - {None}
-    gpu = [e for e in events if e.get("ph") == "X" and is_gpu(e)
-           and (e.get("args") or {}).get("correlation") in corr]
-    flows = [e for e in events if e.get("cat") == "ac2g" and e.get("id") in corr]
-    repeated = cpu + gpu + flows
+    # Every complete event and flow event repeats; metadata ('M'), instants and the
+    # whole-trace span are written once.
+    repeated = [e for e in events if e.get("ph") in ("X", "s", "f", "t") and e.get("cat") != "Trace"
+                and isinstance(e.get("ts"), (int, float))]
 
     def max_of(key, in_args=True):
         vals = [((e.get("args") or {}) if in_args else e).get(key) for e in events]
@@ -91,7 +83,7 @@ def plan(events, src):
 
     ends = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))]
     nums = {
-        "period": int(max(ends) - w0) + GAP_US,
+        "period": int(max(ends) - min(e["ts"] for e in repeated)) + GAP_US,
         "id_step": max(max_of("correlation"), max_of("External id"), max_of("id", False)) + 1,
         "evidx_step": max_of("Ev Idx") + 1,
         "seq_step": max_of("Sequence number") + 1,
@@ -104,7 +96,7 @@ def shifted(e, k, n):
     """Copy k of event e (shallow copies; the source event is left as it was)."""
     c = dict(e)
     c["ts"] = e["ts"] + k * n["period"]
-    if "id" in e and e.get("cat") == "ac2g":
+    if isinstance(e.get("id"), int) and e.get("ph") in ("s", "f", "t"):
         c["id"] = e["id"] + k * n["id_step"]
     m = STEP_RE.match(str(e.get("name", "")))
     if m:
