@@ -25,8 +25,9 @@ space (HTA finds a file's rank with the regex "rank":\\s+(\\d+) line by line), o
 Memory: only the source's events are held (~108k dicts, about 0.3 GB of Python objects); each
 copy is serialised and written on its own, so peak RSS does not grow with --size-mb.
 Cost, measured with /usr/bin/time -v on the 2-core 24 GiB development machine (shared with
-other jobs, so the wall time is noisy): the default run wrote 1091.1 MB (source + 48 copies of
-107141 events, 245 ProfilerSteps) in 116 s wall, 37 s user + 4 s system CPU, peak RSS 178 MiB.
+other jobs, so the wall time is noisy): the default run wrote 1079.1 MB (source + 46 copies of
+108887 events, 235 ProfilerSteps, 5.0 million events) in 55 s wall, 31 s user + 3 s system CPU,
+peak RSS 179 MiB.
 The script prints the same figures for each run.
 
 Exit status 2, with a message, when the source cannot be read or holds no ProfilerStep; the
