@@ -26,7 +26,7 @@ Memory: only the source's events are held (~108k dicts, about 0.3 GB of Python o
 copy is serialised and written on its own, so peak RSS does not grow with --size-mb.
 Cost, measured with /usr/bin/time -v on the 2-core 24 GiB development machine (shared with
 other jobs, so the wall time is noisy): the default run wrote 1079.1 MB (source + 46 copies of
-108887 events, 235 ProfilerSteps, 5.0 million events) in 55 s wall, 31 s user + 3 s system CPU,
+108887 events, 235 ProfilerSteps, 5.1 million events) in 55 s wall, 31 s user + 3 s system CPU,
 peak RSS 179 MiB.
 The script prints the same figures for each run.
 
