@@ -183,7 +183,7 @@ def markdown(doc):
         "RSS / size |",
         "|---|---:|---|---:|---:|---:|---:|---:|",
     ]
-    notes = []
+    notes = [f"- WARNING: {doc['warning']}"] if doc.get("warning") else []
     for r in doc["results"]:
         name = Path(r["trace"]).name
         for side in ("attribute", "hta"):
@@ -240,6 +240,11 @@ def main():
         print("attribute_speed: --reps must be at least 1", file=sys.stderr)
         sys.exit(2)
 
+    def mtime(path):
+        return (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
+                if os.path.exists(path) else None)
+
+    built = mtime(args.attribute)
     results = []
     for t in args.traces:
         print(f"{t}:", flush=True)
@@ -248,12 +253,14 @@ def main():
            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
            "hta_reps": args.hta_reps,
            "attribute_binary": args.attribute,
-           "attribute_binary_mtime_utc": (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(
-               args.attribute))) if os.path.exists(args.attribute) else None),
+           "attribute_binary_mtime_utc": built,
            "hta_python": args.hta_python,
            "targets": {"mb_per_s": TARGET_MB_S, "peak_rss_over_size": TARGET_RSS_RATIO,
                        "speedup_hta_over_attribute": TARGET_SPEEDUP},
            "results": results}
+    if mtime(args.attribute) != built:  # rebuilt while measuring: the runs mix two binaries
+        doc["warning"] = f"{args.attribute} changed during the run ({built} -> {mtime(args.attribute)})"
+        print(f"attribute_speed: warning: {doc['warning']}", file=sys.stderr)
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / "speed.json", json.dumps(doc, indent=1) + "\n")
