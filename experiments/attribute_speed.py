@@ -26,6 +26,7 @@ machine are noisy: compare the ratio measured in the same run, not absolute numb
 """
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import platform
@@ -245,6 +246,10 @@ def main():
                 if os.path.exists(path) else None)
 
     built = mtime(args.attribute)
+    digest = None
+    if os.path.isfile(args.attribute):
+        with open(args.attribute, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
     results = []
     for t in args.traces:
         print(f"{t}:", flush=True)
@@ -253,7 +258,7 @@ def main():
            "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
            "hta_reps": args.hta_reps,
            "attribute_binary": args.attribute,
-           "attribute_binary_mtime_utc": built,
+           "attribute_binary_mtime_utc": built, "attribute_binary_sha256": digest,
            "hta_python": args.hta_python,
            "targets": {"mb_per_s": TARGET_MB_S, "peak_rss_over_size": TARGET_RSS_RATIO,
                        "speedup_hta_over_attribute": TARGET_SPEEDUP},
