@@ -1,0 +1,429 @@
+"""Pages from `./attribute --json` output: one Markdown page per trace (a per-step stacked plot
+of where the step's time went, the per-step table, the syncs grouped by the op that caused them)
+and an index page; plus `sync_cost`, what one blocking sync cost on the traced GPUs, for the
+main report.
+
+    python -m analysis.trace_report ATTRIBUTE_JSON... [--out results/traces/]
+
+Every input file is read and checked before anything is written, so bad input (not JSON, a
+missing or mistyped field) exits 2 with a message naming the file and the field, and leaves the
+pages already in --out as they were. Each page and plot is written to a temporary file and
+renamed. The schema is the one `./attribute --json` writes (tool "attribute", version 1).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.fit import ols
+from analysis.tables import markdown_table
+
+
+class TraceJsonError(ValueError):
+    """Bad input: the message names the file and the field."""
+
+
+STEP_NUMBERS = ("wall_us", "launch_api_us", "kernel_us", "gpu_busy_us", "sync_api_us", "memcpy_api_us",
+                "blocked_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
+STEP_COUNTS = ("launches", "kernels", "memsets")
+CAUSE_FIELDS = (("op", str), ("calls", int), ("blocked_us", float), ("share_of_steps", float),
+                ("gpu_queued_us", float))
+SYNC_FIELDS = (("api", str), ("start_us", float), ("blocked_us", float), ("gpu_queued_us", float))
+
+
+# ---- reading, with every field checked ---------------------------------------------------
+
+def _get(path, obj, key, kind, where):
+    if not isinstance(obj, dict):
+        raise TraceJsonError(f"{path}: {where}: expected an object, got {type(obj).__name__}")
+    if key not in obj:
+        raise TraceJsonError(f"{path}: {where}: missing field '{key}'")
+    v = obj[key]
+    if kind is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise TraceJsonError(f"{path}: {where}: field '{key}' must be a finite number, got {v!r}")
+        return float(v)
+    if kind is int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise TraceJsonError(f"{path}: {where}: field '{key}' must be a count (integer >= 0), got {v!r}")
+        return v
+    if not isinstance(v, kind):
+        raise TraceJsonError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {v!r}")
+    return v
+
+
+def _check_step(path, s, where):
+    for k in STEP_NUMBERS:
+        _get(path, s, k, float, where)
+    for k in STEP_COUNTS:
+        _get(path, s, k, int, where)
+    _get(path, s, "launch_delay_us", dict, where)
+    _get(path, s, "memcpy_by_kind", dict, where)
+
+
+def _check_trace(path, t, where):
+    for key, kind in (("file", str), ("rank", int), ("gpu_events", bool), ("steps", list),
+                      ("total", dict), ("syncs_by_cause", list), ("syncs", list),
+                      ("unmatched_correlations", int), ("warnings", list)):
+        _get(path, t, key, kind, where)
+    for i, s in enumerate(t["steps"]):
+        _check_step(path, s, f"{where}.steps[{i}]")
+        _get(path, s, "name", str, f"{where}.steps[{i}]")
+        _get(path, s, "start_us", float, f"{where}.steps[{i}]")
+    _check_step(path, t["total"], f"{where}.total")
+    for i, c in enumerate(t["syncs_by_cause"]):
+        for k, kind in CAUSE_FIELDS:
+            _get(path, c, k, kind, f"{where}.syncs_by_cause[{i}]")
+    for i, s in enumerate(t["syncs"]):
+        for k, kind in SYNC_FIELDS:
+            _get(path, s, k, kind, f"{where}.syncs[{i}]")
+        if "op" not in s:
+            raise TraceJsonError(f"{path}: {where}.syncs[{i}]: missing field 'op'")
+
+
+def load(path):
+    """The document of one `./attribute --json` file, every field used here checked."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise TraceJsonError(f"{path}: cannot read: {e.strerror}") from e
+    except ValueError as e:
+        raise TraceJsonError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(doc, dict) or doc.get("tool") != "attribute":
+        raise TraceJsonError(f"{path}: expected `./attribute --json` output (an object with \"tool\": \"attribute\")")
+    if doc.get("version") != 1:
+        raise TraceJsonError(f"{path}: field 'version' must be 1, got {doc.get('version')!r}")
+    traces = _get(path, doc, "traces", list, "top level")
+    for i, t in enumerate(traces):
+        _check_trace(path, t, f"traces[{i}]")
+    return doc
+
+
+# ---- figures ------------------------------------------------------------------------------
+
+def step_rows(trace):
+    """The steps to plot: the ProfilerStep windows, or the whole trace when it has none."""
+    if trace["steps"]:
+        return [(s["name"], s) for s in trace["steps"]]
+    return [("whole trace", trace["total"])]
+
+
+HOST_PARTS = [("launch_api_us", "launch calls"), ("blocked_us", "blocked in sync")]
+GPU_PARTS = [("gpu_busy_us", "GPU busy (kernels + copies, union)"),
+             ("idle_host_wait_us", "idle: host wait"), ("idle_kernel_wait_us", "idle: kernel wait"),
+             ("idle_other_us", "idle: other")]
+
+
+def host_other_us(s):
+    """Host time of the step outside launch calls and syncs (the CPU's own work)."""
+    return max(s["wall_us"] - s["launch_api_us"] - s["blocked_us"], 0.0)
+
+
+def gpu_unaccounted_us(s):
+    """Step wall time the GPU split does not cover (0 when busy + idle add up to the wall)."""
+    return max(s["wall_us"] - sum(s[k] for k, _ in GPU_PARTS), 0.0)
+
+
+def share(part, whole):
+    return part / whole if whole > 0 else 0.0
+
+
+def fmt_us(v):
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.1f}"
+
+
+def fmt_pct(x):
+    p = 100 * x
+    return f"{p:.1f}%" if p >= 0.1 or p == 0 else f"{p:.2g}%"
+
+
+def cause_line(c):
+    """'aten::item — 16 calls, 559 us blocked, 0.4% of the steps'."""
+    return (f"{c['op']} — {c['calls']} call{'s' if c['calls'] != 1 else ''}, {fmt_us(c['blocked_us'])} us blocked, "
+            f"{fmt_pct(c['share_of_steps'])} of the steps")
+
+
+IDLE_QUEUED_US = 1.0   # below this much queued GPU work, a sync's cost is the sync itself
+
+
+@dataclass
+class SyncCost:
+    """What one blocking sync cost: over the listed syncs of one or more traces."""
+    n: int
+    sources: list
+    median_blocked_us: float
+    mean_blocked_us: float
+    p90_blocked_us: float
+    idle_n: int = 0           # syncs with (almost) no GPU work queued: gpu_queued_us < IDLE_QUEUED_US
+    idle_median_blocked_us: float = float("nan")
+    fit: object = None        # analysis.fit.Fit of blocked_us = base_us + per_queued_us * gpu_queued_us
+    note: str = ""
+
+    def base_us(self):
+        return self.fit.value("base_us") if self.fit else float("nan")
+
+    def per_queued(self):
+        return self.fit.value("per_queued_us") if self.fit else float("nan")
+
+
+def sync_cost(docs):
+    """Host time per blocking sync and how it grows with the GPU work queued ahead of it.
+
+    docs: (name, attribute document) pairs. Fits blocked_us = base_us + per_queued_us x
+    gpu_queued_us by least squares over every listed sync, with 95% intervals: base_us is
+    what a sync costs the host with nothing queued, per_queued_us how many microseconds of host
+    time each microsecond of queued GPU work adds (1 when the host simply waits it out).
+    Returns None when no sync is listed."""
+    blocked, queued, sources = [], [], []
+    for name, doc in docs:
+        n0 = len(blocked)
+        for t in doc["traces"]:
+            for s in t["syncs"]:
+                blocked.append(s["blocked_us"])
+                queued.append(s["gpu_queued_us"])
+        if len(blocked) > n0:
+            sources.append(f"{name} ({len(blocked) - n0})")
+    if not blocked:
+        return None
+    b = np.asarray(blocked, float)
+    q = np.asarray(queued, float)
+    cost = SyncCost(len(b), sources, float(np.median(b)), float(b.mean()), float(np.percentile(b, 90)))
+    idle = b[q < IDLE_QUEUED_US]
+    cost.idle_n = int(idle.size)
+    if idle.size:
+        cost.idle_median_blocked_us = float(np.median(idle))
+    if len(b) < 3:
+        cost.note = f"only {len(b)} sync(s): too few to fit the growth with queued GPU work"
+    elif np.ptp(q) == 0:
+        cost.note = "every sync had the same GPU work queued: the growth with it cannot be fitted"
+    else:
+        cost.fit = ols(np.column_stack([np.ones_like(q), q]), b, ["base_us", "per_queued_us"])
+    return cost
+
+
+def sync_cost_markdown(cost):
+    """Lines the main report can place beside the article's 46 us per call."""
+    if cost is None:
+        return ["No blocking sync is listed in these traces."]
+    lines = [f"Over {cost.n} blocking syncs listed in {len(cost.sources)} trace file(s) ({', '.join(cost.sources)}): host time "
+             f"blocked per call median {fmt_us(cost.median_blocked_us)} us, mean {fmt_us(cost.mean_blocked_us)} us, "
+             f"p90 {fmt_us(cost.p90_blocked_us)} us."]
+    if cost.idle_n:
+        lines.append(f"With (almost) nothing queued on the GPU (less than {IDLE_QUEUED_US:g} us of GPU work "
+                     f"during the call), {cost.idle_n} calls: median {fmt_us(cost.idle_median_blocked_us)} us "
+                     "per call, the price of the synchronisation itself.")
+    if cost.fit:
+        f = cost.fit
+        lo, hi = f.interval("base_us")
+        slo, shi = f.interval("per_queued_us")
+        lines.append(f"Least squares over those calls: blocked = {fmt_us(f.value('base_us'))} us "
+                     f"(95% CI {fmt_us(lo)} to {fmt_us(hi)}) + {f.value('per_queued_us'):.3f} "
+                     f"(95% CI {slo:.3f} to {shi:.3f}) x GPU work queued ahead (us); R^2 = {f.r2:.3f}, "
+                     f"n = {f.n}. The constant is what a sync costs with nothing queued; the slope is "
+                     "the host time each microsecond of queued GPU work adds (above 1: the call also "
+                     "waited through GPU idle gaps, e.g. work on other streams or not yet launched). Ordinary "
+                     "least squares: the longest calls weigh most.")
+    else:
+        lines.append(cost.note + ".")
+    return lines
+
+
+# ---- pages --------------------------------------------------------------------------------
+
+def page_stem(file, taken):
+    """File name of a trace's page: the trace's name without .json[.gz]; a per-rank file
+    (rank-0.json.gz) gets its folder's name in front; a clash gets a number."""
+    base = os.path.basename(file)
+    base = re.sub(r"(\.pt\.trace)?\.json(\.gz)?$", "", base)
+    if re.match(r"^rank[-_]?\d+", base):
+        base = f"{os.path.basename(os.path.dirname(file)) or 'trace'}-{base}"
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", base) or "trace"
+    stem, k = base, 2
+    while stem in taken:
+        stem, k = f"{base}-{k}", k + 1
+    taken.add(stem)
+    return stem
+
+
+def step_table(trace):
+    header = ["step", "wall us", "launches", "launch calls us", "kernels", "kernel us", "GPU busy us",
+              "blocked us", "idle host wait us", "idle kernel wait us", "idle other us", "launch delay p50/p90 us"]
+    rows = []
+    for name, s in step_rows(trace) + ([("**total**", trace["total"])] if trace["steps"] else []):
+        ld = s["launch_delay_us"]
+        delay = (f"{fmt_us(ld['p50'])} / {fmt_us(ld['p90'])}" if ld.get("count") and "p50" in ld and "p90" in ld
+                 and ld["p50"] is not None else "-")
+        rows.append([name, fmt_us(s["wall_us"]), str(s["launches"]), fmt_us(s["launch_api_us"]), str(s["kernels"]),
+                     fmt_us(s["kernel_us"]), fmt_us(s["gpu_busy_us"]), fmt_us(s["blocked_us"]),
+                     fmt_us(s["idle_host_wait_us"]), fmt_us(s["idle_kernel_wait_us"]), fmt_us(s["idle_other_us"]),
+                     delay])
+    return markdown_table(header, rows)
+
+
+def sync_tables(trace):
+    causes = trace["syncs_by_cause"]
+    if not causes:
+        return ["No blocking synchronisation in this trace."]
+    lines = ["Grouped by the innermost `cpu_op` that issued the call on the same thread, most costly first:", ""]
+    lines += [f"- {cause_line(c)}" for c in causes]
+    lines.append("")
+    rows = [[c["op"], str(c["calls"]), fmt_us(c["blocked_us"]), fmt_us(c["blocked_us"] / c["calls"]) if c["calls"] else "-",
+             fmt_pct(c["share_of_steps"]), fmt_us(c["gpu_queued_us"])] for c in causes]
+    lines += markdown_table(["op", "calls", "blocked us", "us per call", "share of the steps", "GPU work queued us"], rows)
+    syncs = trace["syncs"]
+    if syncs:
+        by_api = {}
+        for s in syncs:
+            a = by_api.setdefault(s["api"], [0, 0.0])
+            a[0] += 1
+            a[1] += s["blocked_us"]
+        lines += ["", "By call: " + "; ".join(f"{api} {n} call{'s' if n != 1 else ''}, {fmt_us(us)} us blocked"
+                                            for api, (n, us) in sorted(by_api.items(), key=lambda kv: -kv[1][1])) + "."]
+    return lines
+
+
+def trace_page(trace, stem, plot_name, source):
+    t = trace["total"]
+    lines = [f"# Where the time goes: `{os.path.basename(trace['file'])}`", "",
+             f"Trace `{trace['file']}`, rank {trace['rank']}"
+             + (f", clock {trace['clock']}" if trace.get("clock") else "")
+             + f"; read by `./attribute` ({source}); page written by `analysis/trace_report.py`.", ""]
+    if not trace["gpu_events"]:
+        lines += ["**No GPU events in this trace: host figures only.**", ""]
+    steps_note = (f"{len(trace['steps'])} ProfilerStep windows" if trace["steps"]
+                  else "no ProfilerStep: the whole trace is one window")
+    lines += [f"{steps_note}; summed over the trace: wall {fmt_us(t['wall_us'])} us, launch calls "
+              f"{fmt_us(t['launch_api_us'])} us ({t['launches']} calls), {t['kernels']} kernels "
+              f"({fmt_us(t['kernel_us'])} us of GPU time), GPU busy {fmt_us(t['gpu_busy_us'])} us, host blocked "
+              f"in sync {fmt_us(t['blocked_us'])} us ({fmt_pct(share(t['blocked_us'], t['wall_us']))} of the wall).", ""]
+    if trace["unmatched_correlations"]:
+        lines += [f"{trace['unmatched_correlations']} correlation ids matched no event on the other side "
+                  "(counted, not attributed).", ""]
+    if trace["warnings"]:
+        lines += ["Warnings from `./attribute`:", ""] + [f"- {w}" for w in trace["warnings"]] + [""]
+    lines += ["## Per step", "", f"![per-step breakdown]({plot_name})", "",
+              "Left: the host's step time: launch calls, blocked in synchronisation, and the rest (the "
+              "CPU's own work). Right: the GPU's view of the same window: busy (union over streams) and "
+              "idle split by cause (host wait: nothing queued; kernel wait: short gaps between queued work; "
+              "other). All in microseconds.", ""]
+    lines += step_table(trace)
+    lines += ["", "## Blocking synchronisation and what caused it", ""] + sync_tables(trace)
+    cost = sync_cost([(stem, {"traces": [trace]})])
+    if cost:
+        lines += ["", "### What one sync cost here", ""] + paragraphs(sync_cost_markdown(cost))
+    return "\n".join(lines) + "\n"
+
+
+def step_plot(trace, stem, path):
+    """Two stacked horizontal bars per step: host time and GPU time, values on the bars."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from analysis.plots import _save
+
+    rows = step_rows(trace)
+    labels = [name for name, _ in rows]
+    longest = max(s["wall_us"] for _, s in rows)
+    # The axis unit follows the steps' length, so the numbers stay short and need no offset.
+    scale, unit = (1e6, "s (seconds)") if longest >= 1e7 else (1e3, "ms (milliseconds)") if longest >= 1e4 \
+        else (1.0, "us (microseconds)")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 0.45 * len(rows) + 2.4), sharey=True)
+    cmap = plt.get_cmap("tab10")
+
+    def stack(ax, parts, title):
+        left = np.zeros(len(rows))
+        for i, (values, label, color) in enumerate(parts):
+            w = np.array(values, float) / scale
+            bars = ax.barh(labels, w, left=left, color=color, label=label)
+            total = np.array([s["wall_us"] for _, s in rows], float) / scale
+            for b, v, tot in zip(bars, w, total):
+                if tot > 0 and v / tot > 0.08:  # label the segments wide enough to hold text
+                    ax.text(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2, f"{v:.3g}",
+                            ha="center", va="center", fontsize=7)
+            left += w
+        ax.set_xlabel(f"{unit} in the step")
+        ax.set_title(title)
+        ax.grid(alpha=0.3, axis="x")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(rows) + 3)), ncol=2)
+
+    host = [([s[k] for _, s in rows], name, cmap(i)) for i, (k, name) in enumerate(HOST_PARTS)]
+    host.append(([host_other_us(s) for _, s in rows], "other host time (CPU's own work)", "lightgray"))
+    stack(ax1, host, "Host: where the step's wall time went")
+    gpu = [([s[k] for _, s in rows], name, cmap(i + 2)) for i, (k, name) in enumerate(GPU_PARTS)]
+    if any(gpu_unaccounted_us(s) > 0 for _, s in rows):
+        gpu.append(([gpu_unaccounted_us(s) for _, s in rows], "not covered by the GPU split", "white"))
+    stack(ax2, gpu, "GPU: busy and idle by cause")
+    ax1.invert_yaxis()
+    fig.suptitle(f"{stem}: per-step time breakdown (./attribute, rank {trace['rank']})", y=1.04)
+    return _save(fig, path)
+
+
+def index_page(entries, cost):
+    lines = ["# Traces read by `./attribute`", "",
+             "One page per trace: the per-step breakdown of host and GPU time and the blocking syncs "
+             "grouped by the op that caused them. Written by `python -m analysis.trace_report`.", ""]
+    rows = []
+    for stem, trace in entries:
+        t = trace["total"]
+        top = cause_line(trace["syncs_by_cause"][0]) if trace["syncs_by_cause"] else "none"
+        per = [s["blocked_us"] for s in trace["syncs"]]
+        rows.append([f"[{stem}]({stem}.md)", str(trace["rank"]), str(len(trace["steps"])),
+                     "yes" if trace["gpu_events"] else "no", fmt_us(t["wall_us"]), fmt_us(t["blocked_us"]),
+                     str(len(per)), fmt_us(float(np.median(per))) if per else "-", top])
+    lines += markdown_table(["trace", "rank", "steps", "GPU events", "wall us", "blocked us", "syncs",
+                             "median us per sync", "costliest sync cause"], rows)
+    lines += ["", "## What one blocking sync cost on these GPUs", ""] + paragraphs(sync_cost_markdown(cost))
+    return "\n".join(lines) + "\n"
+
+
+def paragraphs(lines):
+    """Markdown paragraphs: a blank line between consecutive lines."""
+    out = []
+    for line in lines:
+        out += [line, ""]
+    return out[:-1]
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="+", help="`./attribute --json` output files")
+    ap.add_argument("--out", default="results/traces", help="folder for the pages (default results/traces)")
+    args = ap.parse_args(argv)
+    try:
+        docs = [(p, load(p)) for p in args.inputs]   # all checked before anything is written
+    except TraceJsonError as e:
+        print(f"analysis.trace_report: {e}", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    taken, entries = set(), []
+    for path, doc in docs:
+        for trace in doc["traces"]:
+            stem = page_stem(trace["file"], taken)
+            plot = f"{stem}-steps.png"
+            step_plot(trace, stem, os.path.join(args.out, plot))
+            write_atomic(os.path.join(args.out, f"{stem}.md"), trace_page(trace, stem, plot, os.path.basename(path)))
+            entries.append((stem, trace))
+            print(f"wrote {os.path.join(args.out, stem + '.md')}")
+    cost = sync_cost([(os.path.basename(p), d) for p, d in docs])
+    write_atomic(os.path.join(args.out, "index.md"), index_page(entries, cost))
+    print(f"wrote {os.path.join(args.out, 'index.md')}")
+    for line in sync_cost_markdown(cost):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Run Holistic Trace Analysis 0.5.0 itself on every trace of tests/data/traces/ and write
+the figures that `./attribute --hta` must reproduce (tests/data/hta_expected/).
+
+Why: HTA is the independent reference of issue #10. It is a tool of this check, never a
+dependency of the project, so this script runs in a scratch virtual environment outside the
+repository:
+
+    python3 -m venv /work/scratch/hta-venv
+    /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0
+    /work/scratch/hta-venv/bin/python experiments/hta_reference.py
+
+It writes, for every trace <stem> (file name without .json.gz; the folder two-ranks gives
+"two-ranks"), <stem>.json (HTA's default rounding of float timestamps) and
+<stem>.no-rounding.json (HTA_DISABLE_NS_ROUNDING=1), in the schema of
+tests/data/hta_expected/README.md, plus hta_reference.log (HTA's own log lines).
+
+HTA reads its environment option when a figure is computed, but its module state (parser
+backend, symbol tables) is global, so each (trace, setting) runs in its own child process:
+one setting can never leak into the other. HTA reads a folder of rank files, so each trace is
+copied into its own temporary folder first.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TRACES = REPO / "tests" / "data" / "traces"
+OUT = REPO / "tests" / "data" / "hta_expected"
+HTA_VERSION = "0.5.0"
+# The child's wall-clock limit: the largest trace (25 MB) takes well under a minute.
+CHILD_TIMEOUT_S = 900
+
+
+def trace_inputs():
+    """(stem, files relative to the repository) for every trace: single files and folders."""
+    items = []
+    for f in sorted(TRACES.glob("*.json.gz")):
+        items.append((f.name[: -len(".json.gz")], [f]))
+    for d in sorted(p for p in TRACES.iterdir() if p.is_dir()):
+        files = sorted(d.glob("*.json.gz"))
+        if files:
+            items.append((d.name, files))
+    return items
+
+
+def _f(x):
+    """A plain float for JSON (numpy scalars are not serialisable)."""
+    return float(x)
+
+
+def child(files, out_path, rounding):
+    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+    import numpy as np
+    import hta
+    from hta.version import __version_tuple__
+    from hta.trace_analysis import TraceAnalysis
+
+    version = ".".join(str(v) for v in __version_tuple__)
+    if version != HTA_VERSION:
+        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
+
+    with tempfile.TemporaryDirectory(prefix="hta-ref-") as tmp:
+        for f in files:
+            # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
+            shutil.copy(f, Path(tmp) / Path(f).name)
+        analyzer = TraceAnalysis(trace_dir=tmp)
+
+    ranks = sorted(analyzer.t.traces)
+    result = {"ranks": {}}
+
+    # Temporal breakdown: all ranks in one call; a rank without GPU events makes HTA raise
+    # (it indexes the first merged interval), which is recorded, not hidden.
+    temporal = {}
+    temporal_error = None
+    try:
+        df = analyzer.get_temporal_breakdown(visualize=False)
+        for _, row in df.iterrows():
+            temporal[int(row["rank"])] = {
+                "idle_time_us": _f(row["idle_time(us)"]),
+                "compute_time_us": _f(row["compute_time(us)"]),
+                "non_compute_time_us": _f(row["non_compute_time(us)"]),
+                "kernel_time_us": _f(row["kernel_time(us)"]),
+            }
+    except Exception as e:  # noqa: BLE001 - HTA's failure is itself a result
+        temporal_error = f"{type(e).__name__}: {e}"
+
+    for rank in ranks:
+        trace_df = analyzer.t.get_trace(rank)
+        gpu_events = int((trace_df["stream"] != -1).sum())
+        r = {"gpu_events_after_hta_filter": gpu_events}
+        errors = {}
+        if rank in temporal:
+            r["temporal"] = temporal[rank]
+        else:
+            r["temporal"] = {}
+            errors["temporal"] = temporal_error or "HTA returned no row for this rank"
+
+        # Idle-time breakdown per stream, HTA's default consecutive_kernel_delay=30 (us).
+        idle = {}
+        try:
+            idf, _ = analyzer.get_idle_time_breakdown(
+                ranks=[rank], visualize=False, consecutive_kernel_delay=30
+            )
+            for _, row in idf.iterrows():
+                s = idle.setdefault(
+                    str(int(row["stream"])),
+                    {"host_wait_us": 0.0, "kernel_wait_us": 0.0, "other_us": 0.0},
+                )
+                s[f"{row['idle_category']}_us"] = _f(row["idle_time"])
+        except Exception as e:  # noqa: BLE001
+            errors["idle_by_stream"] = f"{type(e).__name__}: {e}"
+            idle = {}
+        r["idle_by_stream"] = idle
+
+        # Launch statistics: HTA's per-event launch_delay (GPU start - call end, clipped at 0).
+        try:
+            ldf = analyzer.get_cuda_kernel_launch_stats(ranks=[rank], visualize=False)[rank]
+            d = ldf["launch_delay"].to_numpy(dtype=float)
+        except Exception as e:  # noqa: BLE001
+            errors["launch_delay_us"] = f"{type(e).__name__}: {e}"
+            d = np.array([], dtype=float)
+        if len(d):
+            r["launch_delay_us"] = {
+                "count": int(len(d)),
+                "mean": _f(d.mean()),
+                "min": _f(d.min()),
+                "p50": _f(np.percentile(d, 50)),
+                "p90": _f(np.percentile(d, 90)),
+                "max": _f(d.max()),
+            }
+        else:
+            r["launch_delay_us"] = {"count": 0, "mean": None, "min": None,
+                                    "p50": None, "p90": None, "max": None}
+        if errors:
+            r["hta_errors"] = errors
+        result["ranks"][str(rank)] = r
+
+    tmp_out = Path(str(out_path) + ".partial")
+    tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp_out, out_path)
+
+
+def run_one(stem, files, rounding, log):
+    """One child per (trace, setting); returns the document to write."""
+    suffix = "" if rounding else ".no-rounding"
+    doc = {
+        "trace": str(files[0].parent.relative_to(REPO)) if len(files) > 1
+        else str(files[0].relative_to(REPO)),
+        "hta_version": HTA_VERSION,
+        "ns_rounding": rounding,
+    }
+    env = dict(os.environ)
+    env.pop("HTA_DISABLE_NS_ROUNDING", None)
+    if not rounding:
+        env["HTA_DISABLE_NS_ROUNDING"] = "1"
+    with tempfile.TemporaryDirectory(prefix="hta-out-") as tmp:
+        out = Path(tmp) / "figures.json"
+        cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                               timeout=CHILD_TIMEOUT_S)
+            rc, text = p.returncode, p.stdout + p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, text = "timeout", f"killed after {CHILD_TIMEOUT_S} s\n{e.stderr or ''}"
+        wall = time.monotonic() - t0
+        log.write(f"===== {stem}{suffix}: rc={rc} wall={wall:.1f}s "
+                  f"HTA_DISABLE_NS_ROUNDING={env.get('HTA_DISABLE_NS_ROUNDING', 'unset')}\n")
+        log.write(text if text.endswith("\n") or not text else text + "\n")
+        if rc == 0 and out.exists():
+            doc.update(json.loads(out.read_text()))
+        else:
+            last = [l for l in text.strip().splitlines() if l.strip()][-1:] or ["no output"]
+            doc["error"] = f"HTA {HTA_VERSION} failed (exit {rc}): {last[0].strip()}"
+    return suffix, doc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--child", nargs="+", metavar=("OUT", "FILE"),
+                    help="internal: run HTA on FILE... and write its figures to OUT")
+    ap.add_argument("--only", help="only the trace with this stem")
+    args = ap.parse_args()
+    if args.child:
+        out, *files = args.child
+        child(files, out, os.environ.get("HTA_DISABLE_NS_ROUNDING") != "1")
+        return
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    log_path = OUT / "hta_reference.log"
+    with open(str(log_path) + ".partial", "w") as log:
+        log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
+        for stem, files in trace_inputs():
+            if args.only and stem != args.only:
+                continue
+            for rounding in (True, False):
+                suffix, doc = run_one(stem, files, rounding, log)
+                dest = OUT / f"{stem}{suffix}.json"
+                tmp = Path(str(dest) + ".partial")
+                tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+                os.replace(tmp, dest)
+                status = doc.get("error", "ok")
+                print(f"{dest.relative_to(REPO)}: {status}", flush=True)
+    os.replace(str(log_path) + ".partial", log_path)
+
+
+if __name__ == "__main__":
+    main()
