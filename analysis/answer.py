@@ -1,11 +1,22 @@
 """The article's whole table with ours beside it, and the answer to its homework question,
 written for a reader who has only the article (../shared/ARTICLE.md)."""
+import glob
+import os
+
 import numpy as np
 
-from analysis import article, noise
+from analysis import article, noise, trace_report
 from analysis.tables import markdown_table
 
 NO_GPU = "no GPU on this machine"
+# `./attribute --json` output on the real traces others recorded (tests/data/traces/README.md),
+# committed by analysis.trace_report's regeneration commands (results/traces/README.md).
+REAL_TRACES_JSON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "results", "traces", "attribute-json")
+# The NVIDIA ones (A100, GP100): the AMD trace, the CPU-only one and the two ranks whose GPU
+# is not named stay out of a figure about CUDA syncs.
+NVIDIA_TRACES = ("a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync",
+                 "a100-event-sync-multistream", "gp100-steps-annotations")
 
 
 def _ours(stats, device, interval, print100):
@@ -104,6 +115,7 @@ def answer_section(models, checks, stats, batch, prims):
           f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
           "no logging change can remove it. Its \"no recording\" run (2.86 s) never moved anything to the GPU: "
           "it is a CPU time, next to the CPU run's 2.93 s.", ""]
+    md += real_gpu_sync_lines()
     for m in models:
         lo, hi = m.fit.interval("per_item")
         c = m.fit.value("per_epoch")
@@ -124,6 +136,22 @@ def answer_section(models, checks, stats, batch, prims):
         md += [text, ""]
     md += deep_queue_lines(batch, prims, models)
     return md
+
+
+def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
+    """What one blocking sync cost on real NVIDIA GPUs, from `./attribute` on traces others
+    recorded, beside the post's 46 us: measured GPU data, not the post's arithmetic alone."""
+    paths = [os.path.join(folder, f"{name}.json") for name in NVIDIA_TRACES]
+    present = [p for p in paths if os.path.exists(p)]
+    if not present:
+        return [f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
+                "results/traces/README.md says how to make it).", ""]
+    cost = trace_report.sync_cost([(os.path.basename(p), trace_report.load(p)) for p in present])
+    return (["**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
+             "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "]
+            + [" ".join(trace_report.sync_cost_markdown(cost))]
+            + ["A sync with nothing queued costs the host a few microseconds; what makes one expensive is the GPU "
+               "work still queued ahead of it, which it waits out: the deep-queue regime below.", ""])
 
 
 def deep_queue_lines(batch, prims, models):

@@ -167,3 +167,15 @@ def test_the_deep_queue_regime_is_checked_on_gpu_batch_rows(tmp_path):
     assert "- cuda batch 100000 (GPU-bound, 250.0 us/epoch): a sync cost +40.0 us" in text
     assert "predicted s + c = 212.1 us: off by +430.1%." in text
     assert "- cuda batch 120 (launch-bound, 200.1 us/epoch)" in text and "s + c = 212.1 us: consistent." in text
+
+
+def test_the_answer_sets_the_real_gpu_traces_sync_cost_beside_the_posts(tmp_path):
+    """The homework's answer rests on measured GPU data too: ./attribute's output on the A100 and
+    GP100 traces (committed under results/traces/attribute-json) gives the price of one sync."""
+    write(tmp_path / "item_sync.json", item_sync_doc(100e-6, 1e-6, noise=0.05))
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "**One sync on real GPUs**" in text
+    assert "blocking syncs listed in 5 trace file(s)" in text and "mi250" not in text
+    assert "median" in text.split("**One sync on real GPUs**")[1].split("\n\n")[0]
+    assert "not available" in " ".join(answer.real_gpu_sync_lines(str(tmp_path / "none")))
