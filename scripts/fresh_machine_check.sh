@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The README's test command on a fresh Debian 12, as a new user would run it: builds a
+# minimal bookworm root with debootstrap, installs only what such a person has (git,
+# ca-certificates, python3, python3-venv, sudo; no compiler, no CUDA toolkit), clones this
+# repository's committed HEAD into it, and runs `scripts/test.sh` there as a user with
+# sudo, three times:
+#   1. fresh: everything is installed, downloaded and built;
+#   2. again: what a later run costs;
+#   3. recovery: after a configure that failed half-way (cache left, no build.ninja) and a
+#      PyPI CUDA toolkit whose install stopped before its completion marker.
+# Prints each run's exit status and time, the sizes downloaded and on disk, and PASS/FAIL;
+# the summary is also kept in .fresh-machine/last-result.txt. Needs root on an x86-64
+# Debian host with network access to deb.debian.org and PyPI; downloads ~5 GB, needs
+# ~15 GB in .fresh-machine/ (git-ignored), and takes most of an hour on 2 cores. Not run
+# by CI. The root's caches (pip, apt, the Python environment) are its own: the host's
+# ~/.cache is never used.
+# Usage: scripts/fresh_machine_check.sh [--keep]   (--keep reuses the root of the last run
+# instead of starting from debootstrap: for iterating, not for the recorded result)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+KEEP=0
+case "${1:-}" in
+  "") ;;
+  --keep) KEEP=1 ;;
+  *) echo "fresh_machine_check: unknown argument '$1': expected nothing or --keep" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot and mount need it)"
+[ "$(uname -m)" = x86_64 ] || die "needs an x86-64 host (the suite's target), found $(uname -m)"
+
+WORK="$REPO_ROOT/.fresh-machine"
+ROOT="$WORK/root"
+USER_NAME=tester
+CLONE_IN="/home/$USER_NAME/iris-gpu-overhead"
+MIRROR=http://deb.debian.org/debian
+SUMMARY="$WORK/last-result.txt"
+mkdir -p "$WORK"
+COMMIT=$(git -C "$REPO_ROOT" rev-parse HEAD)
+[ -z "$(git -C "$REPO_ROOT" status --porcelain --untracked-files=no)" ] \
+  || say "warning: uncommitted changes in $REPO_ROOT are not tested (the root gets a clone of HEAD)"
+
+summary=()
+note() { say "$*"; summary+=("$*"); }
+
+# Anything still mounted under the root (a run killed before its trap) is unmounted first:
+# removing the root with /dev bound inside it would delete the host's /dev.
+mounted_under_root() { awk -v r="$ROOT/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r; }
+unmount_all() {
+  local m
+  for m in $(mounted_under_root); do umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+}
+unmount_all
+[ -z "$(mounted_under_root)" ] || die "cannot unmount $(mounted_under_root | tr '\n' ' '); not touching $ROOT"
+trap unmount_all EXIT
+
+command -v debootstrap >/dev/null 2>&1 || {
+  say "installing debootstrap on the host"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+}
+
+t_start=$(date +%s)
+if [ "$KEEP" = 1 ] && [ -x "$ROOT/usr/bin/python3" ]; then
+  note "reusing the root of the last run ($ROOT): NOT a fresh machine"
+else
+  rm -rf --one-file-system "$ROOT"
+  say "debootstrap: minimal Debian 12 (bookworm) root in $ROOT"
+  t0=$(date +%s)
+  debootstrap --variant=minbase --arch=amd64 \
+    --include=git,ca-certificates,python3,python3-venv,sudo \
+    bookworm "$ROOT" "$MIRROR" > "$WORK/debootstrap.log" 2>&1 \
+    || { tail -20 "$WORK/debootstrap.log"; die "debootstrap failed (log: $WORK/debootstrap.log)"; }
+  # What a Debian 12 install lists: main, its updates and security updates.
+  cat > "$ROOT/etc/apt/sources.list" <<EOF
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+EOF
+  chroot "$ROOT" useradd --create-home --shell /bin/bash "$USER_NAME"
+  echo "$USER_NAME ALL=(ALL) NOPASSWD:ALL" > "$ROOT/etc/sudoers.d/$USER_NAME"
+  chmod 0440 "$ROOT/etc/sudoers.d/$USER_NAME"
+  note "debootstrap (minbase + git ca-certificates python3 python3-venv sudo): $(( $(date +%s) - t0 )) s, root $(du -sh --one-file-system "$ROOT" | cut -f1)"
+fi
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The chroot shares the host's hostname; sudo warns on every call if it cannot resolve it.
+grep -q "[[:space:]]$(hostname)\$" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >> "$ROOT/etc/hosts"
+
+# The clone: this repository's committed HEAD, as `git clone` would give it.
+rm -rf --one-file-system "$ROOT$CLONE_IN"
+git clone -q --no-hardlinks "$REPO_ROOT" "$ROOT$CLONE_IN"
+git -C "$ROOT$CLONE_IN" checkout -q --detach "$COMMIT"
+chroot "$ROOT" chown -R "$USER_NAME:$USER_NAME" "$CLONE_IN"
+
+mount -t proc proc "$ROOT/proc"
+mount -t sysfs sys "$ROOT/sys"
+mount --rbind /dev "$ROOT/dev" && mount --make-rslave "$ROOT/dev"
+
+# Runs the README's test command in the root as the user, with a login environment.
+# Sets run_rc and run_s.
+run_test() {
+  local log="$WORK/run-$1.log" t0
+  t0=$(date +%s)
+  set +e
+  chroot "$ROOT" /usr/bin/env -i TERM=dumb LANG=C.UTF-8 \
+    /bin/su -l "$USER_NAME" -c "cd $CLONE_IN && scripts/test.sh" > "$log" 2>&1
+  run_rc=$?
+  set -e
+  run_s=$(( $(date +%s) - t0 ))
+  tail -n 4 "$log" | sed "s/^/    run $1 | /"
+}
+human() { printf '%d min %02d s' $(( $1 / 60 )) $(( $1 % 60 )); }
+
+pass=1
+say "run 1: scripts/test.sh on the fresh root (log: $WORK/run-1.log)"
+run_test 1
+note "run 1 (first): scripts/test.sh exit $run_rc in $(human "$run_s")"
+[ "$run_rc" = 0 ] || pass=0
+
+if [ "$pass" = 1 ]; then
+  say "run 2: scripts/test.sh again (log: $WORK/run-2.log)"
+  run_test 2
+  note "run 2 (later): exit $run_rc in $(human "$run_s")"
+  [ "$run_rc" = 0 ] || pass=0
+fi
+
+if [ "$pass" = 1 ]; then
+  # A configure that stopped half-way: its cache stays, build.ninja does not (what made a
+  # second run fail with "loading 'build.ninja'" before). A PyPI toolkit whose install
+  # stopped: no completion marker, a missing link. Both must be redone by the next run.
+  b="$ROOT$CLONE_IN/build"
+  rm -f "$b/build.ninja" "$b/.setup-configured"
+  echo 'CUDA_TOOLKIT_ROOT_DIR:PATH=CUDA_TOOLKIT_ROOT_DIR-NOTFOUND' >> "$b/CMakeCache.txt"
+  venv=$(readlink -f "$ROOT$CLONE_IN/.venv")
+  rm -f "$venv/.cuda-toolkit-complete" "$venv"/lib/python3*/site-packages/nvidia/cu*/lib/libcudart.so
+  say "run 3: after a failed configure and an interrupted CUDA toolkit install (log: $WORK/run-3.log)"
+  run_test 3
+  recovered=yes
+  grep -q "configuring afresh" "$WORK/run-3.log" || recovered="no (configure not redone)"
+  grep -q "installing CUDA .* from PyPI" "$WORK/run-3.log" || recovered="no (toolkit not reinstalled)"
+  note "run 3 (recovery: failed configure + interrupted toolkit install): exit $run_rc in $(human "$run_s"), redone: $recovered"
+  [ "$run_rc" = 0 ] && [ "$recovered" = yes ] || pass=0
+fi
+
+# Sizes: the caches hold what was downloaded (pip keeps the wheels, apt the .debs).
+home="$ROOT/home/$USER_NAME"
+size() { du -sh --one-file-system "$@" 2>/dev/null | cut -f1 | head -n1; }
+note "downloaded: pip cache $(size "$home/.cache/pip"), apt $(size "$ROOT/var/cache/apt/archives"); on disk: Python env + CUDA wheels $(size "$home/.cache/iris-gpu-overhead"), build/ $(size "$ROOT$CLONE_IN/build"), whole root $(size "$ROOT")"
+if grep -q "CUDA toolkit: none on this machine" "$WORK/run-1.log" 2>/dev/null; then
+  note "CUDA: $(grep -m1 'iris: CUDA toolkit' "$WORK/run-1.log" | sed 's/^-- //')"
+fi
+tests_line=$(grep -E 'tests passed|tests failed' "$WORK/run-1.log" | tail -n1 || true)
+[ -z "$tests_line" ] || note "ctest (run 1): $tests_line"
+
+verdict=FAIL; [ "$pass" = 1 ] && verdict=PASS
+note "$verdict: fresh Debian 12 root, commit ${COMMIT:0:12}, $(date -u '+%Y-%m-%d %H:%M UTC'), whole check $(human $(( $(date +%s) - t_start )))"
+printf '%s\n' "${summary[@]}" > "$SUMMARY.tmp" && mv "$SUMMARY.tmp" "$SUMMARY"
+[ "$pass" = 1 ]
