@@ -77,17 +77,19 @@ system_nvcc() {
 if [ "${IRIS_CUDA_FROM_PYPI:-0}" != 1 ] && NVCC=$(system_nvcc); then
   NVCC=$(readlink -f "$NVCC")
   CUDA_ROOT=$(dirname "$(dirname "$NVCC")")
-  say "CUDA toolkit: the system's, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+  say "CUDA toolkit: the system's, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p'))"
 else
   CUDA_ROOT=$("$REPO_ROOT/scripts/cuda_from_pypi.sh" "$VENV")
   NVCC=$CUDA_ROOT/bin/nvcc
-  say "CUDA toolkit: none on this machine, so NVIDIA's wheels from PyPI in the cached environment, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+  say "CUDA toolkit: none on this machine, so NVIDIA's wheels from PyPI in the cached environment, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p'))"
 fi
 
 # --- 4. Configure and build ---------------------------------------------------------
 # A configure counts as done only when it finished (the stamp is written after it) with
 # the same arguments. Otherwise the old cache, which may hold NOTFOUND results of a failed
-# run or another toolkit's paths, is removed and configure runs afresh; built objects stay.
+# run or another toolkit's paths, is removed with CMake's compiler checks
+# (CMakeFiles/<version>/), and configure runs afresh; built objects stay, and ninja rebuilds
+# only what the new configuration changes.
 CONFIG_ARGS=(-G Ninja
   -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}"
   -DCMAKE_PREFIX_PATH="$TORCH_PREFIX"
@@ -104,7 +106,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$wan
     else
       say "the last configure of $BUILD_DIR did not finish: configuring afresh"
     fi
-    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR/CMakeFiles"
+    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR"/CMakeFiles/[0-9]*
   fi
   rm -f "$STAMP"
   say "configuring $BUILD_DIR"
