@@ -44,10 +44,10 @@ fi
 VENV=$(venv_dir)
 probe_venv() {
   "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, torch, torch.utils
-print(torch.utils.cmake_prefix_path)' 2>/dev/null
+print(torch.utils.cmake_prefix_path); print(torch.version.cuda or "none")' 2>/dev/null
 }
-TORCH_PREFIX=""
-if [ -f "$VENV/.complete" ] && TORCH_PREFIX=$(probe_venv); then
+PROBE=""
+if [ -f "$VENV/.complete" ] && PROBE=$(probe_venv); then
   say "Python environment up to date ($VENV)"
 else
   if [ -f "$VENV/.complete" ]; then
@@ -61,10 +61,11 @@ else
   "$PYTHON_BASE" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install --progress-bar off -r requirements.txt
-  TORCH_PREFIX=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn and torch"
+  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn and torch"
   touch "$VENV/.complete"   # written last: an interrupted install is redone next time
 fi
 ln -sfn "$VENV" .venv
+TORCH_PREFIX=$(sed -n 1p <<< "$PROBE"); TORCH_CUDA=$(sed -n 2p <<< "$PROBE")
 
 # --- 3. CUDA toolkit: the system's, else PyPI's ----------------------------------------
 system_nvcc() {
@@ -77,7 +78,9 @@ system_nvcc() {
 if [ "${IRIS_CUDA_FROM_PYPI:-0}" != 1 ] && NVCC=$(system_nvcc); then
   NVCC=$(readlink -f "$NVCC")
   CUDA_ROOT=$(dirname "$(dirname "$NVCC")")
-  say "CUDA toolkit: the system's, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p'))"
+  NVCC_VERSION=$("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p')
+  say "CUDA toolkit: the system's, $CUDA_ROOT ($NVCC_VERSION)"
+  [ "${NVCC_VERSION%%.*}" = "${TORCH_CUDA%%.*}" ] || say "warning: the system's CUDA $NVCC_VERSION is not torch's CUDA $TORCH_CUDA; if configure fails, IRIS_CUDA_FROM_PYPI=1 uses torch's from PyPI"
 else
   CUDA_ROOT=$("$REPO_ROOT/scripts/cuda_from_pypi.sh" "$VENV")
   NVCC=$CUDA_ROOT/bin/nvcc
