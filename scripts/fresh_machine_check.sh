@@ -81,6 +81,16 @@ EOF
   note "debootstrap (minbase + git ca-certificates python3 python3-venv sudo): $(( $(date +%s) - t0 )) s, root $(du -sh --one-file-system "$ROOT" | cut -f1)"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The root shares the host's network. Where the host reaches it through a TLS-intercepting
+# proxy whose CA it trusts (/usr/local/share/ca-certificates), the root needs the same
+# trust, and pip (which otherwise uses its own CA bundle) the system's bundle. A machine
+# with direct access needs neither; nothing else of the host is copied.
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+  chroot "$ROOT" update-ca-certificates >/dev/null 2>&1
+  printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$ROOT/etc/pip.conf"
+  note "the host's extra CA certificates (its TLS proxy) copied into the root; /etc/pip.conf points pip at the system's bundle"
+fi
 # The chroot shares the host's hostname; sudo warns on every call if it cannot resolve it.
 grep -q "[[:space:]]$(hostname)\$" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >> "$ROOT/etc/hosts"
 
