@@ -46,7 +46,7 @@ fi
 
 rm -f "$MARKER"
 say "no system CUDA toolkit: installing CUDA $TK_VERSION from PyPI (cuda-toolkit[$EXTRAS], ~500 MB) into $VENV"
-"$PY" -m pip install -q --progress-bar off "cuda-toolkit[$EXTRAS]==$TK_VERSION"
+"$PY" -m pip install --progress-bar off "cuda-toolkit[$EXTRAS]==$TK_VERSION"
 
 # The links a CUDA toolkit has and the wheels lack:
 #  - unversioned libX.so beside libX.so.N, which the linker and FindCUDAToolkit look for;

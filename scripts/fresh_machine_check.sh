@@ -65,7 +65,8 @@ else
   rm -rf --one-file-system "$ROOT"
   say "debootstrap: minimal Debian 12 (bookworm) root in $ROOT"
   t0=$(date +%s)
-  debootstrap --variant=minbase --arch=amd64 \
+  rm -rf "$WORK/debootstrap-debs" && mkdir -p "$WORK/debootstrap-debs"
+  debootstrap --variant=minbase --arch=amd64 --cache-dir="$WORK/debootstrap-debs" \
     --include=git,ca-certificates,python3,python3-venv,sudo \
     bookworm "$ROOT" "$MIRROR" > "$WORK/debootstrap.log" 2>&1 \
     || { tail -20 "$WORK/debootstrap.log"; die "debootstrap failed (log: $WORK/debootstrap.log)"; }
@@ -150,10 +151,16 @@ if [ "$pass" = 1 ]; then
   [ "$run_rc" = 0 ] && [ "$recovered" = yes ] || pass=0
 fi
 
-# Sizes: the caches hold what was downloaded (pip keeps the wheels, apt the .debs).
-home="$ROOT/home/$USER_NAME"
+# Sizes: pip's log names every wheel it downloads with its size; apt keeps its .debs.
+pip_mb() {
+  cat "$@" 2>/dev/null | awk '/Downloading .*\([0-9.]+ [kMG]B\)/ {
+      n = $(NF-1); u = $NF; gsub(/[()]/, "", n); gsub(/[()]/, "", u)
+      s += (u == "kB") ? n / 1000 : (u == "GB") ? n * 1000 : n }
+    END { printf "%.0f MB", s }'
+}
 size() { du -sh --one-file-system "$@" 2>/dev/null | cut -f1 | head -n1; }
-note "downloaded: pip cache $(size "$home/.cache/pip"), apt $(size "$ROOT/var/cache/apt/archives"); on disk: Python env + CUDA wheels $(size "$home/.cache/iris-gpu-overhead"), build/ $(size "$ROOT$CLONE_IN/build"), whole root $(size "$ROOT")"
+note "downloaded: debootstrap's .debs $(size "$WORK/debootstrap-debs"), setup's Debian packages $(size "$ROOT/var/cache/apt/archives"), wheels $(pip_mb "$WORK"/run-*.log) (run 1: $(pip_mb "$WORK/run-1.log"))"
+note "on disk: Python env + CUDA wheels $(size "$ROOT/home/$USER_NAME/.cache/iris-gpu-overhead"), build/ $(size "$ROOT$CLONE_IN/build"), whole root $(size "$ROOT")"
 if grep -q "CUDA toolkit: none on this machine" "$WORK/run-1.log" 2>/dev/null; then
   note "CUDA: $(grep -m1 'iris: CUDA toolkit' "$WORK/run-1.log" | sed 's/^-- //')"
 fi
