@@ -16,6 +16,10 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$REPO_ROOT"
+# Seconds per step, said at the end: what a first and a later run cost, and where.
+timings=()
+lap_start=$SECONDS
+lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
 APT_PKGS=(libbenchmark-dev libgtest-dev cmake ninja-build g++ git)
@@ -36,6 +40,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   say "Debian packages present (${APT_PKGS[*]})"
 fi
+lap packages
 
 # --- 2. Python environment (cached outside the clone) -------------------------------
 # Checked, not only marked: .complete is written after the install, and the key imports
@@ -66,6 +71,7 @@ else
 fi
 ln -sfn "$VENV" .venv
 TORCH_PREFIX=$(sed -n 1p <<< "$PROBE"); TORCH_CUDA=$(sed -n 2p <<< "$PROBE")
+lap "Python env"
 
 # --- 3. CUDA toolkit: the system's, else PyPI's ----------------------------------------
 system_nvcc() {
@@ -86,6 +92,7 @@ else
   NVCC=$CUDA_ROOT/bin/nvcc
   say "CUDA toolkit: none on this machine, so NVIDIA's wheels from PyPI in the cached environment, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p'))"
 fi
+lap "CUDA toolkit"
 
 # --- 4. Configure and build ---------------------------------------------------------
 # A configure counts as done only when it finished (the stamp is written after it) with
@@ -117,6 +124,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$wan
   PATH="$(dirname "$NVCC"):$PATH" cmake -S . -B "$BUILD_DIR" "${CONFIG_ARGS[@]}"
   printf '%s\n' "$want" > "$STAMP.tmp" && mv "$STAMP.tmp" "$STAMP"
 fi
+lap configure
 # ninja resumes an interrupted or failed build by itself; the marker only lets us say so.
 BUILDING="$BUILD_DIR/.setup-building"
 if [ -f "$BUILDING" ]; then
@@ -126,4 +134,5 @@ touch "$BUILDING"
 say "building (first build of the LibTorch sources takes several minutes on 2 cores)"
 PATH="$(dirname "$NVCC"):$PATH" cmake --build "$BUILD_DIR"
 rm -f "$BUILDING"
-say "ready: ./bench --help"
+lap build
+say "ready in $SECONDS s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g')): ./bench --help"
