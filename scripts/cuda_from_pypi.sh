@@ -45,7 +45,7 @@ if [ "$(cat "$MARKER" 2>/dev/null)" = "$TK_VERSION" ] && toolkit_works; then
 fi
 
 rm -f "$MARKER"
-say "no system CUDA toolkit: installing CUDA $TK_VERSION from PyPI (cuda-toolkit[$EXTRAS], ~500 MB) into $VENV"
+say "no system CUDA toolkit: installing CUDA $TK_VERSION from PyPI (cuda-toolkit[$EXTRAS]: the compiler adds ~100 MB of downloads to what torch already has) into $VENV"
 "$PY" -m pip install --progress-bar off "cuda-toolkit[$EXTRAS]==$TK_VERSION"
 
 # The links a CUDA toolkit has and the wheels lack:

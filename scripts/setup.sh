@@ -60,7 +60,7 @@ else
   elif [ -d "$VENV" ]; then
     say "the cached Python environment in $VENV is incomplete (an earlier install stopped): recreating it"
   fi
-  say "creating the Python environment in $VENV (torch 2.11.0 with its CUDA wheels: ~4 GB, a few minutes once)"
+  say "creating the Python environment in $VENV (torch 2.11.0 with its CUDA wheels: ~2.8 GB to download, ~5 GB on disk, once)"
   rm -rf "$VENV"
   mkdir -p "$CACHE_ROOT"
   "$PYTHON_BASE" -m venv "$VENV"
