@@ -151,7 +151,7 @@ if [ "$pass" = 1 ]; then
   b="$ROOT$CLONE_IN/build"
   rm -f "$b/build.ninja" "$b/.setup-configured"
   echo 'CUDA_TOOLKIT_ROOT_DIR:PATH=CUDA_TOOLKIT_ROOT_DIR-NOTFOUND' >> "$b/CMakeCache.txt"
-  venv=$(readlink -f "$ROOT$CLONE_IN/.venv")
+  venv="$ROOT$(readlink "$ROOT$CLONE_IN/.venv")"   # the link is absolute inside the root
   rm -f "$venv/.cuda-toolkit-complete" "$venv"/lib/python3*/site-packages/nvidia/cu*/lib/libcudart.so
   say "run 3: after a failed configure and an interrupted CUDA toolkit install (log: $WORK/run-3.log)"
   run_test 3
