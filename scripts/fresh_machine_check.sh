@@ -132,7 +132,7 @@ run_test() {
 human() { printf '%d min %02d s' $(( $1 / 60 )) $(( $1 % 60 )); }
 
 pass=1
-say "run 1: scripts/test.sh on the fresh root (log: $WORK/run-1.log)"
+say "run 1: scripts/test.sh on the new clone (log: $WORK/run-1.log)"
 run_test 1
 note "run 1 (first): scripts/test.sh exit $run_rc in $(human "$run_s")"
 [ "$run_rc" = 0 ] || pass=0
@@ -179,6 +179,7 @@ tests_line=$(grep -E 'tests passed|tests failed' "$WORK/run-1.log" | tail -n1 ||
 [ -z "$tests_line" ] || note "ctest (run 1): $tests_line"
 
 verdict=FAIL; [ "$pass" = 1 ] && verdict=PASS
-note "$verdict: fresh Debian 12 root, commit ${COMMIT:0:12}, $(date -u '+%Y-%m-%d %H:%M UTC'), whole check $(human $(( $(date +%s) - t_start )))"
+kind="fresh Debian 12 root"; [ "$KEEP" = 1 ] && kind="Debian 12 root reused (--keep: new clone, cached environment)"
+note "$verdict: $kind, commit ${COMMIT:0:12}, $(date -u '+%Y-%m-%d %H:%M UTC'), whole check $(human $(( $(date +%s) - t_start )))"
 printf '%s\n' "${summary[@]}" > "$SUMMARY.tmp" && mv "$SUMMARY.tmp" "$SUMMARY"
 [ "$pass" = 1 ]
