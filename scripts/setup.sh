@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Installs what the suite needs and builds it. Idempotent: a second run checks and returns
-# in seconds. Steps:
+# in seconds, and it recovers from its own failures (an interrupted or failed step is
+# detected and redone on the next run; no `rm -rf build` needed). Steps:
 #   1. Debian packages: Google Benchmark, GoogleTest, CMake, Ninja, a C++ compiler.
 #   2. The pinned Python environment (requirements.txt: torch 2.11.0 = LibTorch, numpy,
 #      scipy, matplotlib, pytest) in a cache outside the clone; .venv links to it.
-#   3. CMake configure + build into build/ (CUDA parts when the toolkit is found).
+#   3. A CUDA toolkit: the system's when there is one (nvcc on PATH, $CUDACXX or
+#      /usr/local/cuda), else NVIDIA's wheels from PyPI at torch's CUDA version, installed
+#      into the cached environment (scripts/cuda_from_pypi.sh). The torch wheel is a CUDA
+#      build whose CMake files require a toolkit even for the CPU-only parts.
+#   4. CMake configure + build into build/ (the CUDA parts compile without a GPU).
 # Environment: IRIS_BENCH_CACHE (cache folder), BUILD_DIR, PYTHON (base interpreter),
-# CMAKE_BUILD_TYPE (default Release).
+# CMAKE_BUILD_TYPE (default Release), IRIS_CUDA_FROM_PYPI=1 (use the PyPI toolkit even
+# when the system has one: how the no-toolkit path is tested on a machine with one).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$REPO_ROOT"
+# Seconds per step, said at the end: what a first and a later run cost, and where.
+timings=()
+lap_start=$SECONDS
+lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
 APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev clang libclang-rt-dev)
@@ -20,37 +30,109 @@ done
 "$PYTHON_BASE" -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root or sudo to install the Debian packages: ${missing[*]}"
+    SUDO=sudo
+  fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 else
   say "Debian packages present (${APT_PKGS[*]})"
 fi
+lap packages
 
 # --- 2. Python environment (cached outside the clone) -------------------------------
+# Checked, not only marked: .complete is written after the install, and the key imports
+# must still work (a cache cleaned by hand or a disk that filled up leaves .complete behind
+# a broken environment). The same call gives LibTorch's CMake folder.
 VENV=$(venv_dir)
-if [ ! -f "$VENV/.complete" ]; then
-  say "creating the Python environment in $VENV (torch 2.11.0 with its CUDA wheels: ~4 GB, a few minutes once)"
+probe_venv() {
+  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, torch, torch.utils
+print(torch.utils.cmake_prefix_path); print(torch.version.cuda or "none")' 2>/dev/null
+}
+PROBE=""
+if [ -f "$VENV/.complete" ] && PROBE=$(probe_venv); then
+  say "Python environment up to date ($VENV)"
+else
+  if [ -f "$VENV/.complete" ]; then
+    say "the cached Python environment in $VENV is broken (its key imports fail): recreating it"
+  elif [ -d "$VENV" ]; then
+    say "the cached Python environment in $VENV is incomplete (an earlier install stopped): recreating it"
+  fi
+  say "creating the Python environment in $VENV (torch 2.11.0 with its CUDA wheels: ~2.8 GB to download, ~5 GB on disk, once)"
   rm -rf "$VENV"
   mkdir -p "$CACHE_ROOT"
   "$PYTHON_BASE" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install --progress-bar off -r requirements.txt
+  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn and torch"
   touch "$VENV/.complete"   # written last: an interrupted install is redone next time
-else
-  say "Python environment up to date ($VENV)"
 fi
 ln -sfn "$VENV" .venv
+TORCH_PREFIX=$(sed -n 1p <<< "$PROBE"); TORCH_CUDA=$(sed -n 2p <<< "$PROBE")
+lap "Python env"
 
-# --- 3. Configure and build ---------------------------------------------------------
-TORCH_PREFIX=$("$VENV/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
-if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-  say "configuring $BUILD_DIR"
-  cmake -S . -B "$BUILD_DIR" -G Ninja \
-    -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
-    -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" \
-    -DPython3_EXECUTABLE="$VENV/bin/python"
+# --- 3. CUDA toolkit: the system's, else PyPI's ----------------------------------------
+system_nvcc() {
+  if [ -n "${CUDACXX:-}" ] && [ -x "$CUDACXX" ]; then echo "$CUDACXX"
+  elif command -v nvcc >/dev/null 2>&1; then command -v nvcc
+  elif [ -x /usr/local/cuda/bin/nvcc ]; then echo /usr/local/cuda/bin/nvcc
+  else return 1
+  fi
+}
+if [ "${IRIS_CUDA_FROM_PYPI:-0}" != 1 ] && NVCC=$(system_nvcc); then
+  NVCC=$(readlink -f "$NVCC")
+  CUDA_ROOT=$(dirname "$(dirname "$NVCC")")
+  NVCC_VERSION=$("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p')
+  say "CUDA toolkit: the system's, $CUDA_ROOT ($NVCC_VERSION)"
+  [ "${NVCC_VERSION%%.*}" = "${TORCH_CUDA%%.*}" ] || say "warning: the system's CUDA $NVCC_VERSION is not torch's CUDA $TORCH_CUDA; if configure fails, IRIS_CUDA_FROM_PYPI=1 uses torch's from PyPI"
+else
+  CUDA_ROOT=$("$REPO_ROOT/scripts/cuda_from_pypi.sh" "$VENV")
+  NVCC=$CUDA_ROOT/bin/nvcc
+  say "CUDA toolkit: none on this machine, so NVIDIA's wheels from PyPI in the cached environment, $CUDA_ROOT ($("$NVCC" --version | sed -n 's/.*release .*, V\([0-9.]*\).*/\1/p'))"
 fi
+lap "CUDA toolkit"
+
+# --- 4. Configure and build ---------------------------------------------------------
+# A configure counts as done only when it finished (the stamp is written after it) with
+# the same arguments. Otherwise the old cache, which may hold NOTFOUND results of a failed
+# run or another toolkit's paths, is removed with CMake's compiler checks
+# (CMakeFiles/<version>/), and configure runs afresh; built objects stay, and ninja rebuilds
+# only what the new configuration changes.
+CONFIG_ARGS=(-G Ninja
+  -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}"
+  -DCMAKE_PREFIX_PATH="$TORCH_PREFIX"
+  -DPython3_EXECUTABLE="$VENV/bin/python"
+  -DCMAKE_CUDA_COMPILER="$NVCC"
+  -DCUDAToolkit_ROOT="$CUDA_ROOT"
+  -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_ROOT")
+STAMP="$BUILD_DIR/.setup-configured"
+want=$(printf '%s\n' "$REPO_ROOT" "${CONFIG_ARGS[@]}")
+if [ ! -f "$BUILD_DIR/build.ninja" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
+  if [ -e "$BUILD_DIR/CMakeCache.txt" ]; then
+    if [ -f "$STAMP" ]; then
+      say "configuration of $BUILD_DIR changed (environment or toolkit): configuring afresh"
+    else
+      say "the last configure of $BUILD_DIR did not finish: configuring afresh"
+    fi
+    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR"/CMakeFiles/[0-9]*
+  fi
+  rm -f "$STAMP"
+  say "configuring $BUILD_DIR"
+  # The toolkit's bin on PATH too: torch's CMake files look for nvcc there as well.
+  PATH="$(dirname "$NVCC"):$PATH" cmake -S . -B "$BUILD_DIR" "${CONFIG_ARGS[@]}"
+  printf '%s\n' "$want" > "$STAMP.tmp" && mv "$STAMP.tmp" "$STAMP"
+fi
+lap configure
+# ninja resumes an interrupted or failed build by itself; the marker only lets us say so.
+BUILDING="$BUILD_DIR/.setup-building"
+if [ -f "$BUILDING" ]; then
+  say "the last build did not finish: resuming it"
+fi
+touch "$BUILDING"
 say "building (first build of the LibTorch sources takes several minutes on 2 cores)"
-cmake --build "$BUILD_DIR"
-say "ready: ./bench --help"
+PATH="$(dirname "$NVCC"):$PATH" cmake --build "$BUILD_DIR"
+rm -f "$BUILDING"
+lap build
+say "ready in $SECONDS s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g')): ./bench --help"

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The README's test command on a fresh Debian 12, as a new user would run it: builds a
+# minimal bookworm root with debootstrap, installs only what such a person has (git,
+# ca-certificates, python3, python3-venv, sudo; no compiler, no CUDA toolkit), clones this
+# repository's committed HEAD into it, and runs `scripts/test.sh` there as a user with
+# sudo, three times:
+#   1. fresh: everything is installed, downloaded and built;
+#   2. again: what a later run costs;
+#   3. recovery: after a configure that failed half-way (cache left, no build.ninja) and a
+#      PyPI CUDA toolkit whose install stopped before its completion marker.
+# Prints each run's exit status and time, the sizes downloaded and on disk, and PASS/FAIL;
+# the summary is also kept in .fresh-machine/last-result.txt. Needs root on an x86-64
+# Debian host with network access to deb.debian.org and PyPI; downloads ~5 GB, needs
+# ~15 GB in .fresh-machine/ (git-ignored), and takes most of an hour on 2 cores. Not run
+# by CI. The root's caches (pip, apt, the Python environment) are its own: the host's
+# ~/.cache is never used.
+# Usage: scripts/fresh_machine_check.sh [--keep]   (--keep reuses the root of the last run
+# instead of starting from debootstrap: for iterating, not for the recorded result)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+KEEP=0
+case "${1:-}" in
+  "") ;;
+  --keep) KEEP=1 ;;
+  *) echo "fresh_machine_check: unknown argument '$1': expected nothing or --keep" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot and mount need it)"
+[ "$(uname -m)" = x86_64 ] || die "needs an x86-64 host (the suite's target), found $(uname -m)"
+
+WORK="$REPO_ROOT/.fresh-machine"
+ROOT="$WORK/root"
+USER_NAME=tester
+CLONE_IN="/home/$USER_NAME/iris-gpu-overhead"
+MIRROR=http://deb.debian.org/debian
+SUMMARY="$WORK/last-result.txt"
+mkdir -p "$WORK"
+COMMIT=$(git -C "$REPO_ROOT" rev-parse HEAD)
+[ -z "$(git -C "$REPO_ROOT" status --porcelain --untracked-files=no)" ] \
+  || say "warning: uncommitted changes in $REPO_ROOT are not tested (the root gets a clone of HEAD)"
+
+summary=()
+note() { say "$*"; summary+=("$*"); }
+
+# Anything still mounted under the root (a run killed before its trap) is unmounted first:
+# removing the root with /dev bound inside it would delete the host's /dev.
+mounted_under_root() { awk -v r="$ROOT/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r; }
+unmount_all() {
+  local m
+  for m in $(mounted_under_root); do umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+}
+unmount_all
+[ -z "$(mounted_under_root)" ] || die "cannot unmount $(mounted_under_root | tr '\n' ' '); not touching $ROOT"
+trap unmount_all EXIT
+
+command -v debootstrap >/dev/null 2>&1 || {
+  say "installing debootstrap on the host"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+}
+
+t_start=$(date +%s)
+if [ "$KEEP" = 1 ] && [ -x "$ROOT/usr/bin/python3" ]; then
+  note "reusing the root of the last run ($ROOT): NOT a fresh machine"
+else
+  rm -rf --one-file-system "$ROOT"
+  say "debootstrap: minimal Debian 12 (bookworm) root in $ROOT"
+  t0=$(date +%s)
+  rm -rf "$WORK/debootstrap-debs" && mkdir -p "$WORK/debootstrap-debs"
+  debootstrap --variant=minbase --arch=amd64 --cache-dir="$WORK/debootstrap-debs" \
+    --include=git,ca-certificates,python3,python3-venv,sudo \
+    bookworm "$ROOT" "$MIRROR" > "$WORK/debootstrap.log" 2>&1 \
+    || { tail -20 "$WORK/debootstrap.log"; die "debootstrap failed (log: $WORK/debootstrap.log)"; }
+  # What a Debian 12 install lists: main, its updates and security updates.
+  cat > "$ROOT/etc/apt/sources.list" <<EOF
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+EOF
+  chroot "$ROOT" useradd --create-home --shell /bin/bash "$USER_NAME"
+  echo "$USER_NAME ALL=(ALL) NOPASSWD:ALL" > "$ROOT/etc/sudoers.d/$USER_NAME"
+  chmod 0440 "$ROOT/etc/sudoers.d/$USER_NAME"
+  note "debootstrap (minbase + git ca-certificates python3 python3-venv sudo): $(( $(date +%s) - t0 )) s, root $(du -sh --one-file-system "$ROOT" | cut -f1)"
+fi
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The root shares the host's network. Where the host reaches it through a TLS-intercepting
+# proxy whose CA it trusts (/usr/local/share/ca-certificates), the root needs the same
+# trust, and pip (which otherwise uses its own CA bundle) the system's bundle. A machine
+# with direct access needs neither; nothing else of the host is copied.
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+  chroot "$ROOT" update-ca-certificates >/dev/null 2>&1
+  printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$ROOT/etc/pip.conf"
+  note "the host's extra CA certificates (its TLS proxy) copied into the root; /etc/pip.conf points pip at the system's bundle"
+fi
+# The chroot shares the host's hostname; sudo warns on every call if it cannot resolve it.
+grep -q "[[:space:]]$(hostname)\$" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >> "$ROOT/etc/hosts"
+
+# The clone: this repository's committed HEAD, as `git clone` would give it.
+rm -rf --one-file-system "$ROOT$CLONE_IN"
+git clone -q --no-hardlinks "$REPO_ROOT" "$ROOT$CLONE_IN"
+git -C "$ROOT$CLONE_IN" checkout -q --detach "$COMMIT"
+chroot "$ROOT" chown -R "$USER_NAME:$USER_NAME" "$CLONE_IN"
+
+# The root's own /dev (a tmpfs with the few nodes a build needs, its own ptys and shm), not
+# the host's bound in: nothing run as root in there can touch the host's device nodes.
+mount -t proc proc "$ROOT/proc"
+mount -t sysfs -o ro sys "$ROOT/sys"
+mount -t tmpfs -o mode=755,nosuid dev "$ROOT/dev"
+for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+  set -- $node; mknod -m 666 "$ROOT/dev/$1" c "$2" "$3"
+done
+mkdir "$ROOT/dev/pts" "$ROOT/dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$ROOT/dev/pts"
+mount -t tmpfs -o mode=1777,nosuid,nodev shm "$ROOT/dev/shm"
+ln -s pts/ptmx "$ROOT/dev/ptmx"
+ln -s /proc/self/fd "$ROOT/dev/fd"
+for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$ROOT/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
+
+# Runs the README's test command in the root as the user, with a login environment.
+# Sets run_rc and run_s.
+run_test() {
+  local log="$WORK/run-$1.log" t0
+  t0=$(date +%s)
+  set +e
+  chroot "$ROOT" /usr/bin/env -i TERM=dumb LANG=C.UTF-8 \
+    /bin/su -l "$USER_NAME" -c "cd $CLONE_IN && scripts/test.sh" > "$log" 2>&1
+  run_rc=$?
+  set -e
+  run_s=$(( $(date +%s) - t0 ))
+  tail -n 4 "$log" | sed "s/^/    run $1 | /"
+}
+human() { printf '%d min %02d s' $(( $1 / 60 )) $(( $1 % 60 )); }
+
+pass=1
+say "run 1: scripts/test.sh on the new clone (log: $WORK/run-1.log)"
+run_test 1
+note "run 1 (first): scripts/test.sh exit $run_rc in $(human "$run_s")"
+[ "$run_rc" = 0 ] || pass=0
+
+if [ "$pass" = 1 ]; then
+  say "run 2: scripts/test.sh again (log: $WORK/run-2.log)"
+  run_test 2
+  note "run 2 (later): exit $run_rc in $(human "$run_s")"
+  [ "$run_rc" = 0 ] || pass=0
+fi
+
+if [ "$pass" = 1 ]; then
+  # A configure that stopped half-way: its cache stays, build.ninja does not (what made a
+  # second run fail with "loading 'build.ninja'" before). A PyPI toolkit whose install
+  # stopped: no completion marker, a missing link. Both must be redone by the next run.
+  b="$ROOT$CLONE_IN/build"
+  rm -f "$b/build.ninja" "$b/.setup-configured"
+  echo 'CUDA_TOOLKIT_ROOT_DIR:PATH=CUDA_TOOLKIT_ROOT_DIR-NOTFOUND' >> "$b/CMakeCache.txt"
+  venv="$ROOT$(readlink "$ROOT$CLONE_IN/.venv")"   # the link is absolute inside the root
+  rm -f "$venv/.cuda-toolkit-complete" "$venv"/lib/python3*/site-packages/nvidia/cu*/lib/libcudart.so
+  say "run 3: after a failed configure and an interrupted CUDA toolkit install (log: $WORK/run-3.log)"
+  run_test 3
+  recovered=yes
+  grep -q "configuring afresh" "$WORK/run-3.log" || recovered="no (configure not redone)"
+  grep -q "installing CUDA .* from PyPI" "$WORK/run-3.log" || recovered="no (toolkit not reinstalled)"
+  note "run 3 (recovery: failed configure + interrupted toolkit install): exit $run_rc in $(human "$run_s"), redone: $recovered"
+  [ "$run_rc" = 0 ] && [ "$recovered" = yes ] || pass=0
+fi
+
+# Sizes: pip's log names every wheel it downloads with its size; apt keeps its .debs.
+pip_mb() {
+  cat "$@" 2>/dev/null | awk '/Downloading .*\([0-9.]+ [kMG]B\)/ {
+      n = $(NF-1); u = $NF; gsub(/[()]/, "", n); gsub(/[()]/, "", u)
+      s += (u == "kB") ? n / 1000 : (u == "GB") ? n * 1000 : n }
+    END { printf "%.0f MB", s }'
+}
+size() { du -sh --one-file-system "$@" 2>/dev/null | cut -f1 | head -n1; }
+note "downloaded: debootstrap's .debs $(size "$WORK/debootstrap-debs"), setup's Debian packages $(size "$ROOT/var/cache/apt/archives"), wheels $(pip_mb "$WORK"/run-*.log) (run 1: $(pip_mb "$WORK/run-1.log"))"
+note "on disk: Python env + CUDA wheels $(size "$ROOT/home/$USER_NAME/.cache/iris-gpu-overhead"), build/ $(size "$ROOT$CLONE_IN/build"), whole root $(size "$ROOT")"
+if grep -q "CUDA toolkit: none on this machine" "$WORK/run-1.log" 2>/dev/null; then
+  note "CUDA: $(grep -m1 'iris: CUDA toolkit' "$WORK/run-1.log" | sed 's/^-- //')"
+fi
+tests_line=$(grep -E 'tests passed|tests failed' "$WORK/run-1.log" | tail -n1 || true)
+[ -z "$tests_line" ] || note "ctest (run 1): $tests_line"
+
+verdict=FAIL; [ "$pass" = 1 ] && verdict=PASS
+kind="fresh Debian 12 root"; [ "$KEEP" = 1 ] && kind="Debian 12 root reused (--keep: new clone, cached environment)"
+note "$verdict: $kind, commit ${COMMIT:0:12}, $(date -u '+%Y-%m-%d %H:%M UTC'), whole check $(human $(( $(date +%s) - t_start )))"
+printf '%s\n' "${summary[@]}" > "$SUMMARY.tmp" && mv "$SUMMARY.tmp" "$SUMMARY"
+[ "$pass" = 1 ]
