@@ -131,7 +131,12 @@ if [ -f "$BUILDING" ]; then
   say "the last build did not finish: resuming it"
 fi
 touch "$BUILDING"
-say "building (first build of the LibTorch sources takes several minutes on 2 cores)"
+# Nothing of LibTorch is built: our C++ compiles against the torch wheel's prebuilt LibTorch.
+if ninja -C "$BUILD_DIR" -n 2>/dev/null | grep -q "no work to do"; then
+  say "build up to date"
+else
+  say "building bench, ./attribute and the tests against the torch wheel's LibTorch (a first build takes several minutes on 2 cores)"
+fi
 PATH="$(dirname "$NVCC"):$PATH" cmake --build "$BUILD_DIR"
 rm -f "$BUILDING"
 lap build
