@@ -17,6 +17,7 @@ if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import article, bench_json, plots, summary, tables  # noqa: E402
+from analysis import machine_limit  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
@@ -235,6 +236,7 @@ def build_report(folder, machine):
     md += attribution_section(rows, machine, folder)
     md += primitives_section(rows, stats, models)
     md += ladder_section(rows, machine, folder)
+    md += machine_limit.section(rows, machine, folder)
     md += ["", "## Why the remaining time is not proportional to the number of records", ""]
     md += answer_lines(models, checks)
     md += ["", "## Batch size: where the GPU starts to win", ""]
