@@ -4,7 +4,7 @@
 // rows, so the analysis can fit  us/epoch = fixed + rows x per_row  per rung and say from
 // which batch each rung's fixed cost stops mattering.
 //   ./bench --benchmark_filter=RungSweep --sweep_batches=120,10000,1000000 --sweep_epochs=20
-// Epochs per row: sweep_epochs x 10^5 / rows, at least sweep_epochs and at most 20000, so
+// Epochs per row: sweep_epochs x 10^4 / rows, at least sweep_epochs and at most 20000, so
 // small batches run long enough to time and large ones stay affordable (counter `epochs`).
 // One loss is kept, at the last epoch (every rung supports that; the loss is a counter so a
 // diverging run is visible). The hand-written CUDA kernels hold the rows in one block's
@@ -20,7 +20,7 @@
 namespace bench {
 
 int64_t rung_sweep_epochs(int64_t sweep_epochs, int64_t rows) {
-  const int64_t scaled = static_cast<int64_t>(static_cast<double>(sweep_epochs) * 1e5 / static_cast<double>(rows));
+  const int64_t scaled = static_cast<int64_t>(static_cast<double>(sweep_epochs) * 1e4 / static_cast<double>(rows));
   return std::min<int64_t>(20000, std::max(sweep_epochs, scaled));
 }
 

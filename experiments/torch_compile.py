@@ -15,7 +15,7 @@ Ladder rows (`Ladder/<device>-torch_compile` with torch's default threads and, o
 every 100 epochs (.item(), as python_eager.py), checked against the same step in eager
 float64 from the same weights (max_loss_error, max_weight_error: the C++ ladder's
 definitions). --batches adds `RungSweep/<device>-torch_compile/batch:N` rows (the real
-rows tiled to N; epochs as bench's RungSweep: sweep_epochs x 10^5 / N within
+rows tiled to N; epochs as bench's RungSweep: sweep_epochs x 10^4 / N within
 [sweep_epochs, 20000]). Same JSON shape as python_eager.py; a device without a GPU gets a
 row marked skipped. Cost on a 2-core CPU: ~1 min of compiling, then ~1-5 s per repetition.
 """
@@ -109,7 +109,7 @@ def weight_error(params, ref):
 
 def sweep_epochs(sweep_epochs_flag, rows):
     """bench's RungSweep rule (benchmarks/rung_sweep.cpp)."""
-    return min(20000, max(sweep_epochs_flag, int(sweep_epochs_flag * 1e5 / rows)))
+    return min(20000, max(sweep_epochs_flag, int(sweep_epochs_flag * 1e4 / rows)))
 
 
 def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, check):
