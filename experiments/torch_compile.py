@@ -6,7 +6,7 @@ passed to torch.compile: inductor on the CPU; on CUDA mode="reduce-overhead" (CU
 Dynamo breaks the graph at loss.backward(), so it compiles the forward+loss (with its
 backward, through AOTAutograd) and the optimizer step as separate graphs; that is what a
 user gets. Compilation (the first calls, until no more recompiles) is timed separately as
-compile_s; the timed run then starts from the seeded weights, as every ladder rung does:
+compile_s (cold: a fresh cache per configuration); the timed run then starts from the seeded weights, as every ladder rung does:
 
     .venv/bin/python experiments/torch_compile.py --out results/<machine>/torch_compile.json
 
@@ -24,16 +24,19 @@ import atexit
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
 
-# A fresh inductor cache for this process, so compile_s is a cold compile (a warm on-disk
-# cache from an earlier run would make it look free) and no kernel compiled for another
-# thread count is reused. TORCHINDUCTOR_CACHE_DIR set by the caller wins.
-if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="iris-inductor-")
-    atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], True)
+# Every configuration compiles cold, in its own inductor cache under this process's temp
+# folder (cold_caches): a warm cache would make compile_s look free, and inductor's cache
+# key does not include the thread count it writes into its kernels, so a kernel compiled
+# for 2 threads was seen reused for the 1-thread variant. Removed at exit, also on SIGTERM
+# (scripts/gpu_check.sh stops steps with `timeout`).
+CACHE_ROOT = tempfile.mkdtemp(prefix="iris-inductor-")
+atexit.register(shutil.rmtree, CACHE_ROOT, True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 import torch  # noqa: E402
 from torch import nn
@@ -112,9 +115,19 @@ def sweep_epochs(sweep_epochs_flag, rows):
     return min(20000, max(sweep_epochs_flag, int(sweep_epochs_flag * 1e4 / rows)))
 
 
+def cold_caches():
+    """Forgets every compiled graph and kernel: Dynamo's, inductor's in memory, and (through a
+    new TORCHINDUCTOR_CACHE_DIR, which inductor reads on each use) its on-disk cache."""
+    import torch._inductor.codecache as codecache
+    torch._dynamo.reset()
+    for cache in (codecache.PyCodeCache, codecache.CppCodeCache, codecache.CppPythonBindingsCodeCache):
+        cache.cache_clear()
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(dir=CACHE_ROOT)
+
+
 def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, check):
     """Compiles, warms up, times `repetitions` runs; returns (compile_s, [(seconds, losses, errors)])."""
-    torch._dynamo.reset()  # each configuration compiles on its own (shapes are static)
+    cold_caches()  # each configuration compiles on its own (shapes are static)
     x, y = x.to(device), y.to(device)
     model = build(seed, device)
     initial = [p.detach().clone() for p in model.parameters()]
