@@ -68,18 +68,20 @@ TEST(CpuRungs, UnknownNameListsTheChoices) {
   }
 }
 
-// Rows that do not fill the last vector (1000 = 62 x 16 + 8) and a batch of synthetic rows:
-// the padding must add nothing. Checked against LibTorch float64 on the same rows.
-TEST(FusedCpuThreads, PaddedSyntheticBatchMatchesFloat64) {
-  const auto d = train::make_train_data(split(), 1000);
-  const auto ref = train::float64_reference(d, 300, kEvery, 42);
+// Rows that do not fill the last vector: 7 rows (one block, more padding lanes than rows
+// with 8 or 16 lanes) and 1000 synthetic rows (62 x 16 + 8). The padding must add nothing.
+// Checked against LibTorch float64 on the same rows.
+TEST(FusedCpuThreads, PaddedBatchesMatchFloat64) {
+  for (int64_t rows : {7, 1000})
   for (int threads : {1, 3}) {
+    const auto d = train::make_train_data(split(), rows);
+    const auto ref = train::float64_reference(d, 300, kEvery, 42);
     auto w = train::initial_weights(42);
     const auto r = train::fused_cpu_train<float>(w, xs_of(d), ys_of(d), 300, 0.01f, kEvery, threads);
     train::LadderResult lr;
     lr.recorded.assign(r.recorded.begin(), r.recorded.end());
     lr.final_weights = w;
-    expect_close(lr, ref, "threads " + std::to_string(threads));
+    expect_close(lr, ref, std::to_string(rows) + " rows, threads " + std::to_string(threads));
   }
 }
 
