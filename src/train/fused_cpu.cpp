@@ -18,6 +18,7 @@
 //   what five operators do here.
 #include "train/fused_cpu.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
