@@ -18,7 +18,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, article, bench_json, noise, plots, summary, tables  # noqa: E402
+from analysis import answer, article, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
@@ -327,6 +327,7 @@ def build_report(folder, machine):
     else:
         md += ["No BatchSweep rows in this folder.", ""]
     md += ladder_section(rows, machine, folder)
+    md += machine_limit.section(rows, machine, folder)
     if skipped:
         md += ["## Rows that did not run", ""] + skipped_lines(skipped) + [""]
     return stats, "\n".join(md)

@@ -19,6 +19,8 @@ void register_item_sync(const BenchEnvPtr& env);
 void register_batch_sweep(const BenchEnvPtr& env);
 void register_ladder(const BenchEnvPtr& env);
 void register_dispatch(const BenchEnvPtr& env);
+void register_peak(const BenchEnvPtr& env);        // Peak/cpu-fma-*: the arithmetic limit
+void register_rung_sweep(const BenchEnvPtr& env);  // RungSweep/*: each rung from 120 to 10^6 rows
 // The CUDA-only primitive families; without the CUDA toolkit they register nothing.
 void register_kernel_launch(const BenchEnvPtr& env);
 void register_sync(const BenchEnvPtr& env);

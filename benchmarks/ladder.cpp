@@ -5,7 +5,10 @@
 //   ./bench --benchmark_filter=Ladder/cuda --ladder_epochs=5000
 // Counters: us_per_epoch, speedup_vs_eager (LibTorch eager on the same device, measured
 // once per device in this process), max_loss_error and max_weight_error against the
-// float64 reference, host_syncs inside the loop.
+// float64 reference, host_syncs inside the loop. CPU rows (train/cpu_rungs.h: LibTorch
+// eager with its default, 1 and all threads; the fused loop on 1 and all threads) also
+// count flops_per_epoch (train/flops.h), gflops, and pct_of_peak: against the float32 FMA
+// peak (peak.h) of as many threads as the rung uses, measured once in this process.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -14,6 +17,9 @@
 
 #include "bench_env.h"
 #include "bench_util.h"
+#include "peak.h"
+#include "train/cpu_rungs.h"
+#include "train/flops.h"
 #include "train/ladder.h"
 
 namespace bench {
@@ -27,17 +33,30 @@ struct LadderShared {
   std::mutex mutex;
   std::optional<train::Reference> reference;
   std::map<bool, double> eager_us;  // cuda? -> us per epoch of LibTorch eager
+  std::map<int, double> peak_gflops;  // threads -> float32 FMA peak
+};
+
+// One row: a CUDA rung of train::Rung, or a CPU rung of train::cpu_rungs().
+struct LadderRow {
+  bool cuda;
+  train::Rung rung;     // cuda rows
+  train::CpuRung cpu;   // cpu rows
+  std::string name() const { return cuda ? train::rung_name(rung) : cpu.name; }
 };
 
 }  // namespace
 
-static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<LadderShared> shared, bool cuda,
-                      train::Rung rung) {
+static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<LadderShared> shared, LadderRow row) {
+  const bool cuda = row.cuda;
   try {
     if (!within_run_budget(state)) return;
     if (cuda && !require_cuda(state)) return;
     const auto& o = env->options;
     const auto data = train::make_train_data(env->split);
+    const auto run = [&](int64_t epochs, uint64_t seed) {
+      return cuda ? train::run_rung(row.rung, true, data, epochs, kRecordEvery, seed)
+                  : train::run_cpu_rung(row.cpu, data, epochs, kRecordEvery, seed);
+    };
     {
       std::lock_guard<std::mutex> lock(shared->mutex);
       if (!shared->reference) shared->reference = train::float64_reference(data, o.ladder_epochs, kRecordEvery, o.seed);
@@ -47,10 +66,19 @@ static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<
       }
     }
     if (o.warmup_epochs >= kRecordEvery)  // the rungs keep a loss every 100 epochs: shorter runs keep none
-      train::run_rung(rung, cuda, data, std::min(o.warmup_epochs, o.ladder_epochs), kRecordEvery, o.seed + 1);
+      run(std::min(o.warmup_epochs, o.ladder_epochs), o.seed + 1);
+    const int threads = cuda ? 0 : train::threads_used(row.cpu);
+    if (!cuda) {
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      if (!shared->peak_gflops.count(threads)) {  // best of five 50 ms runs: the least disturbed on a shared machine
+        double best = 0;
+        for (int i = 0; i < 5; ++i) best = std::max(best, measure_fma_peak(false, threads, 0.05).gflops);
+        shared->peak_gflops[threads] = best;
+      }
+    }
     train::LadderResult result;
     for (auto _ : state) {
-      result = train::run_rung(rung, cuda, data, o.ladder_epochs, kRecordEvery, o.seed);
+      result = run(o.ladder_epochs, o.seed);
       state.SetIterationTime(result.seconds);
     }
     const double us = result.seconds * 1e6 / static_cast<double>(o.ladder_epochs);
@@ -64,7 +92,16 @@ static void BM_Ladder(benchmark::State& state, BenchEnvPtr env, std::shared_ptr<
     state.counters["max_weight_error"] = train::max_weight_error(result.final_weights, shared->reference->final_weights);
     state.counters["host_syncs"] = static_cast<double>(result.host_syncs);
     state.counters["cuda"] = cuda ? 1 : 0;
-    state.SetLabel(std::string(cuda ? "cuda " : "cpu ") + train::rung_name(rung));
+    if (!cuda) {
+      const double flops = train::epoch_flops(data.x.size(0)).total();
+      state.counters["cpu_threads"] = threads;
+      state.counters["flops_per_epoch"] = flops;
+      state.counters["gflops"] = flops / us / 1e3;
+      state.counters["peak_gflops"] = shared->peak_gflops[threads];
+      state.counters["pct_of_peak"] = 100.0 * flops / us / 1e3 / shared->peak_gflops[threads];
+    }
+    state.SetLabel(std::string(cuda ? "cuda " : "cpu ") + row.name() +
+                   (cuda ? "" : " (" + std::to_string(threads) + " threads, peak " + peak_isa() + ")"));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -74,14 +111,18 @@ void register_ladder(const BenchEnvPtr& env) {
   auto shared = std::make_shared<LadderShared>();
   for (const auto& device : env->options.devices) {
     const bool cuda = device == "cuda";
-    for (auto rung : train::all_rungs()) {
-      if (!train::rung_runs_on(rung, cuda)) continue;
-      benchmark::RegisterBenchmark(("Ladder/" + device + "-" + train::rung_name(rung)).c_str(), BM_Ladder, env, shared,
-                                   cuda, rung)
+    std::vector<LadderRow> rows;
+    if (cuda) {
+      for (auto rung : train::all_rungs())
+        if (train::rung_runs_on(rung, true)) rows.push_back({true, rung, {}});
+    } else {
+      for (const auto& cpu : train::cpu_rungs()) rows.push_back({false, train::Rung::FusedCpu, cpu});
+    }
+    for (const auto& row : rows)
+      benchmark::RegisterBenchmark(("Ladder/" + device + "-" + row.name()).c_str(), BM_Ladder, env, shared, row)
           ->Iterations(1)
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
-    }
   }
 }
 

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   bench::register_item_sync(env);
   bench::register_batch_sweep(env);
   bench::register_ladder(env);
+  bench::register_peak(env);
+  bench::register_rung_sweep(env);
   bench::register_dispatch(env);
   bench::register_kernel_launch(env);
   bench::register_sync(env);

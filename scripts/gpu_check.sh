@@ -213,6 +213,15 @@ else
   "$PY" scripts/sanitizer_findings.py "$RESULTS/compute_sanitizer.log" | tee "$RESULTS/compute_sanitizer_findings.txt"
 fi
 
+# --- 5b. Every rung against the batch on CUDA, and torch.compile with CUDA graphs --------
+run rung_sweep_cuda 60 "${RUNG_SWEEP_FLAGS[@]/--sweep_batches=*/--sweep_batches=120,10000,1000000}" --devices=cuda
+limit=$(allow 90)
+if [ "$limit" -gt 0 ]; then
+  step "torch.compile rung, mode=reduce-overhead on cuda (${limit} s)"
+  timeout "$limit" "$PY" experiments/torch_compile.py "${TORCH_COMPILE_FLAGS[@]}" --repetitions 2 \
+    --batches 1000000 --devices=cuda --out "$RESULTS/torch_compile.json"  # 2 compiles fit the cap
+else not_run "torch.compile rung"; fi
+
 # --- 6. What is left: the batch sweep ----------------------------------------------------
 run batch_sweep 100 "${BATCH_SWEEP_FLAGS[@]}" --devices=cpu,cuda
 

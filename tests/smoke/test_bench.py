@@ -123,7 +123,8 @@ def test_help_lists_families_and_flags():
 def test_ladder_rows_match_the_float64_reference(tmp_path):
     doc = run_bench(tmp_path, "--benchmark_filter=Ladder", "--ladder_epochs=300", "--warmup_epochs=5")
     rows = {r["name"].split("/")[1]: r for r in doc["benchmarks"]}
-    assert set(rows) == {"cpu-libtorch_eager", "cpu-fused_cpu", "cuda-libtorch_eager", "cuda-device_log",
+    assert set(rows) == {"cpu-libtorch_eager", "cpu-libtorch_eager_1thread", "cpu-libtorch_eager_allthreads",
+                         "cpu-fused_cpu", "cpu-fused_cpu_allthreads", "cuda-libtorch_eager", "cuda-device_log",
                          "cuda-pinned_event", "cuda-cuda_graph", "cuda-fused_step_kernel", "cuda-persistent_kernel"}
     check_device_rows(doc, doc["benchmarks"])
     for name, row in rows.items():

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""The article's training step under torch.compile: the rung a PyTorch user would reach for.
+
+The step (forward, cross-entropy, zero_grad, backward, SGD step) is one Python function
+passed to torch.compile: inductor on the CPU; on CUDA mode="reduce-overhead" (CUDA graphs).
+Dynamo breaks the graph at loss.backward(), so it compiles the forward+loss (with its
+backward, through AOTAutograd) and the optimizer step as separate graphs; that is what a
+user gets. Compilation (the first calls, until no more recompiles) is timed separately as
+compile_s (cold: a fresh cache per configuration); the timed run then starts from the seeded weights, as every ladder rung does:
+
+    .venv/bin/python experiments/torch_compile.py --out results/<machine>/torch_compile.json
+
+Ladder rows (`Ladder/<device>-torch_compile` with torch's default threads and, on the CPU,
+`-torch_compile_1thread`): the article's 20000 epochs, the loss kept
+every 100 epochs (.item(), as python_eager.py), checked against the same step in eager
+float64 from the same weights (max_loss_error, max_weight_error: the C++ ladder's
+definitions). --batches adds `RungSweep/<device>-torch_compile/batch:N` rows (the real
+rows tiled to N; epochs as bench's RungSweep: sweep_epochs x 10^4 / N within
+[sweep_epochs, 20000]). Same JSON shape as python_eager.py; a device without a GPU gets a
+row marked skipped. Cost on a 2-core CPU: ~1 min of compiling, then ~1-5 s per repetition.
+"""
+import argparse
+import atexit
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+# Every configuration compiles cold, in its own inductor cache under this process's temp
+# folder (cold_caches): a warm cache would make compile_s look free, and inductor's cache
+# key does not include the thread count it writes into its kernels, so a kernel compiled
+# for 2 threads was seen reused for the 1-thread variant. Removed at exit, also on SIGTERM
+# (scripts/gpu_check.sh stops steps with `timeout`).
+CACHE_ROOT = tempfile.mkdtemp(prefix="iris-inductor-")
+atexit.register(shutil.rmtree, CACHE_ROOT, True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+import torch  # noqa: E402
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from python_eager import DATA, RECORD_EVERY, context, load_split  # noqa: E402
+
+# Ladder variants: torch's default intra-op threads (as a user gets it) and 1 thread. Inductor
+# writes the thread count into its C++ kernels (`omp parallel num_threads(N)`), and on a small
+# problem a busy machine's OpenMP wake-ups can cost more than the arithmetic.
+VARIANTS = {"torch_compile": None, "torch_compile_1thread": 1}
+
+
+def build(seed, device, dtype=torch.float32):
+    torch.manual_seed(seed)  # before building the model, as python_eager.py and bench's Trainer do
+    return nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device=device, dtype=dtype)
+
+
+def make_step(model, x, y, compile_mode):
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step if compile_mode is None else torch.compile(step, mode=compile_mode)
+
+
+def train(step, model, initial, epochs, record_every, device):
+    """Runs `epochs` steps from the `initial` weights (copied in place, so compiled graphs
+    stay valid) and returns (seconds, losses)."""
+    with torch.no_grad():
+        for p, p0 in zip(model.parameters(), initial):
+            p.copy_(p0)
+    mark = torch.compiler.cudagraph_mark_step_begin if device == "cuda" else (lambda: None)
+    losses = []
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for epoch in range(epochs):
+        mark()  # reduce-overhead: a new step, the previous step's outputs may be overwritten
+        loss = step()
+        if record_every and (epoch + 1) % record_every == 0:
+            losses.append(loss.item())
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start, losses
+
+
+def reference(x, y, seed, epochs, record_every):
+    """The same step in eager float64 on the CPU from the same initial weights."""
+    model = build(seed, "cpu", torch.float64)
+    step = make_step(model, x.double().cpu(), y.cpu(), None)
+    _, losses = train(step, model, [p.detach().clone() for p in model.parameters()], epochs, record_every, "cpu")
+    return losses, [p.detach().clone() for p in model.parameters()]
+
+
+def loss_error(losses, ref):
+    if len(losses) != len(ref):
+        return float("inf")
+    return max((abs(a - b) / max(abs(b), 1e-3) for a, b in zip(losses, ref)), default=0.0)
+
+
+def weight_error(params, ref):
+    return max(float(((p.detach().double().cpu() - r).abs() / r.abs().clamp(min=1e-2)).max())
+               for p, r in zip(params, ref))
+
+
+def sweep_epochs(sweep_epochs_flag, rows):
+    """bench's RungSweep rule (benchmarks/rung_sweep.cpp)."""
+    return min(20000, max(sweep_epochs_flag, int(sweep_epochs_flag * 1e4 / rows)))
+
+
+def cold_caches():
+    """Forgets every compiled graph and kernel: Dynamo's, inductor's in memory, and (through a
+    new TORCHINDUCTOR_CACHE_DIR, which inductor reads on each use) its on-disk cache."""
+    import torch._inductor.codecache as codecache
+    torch._dynamo.reset()
+    for cache in (codecache.PyCodeCache, codecache.CppCodeCache, codecache.CppPythonBindingsCodeCache):
+        cache.cache_clear()
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(dir=CACHE_ROOT)
+
+
+def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, check):
+    """Compiles, warms up, times `repetitions` runs; returns (compile_s, [(seconds, losses, errors)])."""
+    cold_caches()  # each configuration compiles on its own (shapes are static)
+    x, y = x.to(device), y.to(device)
+    model = build(seed, device)
+    initial = [p.detach().clone() for p in model.parameters()]
+    step = make_step(model, x, y, mode)
+    start = time.perf_counter()
+    # The first calls compile (and recompile once the gradients exist); 3 reach the steady graph.
+    train(step, model, initial, 3, 0, device)
+    compile_s = time.perf_counter() - start
+    train(step, model, initial, min(100, epochs), 0, device)  # warm-up, untimed
+    ref = reference(x, y, seed, epochs, record_every) if check else None
+    out = []
+    for _ in range(repetitions):
+        seconds, losses = train(step, model, initial, epochs, record_every, device)
+        errors = {}
+        if ref is not None:
+            errors = {"max_loss_error": loss_error(losses, ref[0]),
+                      "max_weight_error": weight_error(list(model.parameters()), ref[1])}
+        out.append((seconds, losses, errors))
+    return compile_s, out
+
+
+def row(name, rep, repetitions, seconds, epochs, device, extra):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": repetitions,
+            "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
+            "cpu_time": seconds * 1e3, "time_unit": "ms", "epochs": float(epochs),
+            "us_per_epoch": seconds * 1e6 / epochs, "cuda": float(device == "cuda"), **extra}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
+    ap.add_argument("--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU")
+    ap.add_argument("--epochs", type=int, default=20000, help="Ladder rows: epochs per run")
+    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--batches", default="", help="comma-separated rows for RungSweep rows (none by default)")
+    ap.add_argument("--sweep-epochs", type=int, default=20, help="RungSweep epochs rule, as bench's --sweep_epochs")
+    ap.add_argument("--no-ladder", action="store_true", help="only the RungSweep rows")
+    args = ap.parse_args(argv)
+    if args.epochs < RECORD_EVERY or args.repetitions < 1 or args.sweep_epochs < 1:
+        ap.error(f"--epochs must be >= {RECORD_EVERY}, --repetitions and --sweep-epochs >= 1")
+    devices = args.devices.split(",")
+    for d in devices:
+        if d not in ("cpu", "cuda"):
+            ap.error(f"--devices: expected cpu and/or cuda, got {d!r}")
+    try:
+        batches = [int(b) for b in args.batches.split(",") if b]
+    except ValueError:
+        ap.error(f"--batches: expected comma-separated positive integers, got {args.batches!r}")
+    if any(b < 1 for b in batches):
+        ap.error(f"--batches: expected positive integers, got {args.batches!r}")
+    x, y = load_split(DATA)
+    ctx = context()
+    ctx.update(ladder_epochs=str(args.epochs), producer="experiments/torch_compile.py")
+    rows = []
+    default_threads = torch.get_num_threads()
+    for device in devices:
+        mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
+        mode_label = mode or "default"
+        variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
+        names = ([] if args.no_ladder else
+                 [(f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v]) for v in variants]) + \
+                [(f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None) for b in batches]
+        if device == "cuda" and not torch.cuda.is_available():
+            for name, _, _ in names:
+                rows.append({"name": name, "run_type": "iteration", "error_occurred": True,
+                             "error_message": "skipped: torch.cuda.is_available() is false (no GPU)"})
+            print(f"{device}-torch_compile: skipped (no GPU)", flush=True)
+            continue
+        for name, batch, threads in names:
+            torch.set_num_threads(threads or default_threads)
+            if batch is None:
+                xb, yb, epochs, every = x, y, args.epochs, RECORD_EVERY
+            else:
+                reps = -(-batch // x.shape[0])
+                xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
+                epochs = sweep_epochs(args.sweep_epochs, batch)
+                every = epochs  # one loss, at the end, as bench's RungSweep
+            compile_s, runs = run_config(xb, yb, device, epochs, every, args.seed, args.repetitions,
+                                         mode or "default", batch is None)
+            for rep, (seconds, losses, errors) in enumerate(runs):
+                extra = {"compile_s": compile_s, "records": float(len(losses)), "final_loss": losses[-1],
+                         "host_syncs": float(len(losses)), "cpu_threads": float(torch.get_num_threads()),
+                         "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
+                         **errors}
+                if batch is not None:
+                    extra["rows"] = float(batch)
+                rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
+                print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
+                      f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
+                      + (f", loss error {errors['max_loss_error']:.1e}" if errors else "") + ")", flush=True)
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".torch_compile-")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
+    os.replace(tmp, args.out)
+    print("wrote", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

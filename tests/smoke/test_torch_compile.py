@@ -1,0 +1,41 @@
+"""experiments/torch_compile.py with a tiny epoch count: rows the analysis reads, the compiled
+step checked against eager float64, CUDA rows skipped without a GPU. Compiling takes about a
+minute per configuration on a busy 2-core VM, so ctest runs this file on its own
+(torch_compile_smoke) with a longer timeout."""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from analysis import bench_json  # noqa: E402
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "torch_compile.py")
+
+
+def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
+    out = tmp_path / "torch_compile.json"
+    proc = subprocess.run([sys.executable, SCRIPT, "--out", str(out), "--epochs", "200", "--repetitions", "2",
+                           "--devices", "cpu,cuda", "--batches", "130", "--sweep-epochs", "1"],
+                          capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = bench_json.load(str(out))
+    ladder = {r.variant for r in run.rows if r.family == "Ladder"}
+    assert {"cpu-torch_compile", "cpu-torch_compile_1thread"} <= ladder
+    for r in run.rows:
+        if r.family == "Ladder":
+            assert r.counters["records"] == 2 and r.counters["compile_s"] > 0
+            assert r.counters["max_loss_error"] < 1e-3 and r.counters["max_weight_error"] < 1e-3, r.name
+    sweep = [r for r in run.rows if r.family == "RungSweep"]
+    assert sweep and all(r.args["batch"] == 130 and r.counters["epochs"] == 76 for r in sweep if r.device.startswith("cpu"))
+    raw = json.loads(out.read_text())["benchmarks"]
+    if run.context["gpu_name"] == "none":
+        cuda = [r for r in raw if "/cuda-" in r["name"]]
+        assert cuda and all(r["error_message"].startswith("skipped: ") for r in cuda)
+
+
+def test_bad_batches_exit_2(tmp_path):
+    proc = subprocess.run([sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--batches" in proc.stderr
+    assert not (tmp_path / "x.json").exists()
