@@ -14,15 +14,15 @@ check of CUPTI's count in bench's traced pass).
 """
 import argparse
 import csv
-import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import torch
 from torch import nn
+
+import result_json  # experiments/, the script's own folder
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -145,14 +145,7 @@ def main(argv=None):
             rows.append(row)
             print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
                   f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})", flush=True)
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".python_eager-")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a result file is as readable as bench's JSON
-    with os.fdopen(fd, "w") as f:
-        json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
-    os.replace(tmp, args.out)
+    result_json.write_results(args.out, ctx, rows, "python_eager")
     print("wrote", args.out)
     return 0
 

@@ -21,7 +21,6 @@ row marked skipped. Cost on a 2-core CPU: ~1 min of compiling, then ~1-5 s per r
 """
 import argparse
 import atexit
-import json
 import os
 import shutil
 import signal
@@ -44,6 +43,7 @@ from torch import nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from python_eager import DATA, RECORD_EVERY, context, load_split  # noqa: E402
+import result_json  # noqa: E402
 
 # Ladder variants: torch's default intra-op threads (as a user gets it) and 1 thread. Inductor
 # writes the thread count into its C++ kernels (`omp parallel num_threads(N)`), and on a small
@@ -219,11 +219,7 @@ def main(argv=None):
                 print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
                       f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
                       + (f", loss error {errors['max_loss_error']:.1e}" if errors else "") + ")", flush=True)
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".torch_compile-")
-    with os.fdopen(fd, "w") as f:
-        json.dump({"context": ctx, "benchmarks": rows}, f, indent=1)
-    os.replace(tmp, args.out)
+    result_json.write_results(args.out, ctx, rows, "torch_compile")
     print("wrote", args.out)
     return 0
 

@@ -51,18 +51,7 @@ LadderResult run_cpu_rung(const CpuRung& rung, const TrainData& data, int64_t ep
     TorchThreads threads(rung.threads);
     return run_rung(Rung::LibtorchEager, false, data, epochs, record_every, seed);
   }
-  if (rung.threads == 1) return run_rung(Rung::FusedCpu, false, data, epochs, record_every, seed);
-  LadderResult out;
-  out.final_weights = initial_weights(seed);
-  const auto x = data.x.contiguous();
-  const std::vector<float> xs(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
-  const auto y = data.y.contiguous();
-  const std::vector<int64_t> ys(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
-  const auto start = std::chrono::steady_clock::now();
-  const auto r = fused_cpu_train<float>(out.final_weights, xs, ys, epochs, 0.01f, record_every, rung.threads);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.recorded.assign(r.recorded.begin(), r.recorded.end());
-  return out;
+  return run_fused_cpu(data, epochs, record_every, seed, rung.threads);
 }
 
 }  // namespace train

@@ -76,20 +76,22 @@ LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epoch
     const auto r = trainer.run(epochs, LoggingPolicy{record_every, false});
     return {r.seconds, r.recorded, weights_of(trainer.model()), r.item_calls};
   }
-  if (rung == Rung::FusedCpu) {
-    LadderResult out;
-    out.final_weights = initial_weights(seed);
-    const auto x = data.x.contiguous();
-    const std::vector<float> xs(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
-    const auto y = data.y.contiguous();
-    const std::vector<int64_t> ys(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
-    const auto start = std::chrono::steady_clock::now();
-    const auto r = fused_cpu_train<float>(out.final_weights, xs, ys, epochs, 0.01f, record_every);
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out.recorded.assign(r.recorded.begin(), r.recorded.end());
-    return out;
-  }
+  if (rung == Rung::FusedCpu) return run_fused_cpu(data, epochs, record_every, seed, 1);
   return run_cuda_rung(rung, data, epochs, record_every, seed);
+}
+
+LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed, int threads) {
+  LadderResult out;
+  out.final_weights = initial_weights(seed);
+  const auto x = data.x.contiguous();
+  const std::vector<float> xs(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+  const auto y = data.y.contiguous();
+  const std::vector<int64_t> ys(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = fused_cpu_train<float>(out.final_weights, xs, ys, epochs, 0.01f, record_every, threads);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.recorded.assign(r.recorded.begin(), r.recorded.end());
+  return out;
 }
 
 Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed) {

@@ -46,6 +46,9 @@ void set_weights(IrisMLP& model, const MlpWeights<float>& w);
 LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epochs, int64_t record_every,
                       uint64_t seed);
 
+// The fused CPU loop (fused_cpu.h) on `threads` threads, timed like every rung.
+LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed, int threads);
+
 // The reference: LibTorch on the CPU in float64, same data and initial weights.
 struct Reference {
   std::vector<double> recorded;

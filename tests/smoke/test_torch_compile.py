@@ -19,6 +19,9 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
                            "--devices", "cpu,cuda", "--batches", "130", "--sweep-epochs", "1"],
                           capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as bench's JSON, not mkstemp's 0600
     run = bench_json.load(str(out))
     ladder = {r.variant for r in run.rows if r.family == "Ladder"}
     assert {"cpu-torch_compile", "cpu-torch_compile_1thread"} <= ladder
