@@ -16,23 +16,12 @@
 
 #include "bench_env.h"
 #include "bench_util.h"
+#include "common/vector_isa.h"
 
 namespace bench {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kVecBytes = 64;
-constexpr const char* kIsa = "avx512";
-#elif defined(__AVX2__) && defined(__FMA__)
-constexpr int kVecBytes = 32;
-constexpr const char* kIsa = "avx2+fma";
-#elif defined(__AVX__)
-constexpr int kVecBytes = 32;
-constexpr const char* kIsa = "avx (no fma: multiply and add)";
-#else
-constexpr int kVecBytes = 16;
-constexpr const char* kIsa = "sse2/neon";
-#endif
+constexpr int kVecBytes = common::kVectorBytes;  // the fused CPU loop's vectors (common/vector_isa.h)
 constexpr int kChains = 16;
 constexpr int64_t kInner = 4096;  // FMA rounds per check of the clock
 
@@ -97,7 +86,8 @@ PeakResult measure_fma_peak(bool float64, int threads, double seconds) {
 }
 
 std::string peak_isa() {
-  return std::string(kIsa) + " (" + std::to_string(kVecBytes / 4) + " float32 lanes)";
+  const std::string fma = common::kVectorFma ? "" : " (no fma: multiply and add)";
+  return std::string(common::kVectorIsa) + fma + " (" + std::to_string(kVecBytes / 4) + " float32 lanes)";
 }
 
 static void BM_Peak(benchmark::State& state, bool float64, int threads) {

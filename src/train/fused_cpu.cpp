@@ -18,6 +18,8 @@
 //   what five operators do here.
 #include "train/fused_cpu.h"
 
+#include "common/vector_isa.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -29,22 +31,7 @@ namespace train {
 
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kVecBytes = 64;
-constexpr const char* kIsa = "avx512";
-#elif defined(__AVX2__)
-constexpr int kVecBytes = 32;
-constexpr const char* kIsa = "avx2";
-#elif defined(__AVX__)
-constexpr int kVecBytes = 32;
-constexpr const char* kIsa = "avx";
-#elif defined(__ARM_NEON)
-constexpr int kVecBytes = 16;
-constexpr const char* kIsa = "neon";
-#else
-constexpr int kVecBytes = 16;
-constexpr const char* kIsa = "sse2";
-#endif
+constexpr int kVecBytes = common::kVectorBytes;  // common/vector_isa.h: the width -march gives
 
 // The vector of T (and the same-width integer vector, for bit tricks) with its constants.
 template <typename T>
@@ -239,7 +226,7 @@ void unpack(const T* p, MlpWeights<T>& w) {
 
 }  // namespace
 
-const char* fused_cpu_isa() { return kIsa; }
+const char* fused_cpu_isa() { return common::kVectorIsa; }
 int fused_cpu_float_lanes() { return Blocks<float>::W; }
 
 template <typename T>
