@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 
 from analysis import bench_json, noise  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
-from analysis.tables import markdown_table  # noqa: E402
+from analysis.tables import markdown_table, write_atomic  # noqa: E402
 
 
 def load_side(path):
@@ -118,9 +118,7 @@ def main(argv=None):
         return 2
     sys.stdout.write(text)
     if args.out:
-        with open(args.out + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(args.out + ".tmp", args.out)
+        write_atomic(args.out, text)
     return 0
 
 

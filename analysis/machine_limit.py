@@ -178,11 +178,8 @@ def sweep_plot(fits, machine, path):
                  "points measured, lines: fixed + rows x per_row; dotted: rows where the two are equal")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    os.replace(tmp, path)
-    return path
+    from analysis.plots import _save  # matplotlib only when a plot is drawn
+    return _save(fig, path)
 
 
 def _f(v, spec):

@@ -357,9 +357,7 @@ def main(argv=None):
         return 2
     print(tables.render_text(stats))
     out = os.path.join(folder, "REPORT.md")
-    with open(out + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(out + ".tmp", out)
+    tables.write_atomic(out, text)
     print(f"\nwrote {os.path.relpath(out)}")
     return 0
 

@@ -1,4 +1,6 @@
 """The article's table beside ours, as console text and as Markdown."""
+import os
+
 from analysis import article, noise
 from analysis.summary import never_row
 
@@ -54,3 +56,12 @@ def render_text(stats):
 
 def render_markdown(stats):
     return "\n".join(markdown_table(HEADER, table_rows(stats)))
+
+
+def write_atomic(path, text):
+    """Writes text to path through a temporary file and a rename: a reader never sees half a
+    file, and an interrupted run leaves the earlier one intact."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.fit import ols
-from analysis.tables import markdown_table
+from analysis.tables import markdown_table, write_atomic
 
 
 class TraceJsonError(ValueError):
@@ -388,13 +388,6 @@ def paragraphs(lines):
     for line in lines:
         out += [line, ""]
     return out[:-1]
-
-
-def write_atomic(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def main(argv=None):
