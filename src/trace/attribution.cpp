@@ -34,7 +34,7 @@ Distribution distribution(std::vector<double> v) {
   return d;
 }
 
-std::pair<uint64_t, uint64_t> find_window(const RecordSet& r, uint64_t* epochs) {
+std::pair<uint64_t, uint64_t> find_window(const RecordSet& r, const AttributionOptions& options, uint64_t* epochs) {
   uint64_t lo = UINT64_MAX, hi = 0;
   *epochs = 0;
   for (const auto& h : r.ranges) {
@@ -43,6 +43,7 @@ std::pair<uint64_t, uint64_t> find_window(const RecordSet& r, uint64_t* epochs) 
     lo = std::min(lo, h.start_ns);
     hi = std::max(hi, h.end_ns);
   }
+  if (options.window) return *options.window;
   if (*epochs) return {lo, hi};
   const auto take = [&](uint64_t s, uint64_t e) { lo = std::min(lo, s), hi = std::max(hi, e); };
   for (const auto& x : r.api) take(x.start_ns, x.end_ns);
@@ -103,7 +104,7 @@ class PhaseLookup {
 Attribution attribute(const RecordSet& r, const AttributionOptions& options) {
   Attribution a;
   a.dropped_records = r.dropped_records;
-  const auto [w0, w1] = find_window(r, &a.epochs);
+  const auto [w0, w1] = find_window(r, options, &a.epochs);
   a.window_ns = w1 - w0;
   const auto in_window = [&, w0 = w0, w1 = w1](uint64_t t) { return t >= w0 && t <= w1; };
 

@@ -2,8 +2,8 @@
 // tests feed it hand-built records with known answers; bench feeds it a traced pass.
 //
 // Definitions (also in README.md, "Where the time goes"):
-// - window: from the start of the first `epoch` range to the end of the last; without
-//   epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
+// - window: options.window when given; else from the start of the first `epoch` range to
+//   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
 // - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,
 //   cudaGraphLaunch, ...), by API name (records.h classify_api). A driver call nested in
 //   a runtime call on the same thread is not counted again (same host time).
@@ -40,6 +40,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "trace/records.h"
@@ -48,6 +50,9 @@ namespace trace {
 
 struct AttributionOptions {
   uint64_t kernel_wait_threshold_ns = 10000;  // 10 us: queued work normally starts within a few us
+  // The window [from, to] in ns, when the caller knows it (a profiler step, a whole trace);
+  // unset: the epoch ranges' span, else the span of all records (see "window" above).
+  std::optional<std::pair<uint64_t, uint64_t>> window;
 };
 
 struct Distribution {

@@ -36,13 +36,8 @@ class Slicer {
       for (auto it = lo; it != hi; ++it)
         if (!taken.count(it->second)) s.api.push_back(r_.api[it->second]), taken.insert(it->second);
     }
-    bool has_epoch = false;
     for (size_t i : in_window(r_.ranges, ranges_, from, to))
-      if (r_.ranges[i].end_ns <= to) {
-        s.ranges.push_back(r_.ranges[i]);
-        has_epoch |= r_.ranges[i].name == "epoch";
-      }
-    if (!has_epoch) s.ranges.push_back({from, to, 0, 0, "epoch"});
+      if (r_.ranges[i].end_ns <= to) s.ranges.push_back(r_.ranges[i]);
     return s;
   }
 
@@ -70,7 +65,7 @@ class Slicer {
 
 RecordSet slice_window(const RecordSet& r, uint64_t from, uint64_t to) { return Slicer(r).slice(from, to); }
 
-TraceReport build_report(ImportedTrace& t, const AttributionOptions& options) {
+TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
   TraceReport rep;
   rep.trace = &t;
   const RecordSet& r = t.records;
@@ -80,7 +75,11 @@ TraceReport build_report(ImportedTrace& t, const AttributionOptions& options) {
     f.name = w.name;
     f.start_ns = w.start_ns;
     f.wall_ns = w.end_ns - w.start_ns;
-    f.a = attribute(slicer.slice(w.start_ns, w.end_ns), options);
+    const RecordSet step = slicer.slice(w.start_ns, w.end_ns);
+    AttributionOptions in_step = options;  // the step is the window (unless it holds our epochs)
+    if (std::none_of(step.ranges.begin(), step.ranges.end(), [](const HostRange& h) { return h.name == "epoch"; }))
+      in_step.window = {w.start_ns, w.end_ns};
+    f.a = attribute(step, in_step);
     rep.steps_wall_ns += f.wall_ns;
     rep.steps.push_back(std::move(f));
   }
@@ -103,17 +102,9 @@ TraceReport build_report(ImportedTrace& t, const AttributionOptions& options) {
     for (const auto& x : r.steps) see(x.start_ns, x.end_ns);
     rep.total.start_ns = lo <= hi ? lo : 0;
     if (lo <= hi) {
-      // An epoch range over everything sets attribute()'s window; added to the records for
-      // the call and taken away after, rather than copying every record.
-      auto& ranges = t.records.ranges;
-      ranges.push_back({lo, hi, 0, 0, "epoch"});
-      try {
-        rep.total.a = attribute(r, options);
-      } catch (...) {
-        ranges.pop_back();
-        throw;
-      }
-      ranges.pop_back();
+      AttributionOptions whole = options;
+      whole.window = {lo, hi};
+      rep.total.a = attribute(r, whole);
     }
   }
   rep.total.wall_ns = rep.total.a.window_ns;

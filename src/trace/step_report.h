@@ -28,12 +28,11 @@ struct TraceReport {
   uint64_t steps_wall_ns = 0;      // summed step wall time (the whole trace's without steps)
 };
 
-// `trace` is changed only during the call (the whole-trace window is added as an epoch
-// range for attribute() and removed again), so nothing is copied for the whole trace.
-TraceReport build_report(ImportedTrace& trace, const AttributionOptions& options = {});
+TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});
 
 // The records a window [from, to] is attributed from: everything starting in it, plus the
-// host calls (by correlation) that queued its GPU work, plus an `epoch` range over it.
+// host calls (by correlation) that queued its GPU work; attribute() gets the window itself
+// through AttributionOptions::window.
 RecordSet slice_window(const RecordSet& records, uint64_t from, uint64_t to);
 
 void write_report_json(JsonOut& out, const TraceReport& report);
