@@ -2,7 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace trace {
 namespace {
@@ -11,15 +15,6 @@ constexpr size_t kMaxValue = size_t{1} << 30;   // one event (or metadata value)
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
 constexpr int kMaxDepth = 1024;                 // simdjson's own default limit
 
-struct Table {
-  bool v[256] = {};
-  constexpr Table() {
-    v[static_cast<unsigned char>('"')] = v[static_cast<unsigned char>('{')] = v[static_cast<unsigned char>('}')] = true;
-    v[static_cast<unsigned char>('[')] = v[static_cast<unsigned char>(']')] = true;
-  }
-  constexpr bool operator[](unsigned char c) const { return v[c]; }
-};
-constexpr Table kStructural;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
@@ -118,34 +113,107 @@ size_t JsonEventStream::scan_value() {
       p = mark_ + keep;
     }
   }
-  // Object or array: count nesting, skipping strings. Brackets must pair by kind.
+  return scan_container(p);
+}
+
+namespace {
+
+// Bit i of each mask: byte i of a 64-byte block is that character. '{' and '[' differ only
+// in bit 0x20, as do '}' and ']', so one compare finds each pair.
+struct BlockMasks {
+  uint64_t quote, backslash, open, close;
+};
+
+BlockMasks block_masks(const char* b) {
+  BlockMasks m{0, 0, 0, 0};
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), bit = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
+    const __m128i folded = _mm_or_si128(v, bit);
+    const auto bits = [&](__m128i eq) { return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k); };
+    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, slash));
+    m.open |= bits(_mm_cmpeq_epi8(folded, open));
+    m.close |= bits(_mm_cmpeq_epi8(folded, close));
+  }
+#else
+  for (int i = 0; i < 64; ++i) {
+    const char c = b[i];
+    const uint64_t one = uint64_t{1} << i;
+    if (c == '"') m.quote |= one;
+    else if (c == '\\') m.backslash |= one;
+    else if (c == '{' || c == '[') m.open |= one;
+    else if (c == '}' || c == ']') m.close |= one;
+  }
+#endif
+  return m;
+}
+
+// Bit i = XOR of bits 0..i: with the quotes as input, the bytes inside strings (the opening
+// quote counts as inside, the closing one as outside).
+uint64_t prefix_xor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+}  // namespace
+
+// Object or array: count nesting, skipping strings; brackets must pair by kind. 64 bytes at
+// a time: the quotes give the bytes inside strings (prefix XOR), and only the brackets outside
+// them are visited. A block holding a backslash (rare in traces) is walked byte by byte, so
+// an escaped quote never ends a string. The state (inside a string, after a backslash, the
+// open brackets) carries across blocks and refills. The buffer's SIMDJSON_PADDING after
+// end_ makes reading a whole block past the data safe; bits past end_ are masked off.
+size_t JsonEventStream::scan_container(size_t p) {
   char stack[kMaxDepth];
   int depth = 0;
+  bool in_string = false, escaped = false;
   for (;;) {
-    const char* b = buf_.data();
-    const size_t end = end_;
-    while (p < end) {
-      const char c = b[p];
-      if (!kStructural[static_cast<unsigned char>(c)]) {
-        ++p;
-        continue;
-      }
-      if (c == '"') {
-        p = scan_string(p);  // may refill: positions come back rebased
-        b = buf_.data();
-        if (end_ != end) break;  // the buffer moved: restart with the new bounds
-        continue;
-      }
-      if (c == '{' || c == '[') {
-        if (depth == kMaxDepth) fail("JSON nested deeper than 1024 levels", base_ + p);
-        stack[depth++] = c;
+    while (p < end_) {
+      const char* b = buf_.data() + p;
+      const size_t n = std::min<size_t>(64, end_ - p);
+      const uint64_t valid = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+      const BlockMasks m = block_masks(b);
+      uint64_t inside;
+      if (((m.backslash & valid) | static_cast<uint64_t>(escaped)) == 0) {
+        inside = prefix_xor(m.quote & valid) ^ (in_string ? ~uint64_t{0} : 0);
       } else {
-        if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) fail(std::string("unbalanced '") + c + "'", base_ + p);
-        if (--depth == 0) return p + 1;
+        inside = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const char c = b[i];
+          if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+          } else if (c == '"') {
+            in_string = true;
+          }
+          if (in_string) inside |= uint64_t{1} << i;
+        }
       }
-      ++p;
+      in_string = (inside >> (n - 1)) & 1;
+      uint64_t brackets = (m.open | m.close) & ~inside & valid;
+      while (brackets) {
+        const size_t at = p + static_cast<size_t>(__builtin_ctzll(brackets));
+        brackets &= brackets - 1;
+        const char c = buf_[at];
+        if (c == '{' || c == '[') {
+          if (depth == kMaxDepth) fail("JSON nested deeper than 1024 levels", base_ + at);
+          stack[depth++] = c;
+        } else {
+          if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) fail(std::string("unbalanced '") + c + "'", base_ + at);
+          if (--depth == 0) return at + 1;
+        }
+      }
+      p += n;
     }
-    if (p < end_) continue;
     const size_t keep = p - mark_;
     if (!fill()) fail("unexpected end of input (truncated?) inside a JSON value that started", base_ + mark_);
     p = mark_ + keep;

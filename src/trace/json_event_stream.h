@@ -44,6 +44,7 @@ class JsonEventStream {
   void expect(char c, const char* what);
   size_t scan_value();          // from pos_: end position (exclusive) of one JSON value
   size_t scan_string(size_t p); // p at the opening quote; returns just past the closing one
+  size_t scan_container(size_t p);  // p at '{' or '['; returns just past its closing bracket
   [[noreturn]] void fail(const std::string& what, uint64_t offset) const;
   JsonSlice slice(size_t from, size_t to) const;
 

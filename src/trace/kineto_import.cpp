@@ -4,15 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <exception>
-#include <mutex>
 #include <thread>
 #include <dirent.h>
 #include <unordered_set>
 
+#include "trace/event_pipeline.h"
 #include "trace/json_event_stream.h"
 
 namespace trace {
@@ -168,10 +166,35 @@ Number read_number(simdjson::ondemand::value v) {
   return n;
 }
 
-class Importer {
- public:
-  Importer(ImportedTrace* out, const std::string& name, const ImportOptions& opt) : out_(out), name_(name), opt_(opt) {}
+// What one batch of events becomes; merged into the ImportedTrace in document order.
+struct Partial {
+  ImportedTrace t;              // records, counters and --hta rows of this batch only
+  bool rank_set = false;
+  std::string clock;            // otherData.clock, when this batch held it
+  uint64_t begin_end_events = 0;
+  std::exception_ptr error;     // the batch's first bad event: merge rethrows it
+};
 
+// Parses events into a Partial. One per worker thread (each has its own simdjson parser).
+class EventParser {
+ public:
+  EventParser(const std::string& name, const ImportOptions& opt) : name_(name), opt_(opt) {}
+
+  void batch(const EventBatch& b, Partial* p) {
+    out_ = &p->t;
+    part_ = p;
+    try {
+      for (const auto& it : b.items) {
+        const JsonSlice s = b.slice(it);
+        if (it.top) top(it.key, s);
+        else event(s, it.index);
+      }
+    } catch (...) {
+      p->error = std::current_exception();
+    }
+  }
+
+ private:
   void event(const JsonSlice& s, uint64_t index) {
     ++out_->events;
     try {
@@ -183,7 +206,6 @@ class Importer {
   }
 
   void top(std::string_view key, const JsonSlice& s) {
-    if (key != "distributedInfo" && key != "otherData") return;  // others are not needed
     try {
       auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
       auto obj = doc.get_object();
@@ -192,10 +214,10 @@ class Importer {
         simdjson::ondemand::value v = field.value();
         if (key == "distributedInfo" && k == "rank") {
           const Number n = read_number(v);
-          if (n.present) out_->rank = n.i;
+          if (n.present) out_->rank = n.i, part_->rank_set = true;
         } else if (key == "otherData" && (k == "producer" || k == "clock")) {
           std::string_view str;
-          if (!v.get_string().get(str)) (k == "producer" ? out_->producer : clock_) = std::string(str);
+          if (!v.get_string().get(str)) (k == "producer" ? out_->producer : part_->clock) = std::string(str);
         }
       }
     } catch (const simdjson::simdjson_error& e) {
@@ -204,24 +226,20 @@ class Importer {
     }
   }
 
-  void finish();
-
- private:
   void parse_event(const JsonSlice& s, uint64_t index);
   [[noreturn]] void bad(uint64_t index, const JsonSlice& s, const std::string& what) {
     throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(s.offset) + "): " + what);
   }
 
-  ImportedTrace* out_;
   const std::string& name_;
   const ImportOptions& opt_;
+  ImportedTrace* out_ = nullptr;
+  Partial* part_ = nullptr;
   simdjson::ondemand::parser parser_;
-  std::string clock_;
   std::string name_buf_, cat_buf_;
-  uint64_t begin_end_events_ = 0;
 };
 
-void Importer::parse_event(const JsonSlice& s, uint64_t index) {
+void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
   auto obj = doc.get_object();
   name_buf_.clear();
@@ -313,7 +331,7 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
   }
 
   if (ph_buf != 'X') {
-    if (ph_buf == 'B' || ph_buf == 'E') ++begin_end_events_;
+    if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
     ++out_->ignored_events;
     return;
   }
@@ -379,7 +397,8 @@ void Importer::parse_event(const JsonSlice& s, uint64_t index) {
   }
 }
 
-void Importer::finish() {
+// After the merge: clocks, steps, the correlation checks and the warnings.
+void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_events_) {
   RecordSet& r = out_->records;
   const bool ours = out_->producer.rfind("iris-gpu-overhead", 0) == 0;
   r.clock = ours && !clock_.empty() ? clock_ : "kineto";
@@ -436,120 +455,57 @@ void Importer::finish() {
 
 namespace {
 
-// The splitter (and gzip) run on a second thread, handing over batches of whole events; the
-// importer parses them on this one. On two cores this overlaps the byte scanning with the
-// parsing. Batches are bounded (kMaxQueued x ~1 MiB), so memory stays that of the records.
-struct Batch {
-  struct Item {
-    size_t at, size;
-    uint64_t index, offset;
-    bool top;
-    std::string key;
-  };
-  std::vector<char> bytes;
-  std::vector<Item> items;
-};
+template <typename T>
+void append(std::vector<T>* to, std::vector<T>* from) {
+  if (to->empty()) *to = std::move(*from);
+  else to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+}
 
-class BatchQueue {
- public:
-  static constexpr size_t kMaxQueued = 4;
-  void push(Batch b) {
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return q_.size() < kMaxQueued || cancelled_; });
-    if (cancelled_) throw Cancelled();
-    q_.push_back(std::move(b));
-    cv_.notify_all();
-  }
-  void finish(std::exception_ptr error) {
-    std::lock_guard<std::mutex> lock(m_);
-    done_ = true, error_ = error;
-    cv_.notify_all();
-  }
-  bool pop(Batch* b) {  // false at the end; rethrows the producer's error
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return !q_.empty() || done_; });
-    if (!q_.empty()) {
-      *b = std::move(q_.front());
-      q_.pop_front();
-      cv_.notify_all();
-      return true;
-    }
-    if (error_) std::rethrow_exception(error_);
-    return false;
-  }
-  void cancel() {
-    std::lock_guard<std::mutex> lock(m_);
-    cancelled_ = true;
-    cv_.notify_all();
-  }
-  struct Cancelled {};
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<Batch> q_;
-  bool done_ = false, cancelled_ = false;
-  std::exception_ptr error_;
-};
+// Adds one batch's results to the trace, in document order; rethrows the batch's error.
+void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, Partial&& p) {
+  if (p.error) std::rethrow_exception(p.error);
+  ImportedTrace& t = p.t;
+  RecordSet& r = out->records;
+  append(&r.api, &t.records.api);
+  append(&r.kernels, &t.records.kernels);
+  append(&r.memcpys, &t.records.memcpys);
+  append(&r.memsets, &t.records.memsets);
+  append(&r.syncs, &t.records.syncs);
+  append(&r.ranges, &t.records.ranges);
+  append(&r.cpu_ops, &t.records.cpu_ops);
+  append(&r.annotations, &t.records.annotations);
+  append(&r.steps, &t.records.steps);
+  append(&out->hta, &t.hta);
+  out->hta_step_names.merge(t.hta_step_names);
+  out->events += t.events;
+  out->ignored_events += t.ignored_events;
+  out->negative_durations += t.negative_durations;
+  out->hip |= t.hip;
+  out->hta_float_ts |= t.hta_float_ts;
+  *begin_end += p.begin_end_events;
+  if (p.rank_set) out->rank = t.rank;
+  if (!t.producer.empty()) out->producer = std::move(t.producer);
+  if (!p.clock.empty()) *clock = std::move(p.clock);
+}
 
 }  // namespace
 
 ImportedTrace import_trace(ByteSource& source, const std::string& name, const ImportOptions& options) {
   ImportedTrace out;
   out.file = name;
-  Importer imp(&out, name, options);
   JsonEventStream stream(source, name);
-  BatchQueue queue;
-  constexpr size_t kBatchBytes = 1u << 20;
-  std::thread producer([&] {
-    Batch b;
-    const auto fresh = [&] {  // reserved up front: no reallocation while a batch fills
-      b = Batch();
-      b.bytes.reserve(kBatchBytes + (64u << 10));
-      b.items.reserve(8192);
-    };
-    fresh();
-    const auto add = [&](const JsonSlice& s, uint64_t index, bool top, std::string_view key) {
-      b.items.push_back({b.bytes.size(), s.size, index, s.offset, top, std::string(key)});
-      b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
-      if (b.bytes.size() >= kBatchBytes) {
-        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
-        queue.push(std::move(b));
-        fresh();
-      }
-    };
-    try {
-      stream.run([&](const JsonSlice& s, uint64_t i) { add(s, i, false, {}); },
-                 [&](std::string_view k, const JsonSlice& s) {
-                   if (k == "distributedInfo" || k == "otherData") add(s, 0, true, k);
-                 });
-      if (!b.items.empty()) {
-        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
-        queue.push(std::move(b));
-      }
-      queue.finish(nullptr);
-    } catch (const BatchQueue::Cancelled&) {
-      queue.finish(nullptr);
-    } catch (...) {
-      queue.finish(std::current_exception());
-    }
-  });
-  try {
-    Batch b;
-    while (queue.pop(&b))
-      for (const auto& it : b.items) {
-        const JsonSlice s{b.bytes.data() + it.at, it.size, b.bytes.size() - it.at, it.offset};
-        if (it.top) imp.top(it.key, s);
-        else imp.event(s, it.index);
-      }
-  } catch (...) {
-    queue.cancel();
-    producer.join();
-    throw;
-  }
-  producer.join();
+  const unsigned workers = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<EventParser> parsers;
+  parsers.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) parsers.emplace_back(name, options);
+  std::string clock;
+  uint64_t begin_end = 0;
+  run_event_pipeline<Partial>(
+      stream, workers, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
+      [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
+      [&](Partial&& p) { merge(&out, &clock, &begin_end, std::move(p)); });
   out.bytes = stream.bytes();
-  imp.finish();
+  finish(&out, clock, begin_end);
   return out;
 }
 

@@ -43,6 +43,7 @@ struct HtaEvent {
 
 struct ImportOptions {
   bool hta_events = false;  // also keep HtaEvent rows (./attribute --hta)
+  unsigned threads = 0;     // parse workers (event_pipeline.h); 0: one per hardware thread
 };
 
 struct ImportedTrace {
