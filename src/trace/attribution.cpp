@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "trace/id_map.h"
+
 namespace trace {
 namespace {
-
-struct Interval {
-  uint64_t start, end;
-  uint32_t correlation_id;
-};
 
 Distribution distribution(std::vector<double> v) {
   Distribution d;
@@ -34,37 +32,20 @@ Distribution distribution(std::vector<double> v) {
   return d;
 }
 
-std::pair<uint64_t, uint64_t> find_window(const RecordSet& r, const AttributionOptions& options, uint64_t* epochs) {
-  uint64_t lo = UINT64_MAX, hi = 0;
-  *epochs = 0;
-  for (const auto& h : r.ranges) {
-    if (h.name != "epoch") continue;
-    ++*epochs;
-    lo = std::min(lo, h.start_ns);
-    hi = std::max(hi, h.end_ns);
-  }
-  if (options.window) return *options.window;
-  if (*epochs) return {lo, hi};
-  const auto take = [&](uint64_t s, uint64_t e) { lo = std::min(lo, s), hi = std::max(hi, e); };
-  for (const auto& x : r.api) take(x.start_ns, x.end_ns);
-  for (const auto& x : r.kernels) take(x.start_ns, x.end_ns);
-  for (const auto& x : r.memcpys) take(x.start_ns, x.end_ns);
-  for (const auto& x : r.memsets) take(x.start_ns, x.end_ns);
-  for (const auto& x : r.ranges) take(x.start_ns, x.end_ns);
-  return lo <= hi ? std::make_pair(lo, hi) : std::make_pair(uint64_t{0}, uint64_t{0});
-}
-
 // Host ranges by thread, for "which range was open on this thread at time t".
 class PhaseLookup {
  public:
-  explicit PhaseLookup(const std::vector<HostRange>& ranges) {
+  explicit PhaseLookup(const std::vector<const HostRange*>& ranges) {
     std::map<uint32_t, size_t> epochs_by_thread;
-    for (const auto& h : ranges) {
-      by_thread_[h.thread_id].push_back(&h);
-      if (h.name == "epoch") ++epochs_by_thread[h.thread_id];
+    for (const HostRange* h : ranges) {
+      by_thread_[h->thread_id].push_back(h);
+      if (h->name == "epoch") ++epochs_by_thread[h->thread_id];
     }
+    // By start, outer before inner at equal starts, so the walk back meets the inner first.
     for (auto& [thread, list] : by_thread_)
-      std::sort(list.begin(), list.end(), [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
+      std::stable_sort(list.begin(), list.end(), [](auto* x, auto* y) {
+        return x->start_ns != y->start_ns ? x->start_ns < y->start_ns : x->depth < y->depth;
+      });
     // The recording thread: the one holding the epoch ranges, else the one with the most ranges.
     const auto& pool = epochs_by_thread.empty() ? count_by_thread() : epochs_by_thread;
     size_t best = 0;
@@ -101,32 +82,85 @@ class PhaseLookup {
 
 }  // namespace
 
-Attribution attribute(const RecordSet& r, const AttributionOptions& options) {
+AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
+  const auto see = [&](uint64_t s, uint64_t e) { lo_ = std::min(lo_, s), hi_ = std::max(hi_, e); };
+
+  // Host calls by start; at equal starts a runtime call before a driver call (it holds it).
+  std::vector<uint32_t> order(r.api.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto call_before = [&](uint32_t x, uint32_t y) {
+    const ApiRecord &a = r.api[x], &b = r.api[y];
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.driver < b.driver;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), call_before)) std::stable_sort(order.begin(), order.end(), call_before);
+  // A driver call is the runtime call's own host time when the innermost runtime call still
+  // open on its thread ends after it: one stack of open runtime calls per thread.
+  std::unordered_map<uint32_t, std::vector<uint64_t>> open_runtime_ends;
+  calls_.reserve(order.size());
+  for (uint32_t i : order) {
+    const ApiRecord& x = r.api[i];
+    see(x.start_ns, x.end_ns);
+    auto& open = open_runtime_ends[x.thread_id];
+    while (!open.empty() && open.back() < x.start_ns) open.pop_back();
+    bool counted = true;
+    if (x.driver) counted = open.empty() || open.back() < x.end_ns;
+    else open.push_back(x.end_ns);
+    calls_.push_back({x.start_ns, x.end_ns, x.kind, counted});
+  }
+
+  // GPU work with the host call that queued it: the first call (in record order) with its
+  // correlation id.
+  IdMap by_correlation(r.api.size());
+  for (uint32_t i = 0; i < r.api.size(); ++i)
+    if (r.api[i].correlation_id) by_correlation.insert(r.api[i].correlation_id, i);
+  gpu_.reserve(r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index, uint8_t type) {
+    see(start, end);
+    GpuWork g{start, end, 0, 0, index, 0, type, false};
+    if (const uint32_t* c = by_correlation.find(correlation)) {
+      const ApiRecord& call = r.api[*c];
+      g.call_start = call.start_ns, g.call_end = call.end_ns, g.call_thread = call.thread_id, g.has_call = true;
+    }
+    gpu_.push_back(g);
+  };
+  for (uint32_t i = 0; i < r.kernels.size(); ++i) add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
+  for (uint32_t i = 0; i < r.memcpys.size(); ++i) add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
+  for (uint32_t i = 0; i < r.memsets.size(); ++i) add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
+  const auto by_start = [](const GpuWork& x, const GpuWork& y) { return x.start < y.start; };
+  if (!std::is_sorted(gpu_.begin(), gpu_.end(), by_start)) std::stable_sort(gpu_.begin(), gpu_.end(), by_start);
+
+  ranges_.resize(r.ranges.size());
+  for (uint32_t i = 0; i < ranges_.size(); ++i) ranges_[i] = i, see(r.ranges[i].start_ns, r.ranges[i].end_ns);
+  std::stable_sort(ranges_.begin(), ranges_.end(), [&](uint32_t x, uint32_t y) { return r.ranges[x].start_ns < r.ranges[y].start_ns; });
+}
+
+Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from, uint64_t ranges_to) const {
+  const RecordSet& r = r_;
   Attribution a;
   a.dropped_records = r.dropped_records;
-  const auto [w0, w1] = find_window(r, options, &a.epochs);
+
+  // The selected host ranges, and the window.
+  std::vector<const HostRange*> ranges;
+  {
+    auto it = std::partition_point(ranges_.begin(), ranges_.end(), [&](uint32_t i) { return r.ranges[i].start_ns < ranges_from; });
+    for (; it != ranges_.end() && r.ranges[*it].start_ns <= ranges_to; ++it)
+      if (r.ranges[*it].end_ns <= ranges_to) ranges.push_back(&r.ranges[*it]);
+  }
+  uint64_t e0 = UINT64_MAX, e1 = 0;
+  for (const HostRange* h : ranges)
+    if (h->name == "epoch") ++a.epochs, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
+  uint64_t w0 = 0, w1 = 0;
+  if (options.window) std::tie(w0, w1) = *options.window;
+  else if (a.epochs) w0 = e0, w1 = e1;
+  else if (lo_ <= hi_) w0 = lo_, w1 = hi_;
   a.window_ns = w1 - w0;
-  const auto in_window = [&, w0 = w0, w1 = w1](uint64_t t) { return t >= w0 && t <= w1; };
 
-  // A driver call made inside a runtime call on the same thread (cudaLaunchKernel ->
-  // cuLaunchKernel) is the same host time: count the outer call only.
-  std::vector<const ApiRecord*> runtime_calls;
-  for (const auto& x : r.api)
-    if (!x.driver) runtime_calls.push_back(&x);
-  std::sort(runtime_calls.begin(), runtime_calls.end(), [](auto* p, auto* q) { return p->start_ns < q->start_ns; });
-  const auto nested_in_runtime = [&](const ApiRecord& d) {
-    auto pos = std::upper_bound(runtime_calls.begin(), runtime_calls.end(), d.start_ns,
-                                [](uint64_t t, auto* p) { return t < p->start_ns; });
-    return pos != runtime_calls.begin() && (*std::prev(pos))->thread_id == d.thread_id &&
-           (*std::prev(pos))->end_ns >= d.end_ns;
-  };
-
-  std::unordered_map<uint32_t, const ApiRecord*> api_by_correlation;
-  for (const auto& x : r.api) {
-    if (x.correlation_id && !api_by_correlation.count(x.correlation_id)) api_by_correlation[x.correlation_id] = &x;
-    if (!in_window(x.start_ns) || (x.driver && nested_in_runtime(x))) continue;
-    const uint64_t d = x.end_ns - x.start_ns;
-    switch (x.kind) {
+  // Host calls starting in the window.
+  auto c = std::partition_point(calls_.begin(), calls_.end(), [&](const HostCall& x) { return x.start < w0; });
+  for (; c != calls_.end() && c->start <= w1; ++c) {
+    if (!c->counted) continue;
+    const uint64_t d = c->end - c->start;
+    switch (c->kind) {
       case ApiKind::Launch: ++a.launches, a.launch_api_ns += d; break;
       case ApiKind::Sync: a.sync_api_ns += d; break;
       case ApiKind::Memcpy: a.memcpy_api_ns += d; break;
@@ -135,50 +169,42 @@ Attribution attribute(const RecordSet& r, const AttributionOptions& options) {
   }
   a.blocked_ns = a.sync_api_ns + a.memcpy_api_ns;
 
-  // GPU activities in the window, with the host call that queued each.
-  std::vector<Interval> gpu;
+  // GPU work starting in the window, in start order.
+  const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(), [&](const GpuWork& x) { return x.start < w0; });
+  const auto g1 = std::partition_point(g0, gpu_.end(), [&](const GpuWork& x) { return x.start <= w1; });
   std::vector<double> delays;
-  for (const auto& k : r.kernels) {
-    if (!in_window(k.start_ns)) continue;
-    ++a.kernels;
-    a.kernel_ns += k.end_ns - k.start_ns;
-    gpu.push_back({k.start_ns, k.end_ns, k.correlation_id});
-    if (auto it = api_by_correlation.find(k.correlation_id); it != api_by_correlation.end())
-      delays.push_back(static_cast<double>(k.start_ns) - static_cast<double>(it->second->end_ns));
-  }
-  for (const auto& m : r.memcpys) {
-    if (!in_window(m.start_ns)) continue;
-    ++a.memcpys;
-    a.memcpy_gpu_ns += m.end_ns - m.start_ns;
-    const MemoryKind host = m.kind == CopyKind::HtoD ? m.src : m.kind == CopyKind::DtoH ? m.dst : MemoryKind::Device;
-    auto& s = a.memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
-    ++s.count, s.bytes += m.bytes, s.gpu_ns += m.end_ns - m.start_ns;
-    gpu.push_back({m.start_ns, m.end_ns, m.correlation_id});
-  }
-  for (const auto& m : r.memsets) {
-    if (!in_window(m.start_ns)) continue;
-    ++a.memsets;
-    gpu.push_back({m.start_ns, m.end_ns, m.correlation_id});
+  for (auto g = g0; g != g1; ++g) {
+    const uint64_t d = g->end - g->start;
+    if (g->type == 0) {
+      ++a.kernels;
+      a.kernel_ns += d;
+      if (g->has_call) delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
+    } else if (g->type == 1) {
+      const MemcpyRecord& m = r.memcpys[g->index];
+      ++a.memcpys;
+      a.memcpy_gpu_ns += d;
+      const MemoryKind host = m.kind == CopyKind::HtoD ? m.src : m.kind == CopyKind::DtoH ? m.dst : MemoryKind::Device;
+      auto& s = a.memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
+      ++s.count, s.bytes += m.bytes, s.gpu_ns += d;
+    } else {
+      ++a.memsets;
+    }
   }
   a.launch_delay = distribution(std::move(delays));
 
   // Busy = union of GPU intervals; each gap is idle, classified by what came after it.
-  std::sort(gpu.begin(), gpu.end(), [](const Interval& x, const Interval& y) { return x.start < y.start; });
-  const auto queued_at = [&](const Interval& g) -> uint64_t {
-    auto it = api_by_correlation.find(g.correlation_id);
-    return it == api_by_correlation.end() ? 0 : it->second->start_ns;  // unknown: counted as queued
-  };
-  const auto classify_gap = [&](uint64_t gap_start, uint64_t gap_end, const Interval* next) {
+  const auto classify_gap = [&](uint64_t gap_start, uint64_t gap_end, const GpuWork* next) {
     if (gap_end <= gap_start) return;
     const uint64_t gap = gap_end - gap_start;
-    if (!next || queued_at(*next) >= gap_start) a.idle_host_wait_ns += gap;
+    const uint64_t queued_at = next && next->has_call ? next->call_start : 0;  // unknown: counted as queued
+    if (!next || queued_at >= gap_start) a.idle_host_wait_ns += gap;
     else if (gap <= options.kernel_wait_threshold_ns) a.idle_kernel_wait_ns += gap;
     else a.idle_other_ns += gap;
   };
   uint64_t cursor = w0;  // end of the busy time seen so far
-  for (const auto& g : gpu) {
-    const uint64_t s = std::max(g.start, w0), e = std::min(g.end, w1);
-    if (s > cursor) classify_gap(cursor, s, &g);
+  for (auto g = g0; g != g1; ++g) {
+    const uint64_t s = std::max(g->start, w0), e = std::min(g->end, w1);
+    if (s > cursor) classify_gap(cursor, s, &*g);
     if (e > cursor) {
       a.gpu_busy_ns += e - std::max(s, cursor);
       cursor = e;
@@ -190,25 +216,32 @@ Attribution attribute(const RecordSet& r, const AttributionOptions& options) {
   // looked up on the launching thread, or on the recording thread when the launching thread
   // recorded no ranges (a CUDA backward launches from LibTorch's autograd thread while the
   // main thread sits in its `backward` range).
-  for (const auto& h : r.ranges) {
-    auto& p = a.phases[h.name];
+  for (const HostRange* h : ranges) {
+    auto& p = a.phases[h->name];
     ++p.count;
-    p.host_ns += h.end_ns - h.start_ns;
+    p.host_ns += h->end_ns - h->start_ns;
   }
-  const PhaseLookup phases(r.ranges);
-  for (const auto& k : r.kernels) {
-    if (!in_window(k.start_ns)) continue;
-    auto it = api_by_correlation.find(k.correlation_id);
-    const HostRange* h = it == api_by_correlation.end() ? nullptr : phases.innermost(it->second->thread_id, it->second->start_ns);
+  if (ranges.empty()) {
+    a.kernels_outside_phases = a.kernels;
+    return a;
+  }
+  const PhaseLookup phases(ranges);
+  for (auto g = g0; g != g1; ++g) {
+    if (g->type != 0) continue;
+    const HostRange* h = g->has_call ? phases.innermost(g->call_thread, g->call_start) : nullptr;
     if (!h) {
       ++a.kernels_outside_phases;
       continue;
     }
     auto& p = a.phases[h->name];
     ++p.kernels;
-    p.kernel_ns += k.end_ns - k.start_ns;
+    p.kernel_ns += g->end - g->start;
   }
   return a;
+}
+
+Attribution attribute(const RecordSet& records, const AttributionOptions& options) {
+  return AttributionIndex(records).attribute(options);
 }
 
 }  // namespace trace

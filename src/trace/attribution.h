@@ -6,7 +6,8 @@
 //   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
 // - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,
 //   cudaGraphLaunch, ...), by API name (records.h classify_api). A driver call nested in
-//   a runtime call on the same thread is not counted again (same host time).
+//   a runtime call on the same thread (the innermost runtime call open on that thread when
+//   it starts ends after it) is not counted again (same host time).
 // - kernels / kernel_ns: kernel records starting in the window, and the sum of their
 //   durations (overlapping kernels both count, so this can exceed busy time).
 // - gpu_busy_ns: length of the union of kernel, memcpy and memset intervals, clipped to
@@ -41,8 +42,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "trace/records.h"
 
@@ -89,6 +91,43 @@ struct Attribution {
   double per_epoch(double value) const { return epochs ? value / static_cast<double>(epochs) : value; }
 };
 
+// Prepared once for a record set (records sorted by start, each GPU activity joined to the
+// host call that queued it, nested driver calls marked); then each window costs only the
+// records in it. Why: ./attribute asks for one window per profiler step, and a 1 GB trace
+// has hundreds of steps over millions of records. The records must outlive the index.
+class AttributionIndex {
+ public:
+  explicit AttributionIndex(const RecordSet& records);
+
+  // The figures of the records that start in the window (options.window; else the span of
+  // the `epoch` ranges among the selected ones; else the span of all records). Phases and
+  // epochs come from the host ranges that start in [ranges_from, ranges_to] and end by
+  // ranges_to (default: all of them).
+  Attribution attribute(const AttributionOptions& options = {}, uint64_t ranges_from = 0,
+                        uint64_t ranges_to = UINT64_MAX) const;
+
+ private:
+  struct HostCall {  // an API call, in start order
+    uint64_t start, end;
+    ApiKind kind;
+    bool counted;    // false: a driver call inside a runtime call on its thread (same host time)
+  };
+  struct GpuWork {   // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
+    uint64_t start, end;
+    uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
+    uint32_t index;                 // into records.kernels / memcpys / memsets
+    uint32_t call_thread;
+    uint8_t type;                   // 0 kernel, 1 memcpy, 2 memset
+    bool has_call;
+  };
+  const RecordSet& r_;
+  std::vector<HostCall> calls_;
+  std::vector<GpuWork> gpu_;
+  std::vector<uint32_t> ranges_;   // indices into records.ranges, by start
+  uint64_t lo_ = UINT64_MAX, hi_ = 0;  // span of all records
+};
+
+// One window of one record set: AttributionIndex(records).attribute(options).
 Attribution attribute(const RecordSet& records, const AttributionOptions& options = {});
 
 }  // namespace trace

@@ -69,25 +69,33 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   TraceReport rep;
   rep.trace = &t;
   const RecordSet& r = t.records;
-  const Slicer slicer(r);
-  for (const auto& w : r.steps) {
-    StepFigures f;
+  const AttributionIndex index(r);
+  // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
+  std::vector<std::pair<uint64_t, uint64_t>> epochs;
+  for (const auto& h : r.ranges)
+    if (h.name == "epoch") epochs.push_back({h.start_ns, h.end_ns});
+  std::sort(epochs.begin(), epochs.end());
+  const auto holds_epoch = [&](uint64_t from, uint64_t to) {
+    for (auto it = std::lower_bound(epochs.begin(), epochs.end(), std::make_pair(from, uint64_t{0}));
+         it != epochs.end() && it->first <= to; ++it)
+      if (it->second <= to) return true;
+    return false;
+  };
+  rep.steps.resize(r.steps.size());
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const StepWindow& w = r.steps[i];
+    StepFigures& f = rep.steps[i];
     f.name = w.name;
     f.start_ns = w.start_ns;
     f.wall_ns = w.end_ns - w.start_ns;
-    const RecordSet step = slicer.slice(w.start_ns, w.end_ns);
     AttributionOptions in_step = options;  // the step is the window (unless it holds our epochs)
-    if (std::none_of(step.ranges.begin(), step.ranges.end(), [](const HostRange& h) { return h.name == "epoch"; }))
-      in_step.window = {w.start_ns, w.end_ns};
-    f.a = attribute(step, in_step);
+    if (!holds_epoch(w.start_ns, w.end_ns)) in_step.window = {w.start_ns, w.end_ns};
+    f.a = index.attribute(in_step, w.start_ns, w.end_ns);
     rep.steps_wall_ns += f.wall_ns;
-    rep.steps.push_back(std::move(f));
   }
   rep.total.name = "total";
-  bool epochs = false;
-  for (const auto& h : r.ranges) epochs |= h.name == "epoch";
-  if (epochs) {
-    rep.total.a = attribute(r, options);  // our own files: first to last epoch, as bench does
+  if (!epochs.empty()) {
+    rep.total.a = index.attribute(options);  // our own files: first to last epoch, as bench does
   } else {
     // A Kineto trace: the whole recorded span, host ops and annotations included (attribute()
     // alone would take only the CUDA records' span).
@@ -104,7 +112,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     if (lo <= hi) {
       AttributionOptions whole = options;
       whole.window = {lo, hi};
-      rep.total.a = attribute(r, whole);
+      rep.total.a = index.attribute(whole);
     }
   }
   rep.total.wall_ns = rep.total.a.window_ns;
