@@ -236,14 +236,17 @@ class EventParser {
   ImportedTrace* out_ = nullptr;
   Partial* part_ = nullptr;
   simdjson::ondemand::parser parser_;
-  std::string name_buf_, cat_buf_;
 };
+
+// A key compared as it stands in the JSON text (simdjson's raw key, just past its opening
+// quote): no unescaping, so a key written with escapes (\u0074s) is not recognised.
+bool key_is(const char* raw, std::string_view k) { return std::memcmp(raw, k.data(), k.size()) == 0 && raw[k.size()] == '"'; }
 
 void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
   auto obj = doc.get_object();
-  name_buf_.clear();
-  cat_buf_.clear();
+  // Strings stay valid in the parser's buffer until the next event is parsed.
+  std::string_view name_view, cat_view;
   std::string_view ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
   Number pid, tid, correlation, stream, device, bytes, depth;
@@ -251,53 +254,84 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   bool stream_is_text = false;
   std::string_view src_word, dst_word;
   char ph_buf = 0;
+  Cat cat = Cat::Other;
+  const bool hta = opt_.hta_events;
+  // Outside --hta only complete events are read: the rest stop at their phase, and the args
+  // of categories that use none (cpu_op, user_annotation, ...) are skipped unread.
+  const auto args_unused = [&] {
+    return !hta && has_cat && (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
+  };
   for (auto field : obj) {
-    const std::string_view key = field.unescaped_key();
+    const char* key = field.key().value().raw();
     simdjson::ondemand::value v = field.value();
-    if (key == "ph") {
-      std::string_view p = v.get_string();
-      ph_buf = p.size() == 1 ? p[0] : '?';
-    } else if (key == "cat") {
-      std::string_view c = v.get_string();
-      cat_buf_.assign(c.data(), c.size());
-      has_cat = true;
-    } else if (key == "name") {
-      std::string_view n;
-      if (v.get_string().get(n)) bad(index, s, "\"name\" is not a valid string");
-      name_buf_.assign(n.data(), n.size()), has_name = true;
-    } else if (key == "ts" || key == "dur") {
+    const auto number_text = [&](const char* what, std::string_view* text, bool* has) {
       auto t = v.type();
       if (t.error() || t.value_unsafe() != simdjson::ondemand::json_type::number)
-        bad(index, s, "\"" + std::string(key) + "\" is not a number");
-      std::string_view raw = v.raw_json_token();
-      (key == "ts" ? ts_text : dur_text) = raw;
-      (key == "ts" ? has_ts : has_dur) = true;
-    } else if (key == "pid") {
-      pid = read_number(v);
-    } else if (key == "tid") {
-      tid = read_number(v);
-    } else if (key == "args") {
-      auto t = v.type();
-      if (t.error() || t.value_unsafe() != simdjson::ondemand::json_type::object) continue;
-      for (auto a : v.get_object()) {
-        const std::string_view k = a.unescaped_key();
-        simdjson::ondemand::value av = a.value();
-        if (k == "correlation") correlation = read_number(av);
-        else if (k == "stream") {
-          auto at = av.type();
-          if (!at.error() && at.value_unsafe() == simdjson::ondemand::json_type::string) {
-            std::string_view str;
-            if (!av.get_string().get(str)) stream_text = str, stream_is_text = true;
-            stream.present = true, stream.i = python_int(stream_text);
-          } else stream = read_number(av);
-        } else if (k == "device") device = read_number(av);
-        else if (k == "bytes") bytes = read_number(av);
-        else if (k == "depth") depth = read_number(av);
-        else if (k == "src" || k == "dst") {
-          std::string_view str;
-          if (!av.get_string().get(str)) (k == "src" ? src_word : dst_word) = str;  // ours: "pinned", ...
+        bad(index, s, std::string("\"") + what + "\" is not a number");
+      *text = v.raw_json_token();
+      *has = true;
+    };
+    switch (key[0]) {
+      case 'p':
+        if (key_is(key, "ph")) {
+          std::string_view p = v.get_string();
+          ph_buf = p.size() == 1 ? p[0] : '?';
+          if (!hta && ph_buf != 'X') {
+            if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
+            ++out_->ignored_events;
+            return;
+          }
+        } else if (key_is(key, "pid")) {
+          pid = read_number(v);
         }
+        break;
+      case 'c':
+        if (key_is(key, "cat")) {
+          cat_view = v.get_string();
+          cat = category(cat_view);
+          has_cat = true;
+        }
+        break;
+      case 'n':
+        if (key_is(key, "name")) {
+          if (v.get_string().get(name_view)) bad(index, s, "\"name\" is not a valid string");
+          has_name = true;
+        }
+        break;
+      case 't':
+        if (key_is(key, "ts")) number_text("ts", &ts_text, &has_ts);
+        else if (key_is(key, "tid")) tid = read_number(v);
+        break;
+      case 'd':
+        if (key_is(key, "dur")) number_text("dur", &dur_text, &has_dur);
+        break;
+      case 'a': {
+        if (!key_is(key, "args") || args_unused()) break;
+        auto t = v.type();
+        if (t.error() || t.value_unsafe() != simdjson::ondemand::json_type::object) break;
+        for (auto arg : v.get_object()) {
+          const char* k = arg.key().value().raw();
+          simdjson::ondemand::value av = arg.value();
+          if (key_is(k, "correlation")) correlation = read_number(av);
+          else if (key_is(k, "stream")) {
+            auto at = av.type();
+            if (!at.error() && at.value_unsafe() == simdjson::ondemand::json_type::string) {
+              std::string_view str;
+              if (!av.get_string().get(str)) stream_text = str, stream_is_text = true;
+              stream.present = true, stream.i = python_int(stream_text);
+            } else stream = read_number(av);
+          } else if (key_is(k, "device")) device = read_number(av);
+          else if (key_is(k, "bytes")) bytes = read_number(av);
+          else if (key_is(k, "depth")) depth = read_number(av);
+          else if (key_is(k, "src") || key_is(k, "dst")) {
+            std::string_view str;
+            if (!av.get_string().get(str)) (k[0] == 's' ? src_word : dst_word) = str;  // ours: "pinned", ...
+          }
+        }
+        break;
       }
+      default:
+        break;
     }
   }
   // pandas holds "ts" as float64 when any value is a decimal or missing; HTA rounds only then.
@@ -307,16 +341,15 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   if (has_ts && !us_text_to_ns(ts_text, &ts)) bad(index, s, "\"ts\" " + std::string(ts_text) + " is out of range");
   if (has_dur && !us_text_to_ns(dur_text, &dur)) bad(index, s, "\"dur\" " + std::string(dur_text) + " is out of range");
 
-  const Cat cat = has_cat ? category(cat_buf_) : Cat::Other;
   if (opt_.hta_events && has_cat && has_dur && has_ts && cat != Cat::Trace) {
     HtaEvent h;
     h.index = static_cast<int64_t>(index);
     h.ts_ns = ts, h.dur_ns = dur;
     if (stream.present) h.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
     if (correlation.present) h.correlation = correlation.i;
-    const std::string_view n = name_buf_;
+    const std::string_view n = name_view;
     if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset) h.flags |= HtaEvent::kKernelCat;
-    if (cat_buf_ == "memcpy" || cat_buf_ == "memset") h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
+    if (cat_view == "memcpy" || cat_view == "memset") h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
     if (hta_compute_name(n)) h.flags |= HtaEvent::kComputeName;
     if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "runFunction - job_prep_and_submit_for_execution")
       h.flags |= HtaEvent::kLaunchName;
@@ -324,7 +357,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
     if (n == "Event Sync" || n == "Context Sync") h.flags |= HtaEvent::kDeviceSyncName;
     if (contains(n, "ProfilerStep")) {
       h.flags |= HtaEvent::kStepName;
-      out_->hta_step_names.insert(name_buf_);
+      out_->hta_step_names.emplace(name_view);
     }
     if (!has_name) h.flags &= ~(HtaEvent::kComputeName);  // no name: not a computation kernel
     out_->hta.push_back(h);
@@ -346,13 +379,13 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   uint32_t str = tid.present ? static_cast<uint32_t>(tid.i) : 0;
   if (stream.present) str = stream.i < 0 ? kNoStream : static_cast<uint32_t>(stream.i);
   RecordSet& r = out_->records;
-  const bool step = starts_with(name_buf_, "ProfilerStep#");
+  const bool step = starts_with(name_view, "ProfilerStep#");
   switch (cat) {
     case Cat::Runtime:
     case Cat::Driver: {
       ApiRecord a;
       a.start_ns = start, a.end_ns = end, a.correlation_id = corr, a.thread_id = thread;
-      a.name = name_buf_;
+      a.name = std::string(name_view);
       a.kind = classify_api(a.name);
       a.driver = cat == Cat::Driver || (starts_with(a.name, "cu") && !starts_with(a.name, "cuda"));
       if (starts_with(a.name, "hip")) out_->hip = true;
@@ -360,13 +393,13 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
       break;
     }
     case Cat::Kernel:
-      r.kernels.push_back({start, end, corr, dev, str, name_buf_});
+      r.kernels.push_back({start, end, corr, dev, str, std::string(name_view)});
       break;
     case Cat::Memcpy: {
       MemcpyRecord m;
       m.start_ns = start, m.end_ns = end, m.correlation_id = corr, m.device_id = dev, m.stream_id = str;
       m.bytes = bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0;
-      parse_memcpy_name(name_buf_, &m);
+      parse_memcpy_name(name_view, &m);
       if (!src_word.empty()) m.src = memory_word(src_word);
       if (!dst_word.empty()) m.dst = memory_word(dst_word);
       r.memcpys.push_back(m);
@@ -376,21 +409,21 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
       r.memsets.push_back({start, end, corr, dev, str, bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0});
       break;
     case Cat::Sync:
-      r.syncs.push_back({start, end, corr, str, sync_kind(name_buf_)});
+      r.syncs.push_back({start, end, corr, str, sync_kind(name_view)});
       break;
     case Cat::CpuOp:
-      if (step) r.steps.push_back({start, end, name_buf_});
-      r.cpu_ops.push_back({start, end, thread, name_buf_});
+      if (step) r.steps.push_back({start, end, std::string(name_view)});
+      r.cpu_ops.push_back({start, end, thread, std::string(name_view)});
       break;
     case Cat::Annotation:
-      if (step) r.steps.push_back({start, end, name_buf_});
-      r.annotations.push_back({start, end, thread, false, name_buf_});
+      if (step) r.steps.push_back({start, end, std::string(name_view)});
+      r.annotations.push_back({start, end, thread, false, std::string(name_view)});
       break;
     case Cat::GpuAnnotation:
-      r.annotations.push_back({start, end, str, true, name_buf_});
+      r.annotations.push_back({start, end, str, true, std::string(name_view)});
       break;
     case Cat::Phase:
-      r.ranges.push_back({start, end, thread, static_cast<uint16_t>(depth.present ? depth.i : 0), name_buf_});
+      r.ranges.push_back({start, end, thread, static_cast<uint16_t>(depth.present ? depth.i : 0), std::string(name_view)});
       break;
     default:
       ++out_->ignored_events;
