@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trace/id_map.h"
+#include "trace/sorted_order.h"
 
 namespace trace {
 namespace {
@@ -85,27 +86,12 @@ class PhaseLookup {
 AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
   const auto see = [&](uint64_t s, uint64_t e) { lo_ = std::min(lo_, s), hi_ = std::max(hi_, e); };
 
-  // Host calls by start; at equal starts a runtime call before a driver call (it holds it).
-  std::vector<uint32_t> order(r.api.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto call_before = [&](uint32_t x, uint32_t y) {
-    const ApiRecord &a = r.api[x], &b = r.api[y];
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.driver < b.driver;
-  };
-  if (!std::is_sorted(order.begin(), order.end(), call_before)) std::stable_sort(order.begin(), order.end(), call_before);
-  // A driver call is the runtime call's own host time when the innermost runtime call still
-  // open on its thread ends after it: one stack of open runtime calls per thread.
-  std::unordered_map<uint32_t, std::vector<uint64_t>> open_runtime_ends;
-  calls_.reserve(order.size());
-  for (uint32_t i : order) {
+  const CallOrder order = order_calls(r.api);
+  calls_.reserve(r.api.size());
+  for (uint32_t i : order.by_start) {
     const ApiRecord& x = r.api[i];
     see(x.start_ns, x.end_ns);
-    auto& open = open_runtime_ends[x.thread_id];
-    while (!open.empty() && open.back() < x.start_ns) open.pop_back();
-    bool counted = true;
-    if (x.driver) counted = open.empty() || open.back() < x.end_ns;
-    else open.push_back(x.end_ns);
-    calls_.push_back({x.start_ns, x.end_ns, x.kind, counted});
+    calls_.push_back({x.start_ns, x.end_ns, x.kind, !order.nested_driver[i]});
   }
 
   // GPU work with the host call that queued it: the first call (in record order) with its
@@ -126,12 +112,14 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
   for (uint32_t i = 0; i < r.kernels.size(); ++i) add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
   for (uint32_t i = 0; i < r.memcpys.size(); ++i) add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
   for (uint32_t i = 0; i < r.memsets.size(); ++i) add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
-  const auto by_start = [](const GpuWork& x, const GpuWork& y) { return x.start < y.start; };
-  if (!std::is_sorted(gpu_.begin(), gpu_.end(), by_start)) std::stable_sort(gpu_.begin(), gpu_.end(), by_start);
+  // By start; equal starts keep the order above (kernels, copies, memsets, each as recorded).
+  const std::vector<uint32_t> gpu_order = sorted_order(gpu_.size(), [&](size_t i) { return std::make_pair(gpu_[i].start, uint64_t{0}); });
+  std::vector<GpuWork> sorted(gpu_.size());
+  for (size_t i = 0; i < gpu_order.size(); ++i) sorted[i] = gpu_[gpu_order[i]];
+  gpu_.swap(sorted);
 
-  ranges_.resize(r.ranges.size());
-  for (uint32_t i = 0; i < ranges_.size(); ++i) ranges_[i] = i, see(r.ranges[i].start_ns, r.ranges[i].end_ns);
-  std::stable_sort(ranges_.begin(), ranges_.end(), [&](uint32_t x, uint32_t y) { return r.ranges[x].start_ns < r.ranges[y].start_ns; });
+  for (const auto& h : r.ranges) see(h.start_ns, h.end_ns);
+  ranges_ = sorted_order(r.ranges.size(), [&](size_t i) { return std::make_pair(r.ranges[i].start_ns, uint64_t{0}); });
 }
 
 Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from, uint64_t ranges_to) const {

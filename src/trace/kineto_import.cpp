@@ -8,9 +8,9 @@
 #include <exception>
 #include <thread>
 #include <dirent.h>
-#include <unordered_set>
 
 #include "trace/event_pipeline.h"
+#include "trace/id_map.h"
 #include "trace/json_event_stream.h"
 
 namespace trace {
@@ -453,17 +453,17 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
   std::sort(r.steps.begin(), r.steps.end(), [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
 
   // Correlations that match nothing: counted, never silently dropped.
-  std::unordered_set<uint32_t> host, gpu;
-  for (const auto& a : r.api) host.insert(a.correlation_id);
+  IdMap host(r.api.size()), gpu(r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  for (const auto& a : r.api) host.insert(a.correlation_id, 0);
   const auto check = [&](uint32_t c) {
-    gpu.insert(c);
-    if (!host.count(c)) ++out_->unmatched_correlations;
+    gpu.insert(c, 0);
+    if (!host.contains(c)) ++out_->unmatched_correlations;
   };
   for (const auto& k : r.kernels) check(k.correlation_id);
   for (const auto& m : r.memcpys) check(m.correlation_id);
   for (const auto& m : r.memsets) check(m.correlation_id);
   for (const auto& a : r.api)
-    if (a.kind == ApiKind::Launch && !gpu.count(a.correlation_id)) ++out_->launches_without_gpu;
+    if (a.kind == ApiKind::Launch && !gpu.contains(a.correlation_id)) ++out_->launches_without_gpu;
 
   auto& w = out_->warnings;
   if (out_->hip)

@@ -1,5 +1,9 @@
 #include "trace/records.h"
 
+#include <unordered_map>
+
+#include "trace/sorted_order.h"
+
 namespace trace {
 
 const char* to_string(ApiKind k) {
@@ -46,6 +50,21 @@ ApiKind classify_api(const std::string& name) {
   if (has("Memcpy")) return ApiKind::Memcpy;
   if (has("Memset")) return ApiKind::Memset;
   return ApiKind::Other;
+}
+
+CallOrder order_calls(const std::vector<ApiRecord>& api) {
+  CallOrder o;
+  o.by_start = sorted_order(api.size(), [&](size_t i) { return std::make_pair(api[i].start_ns, uint64_t{api[i].driver}); });
+  o.nested_driver.assign(api.size(), false);
+  std::unordered_map<uint32_t, std::vector<uint64_t>> open_runtime_ends;  // per thread, innermost last
+  for (uint32_t i : o.by_start) {
+    const ApiRecord& x = api[i];
+    auto& open = open_runtime_ends[x.thread_id];
+    while (!open.empty() && open.back() < x.start_ns) open.pop_back();
+    if (x.driver) o.nested_driver[i] = !open.empty() && open.back() >= x.end_ns;
+    else open.push_back(x.end_ns);
+  }
+  return o;
 }
 
 }  // namespace trace

@@ -114,4 +114,14 @@ const char* to_string(SyncKind k);
 // -> Launch; *Synchronize -> Sync; *Memcpy* -> Memcpy; *Memset* -> Memset).
 ApiKind classify_api(const std::string& name);
 
+// Host calls in start order (at equal starts a runtime call before a driver call: it holds
+// it), and for each call (by its index in `api`) whether it is a driver call made inside a
+// runtime call on its own thread, i.e. the innermost runtime call still open on that thread
+// when it starts ends after it: the same host time as that runtime call, to be counted once.
+struct CallOrder {
+  std::vector<uint32_t> by_start;
+  std::vector<bool> nested_driver;
+};
+CallOrder order_calls(const std::vector<ApiRecord>& api);
+
 }  // namespace trace

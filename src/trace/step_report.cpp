@@ -2,73 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unordered_map>
-#include <unordered_set>
+#include <future>
 
 namespace trace {
-
-namespace {
-
-// Records sorted by start once, so each step's slice costs its own size, not the trace's
-// (a 1 GB trace has hundreds of steps).
-class Slicer {
- public:
-  explicit Slicer(const RecordSet& r) : r_(r) {
-    sort_by_start(r.api, &api_);
-    sort_by_start(r.kernels, &kernels_);
-    sort_by_start(r.memcpys, &memcpys_);
-    sort_by_start(r.memsets, &memsets_);
-    sort_by_start(r.ranges, &ranges_);
-    for (size_t i = 0; i < r.api.size(); ++i) api_by_corr_.emplace(r.api[i].correlation_id, i);
-  }
-
-  RecordSet slice(uint64_t from, uint64_t to) const {
-    RecordSet s;
-    s.clock = r_.clock;
-    std::unordered_set<uint32_t> wanted;
-    for (size_t i : in_window(r_.kernels, kernels_, from, to)) s.kernels.push_back(r_.kernels[i]), wanted.insert(r_.kernels[i].correlation_id);
-    for (size_t i : in_window(r_.memcpys, memcpys_, from, to)) s.memcpys.push_back(r_.memcpys[i]), wanted.insert(r_.memcpys[i].correlation_id);
-    for (size_t i : in_window(r_.memsets, memsets_, from, to)) s.memsets.push_back(r_.memsets[i]), wanted.insert(r_.memsets[i].correlation_id);
-    std::unordered_set<size_t> taken;
-    for (size_t i : in_window(r_.api, api_, from, to)) s.api.push_back(r_.api[i]), taken.insert(i);
-    for (uint32_t c : wanted) {  // calls made before the window that queued work in it
-      auto [lo, hi] = api_by_corr_.equal_range(c);
-      for (auto it = lo; it != hi; ++it)
-        if (!taken.count(it->second)) s.api.push_back(r_.api[it->second]), taken.insert(it->second);
-    }
-    for (size_t i : in_window(r_.ranges, ranges_, from, to))
-      if (r_.ranges[i].end_ns <= to) s.ranges.push_back(r_.ranges[i]);
-    return s;
-  }
-
- private:
-  template <typename T>
-  static void sort_by_start(const std::vector<T>& v, std::vector<size_t>* idx) {
-    idx->resize(v.size());
-    for (size_t i = 0; i < v.size(); ++i) (*idx)[i] = i;
-    std::stable_sort(idx->begin(), idx->end(), [&](size_t a, size_t b) { return v[a].start_ns < v[b].start_ns; });
-  }
-  template <typename T>
-  static std::vector<size_t> in_window(const std::vector<T>& v, const std::vector<size_t>& idx, uint64_t from, uint64_t to) {
-    auto lo = std::partition_point(idx.begin(), idx.end(), [&](size_t i) { return v[i].start_ns < from; });
-    auto hi = std::partition_point(lo, idx.end(), [&](size_t i) { return v[i].start_ns <= to; });
-    std::vector<size_t> out(lo, hi);
-    std::sort(out.begin(), out.end());  // the records' own order, as attribute() would see them
-    return out;
-  }
-  const RecordSet& r_;
-  std::vector<size_t> api_, kernels_, memcpys_, memsets_, ranges_;
-  std::unordered_multimap<uint32_t, size_t> api_by_corr_;
-};
-
-}  // namespace
-
-RecordSet slice_window(const RecordSet& r, uint64_t from, uint64_t to) { return Slicer(r).slice(from, to); }
 
 TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
   TraceReport rep;
   rep.trace = &t;
   const RecordSet& r = t.records;
+  // The syncs need none of the attribution: found on a second core meanwhile.
+  auto syncs = std::async(std::launch::async, [&r] { return find_syncs(r); });
   const AttributionIndex index(r);
   // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
   std::vector<std::pair<uint64_t, uint64_t>> epochs;
@@ -122,7 +65,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     for (auto& f : rep.steps) f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
   }
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
-  rep.syncs = find_syncs(r);
+  rep.syncs = syncs.get();
   return rep;
 }
 

@@ -30,11 +30,6 @@ struct TraceReport {
 
 TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});
 
-// The records a window [from, to] is attributed from: everything starting in it, plus the
-// host calls (by correlation) that queued its GPU work; attribute() gets the window itself
-// through AttributionOptions::window.
-RecordSet slice_window(const RecordSet& records, uint64_t from, uint64_t to);
-
 void write_report_json(JsonOut& out, const TraceReport& report);
 std::string report_table(const TraceReport& report);
 

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "trace/sorted_order.h"
+
 namespace trace {
 
 bool is_blocking_call(const ApiRecord& a, bool copy_to_pageable) {
@@ -24,11 +26,10 @@ struct ThreadOps {
 
 std::unordered_map<uint32_t, ThreadOps> index_ops(const std::vector<CpuOpRecord>& all) {
   std::unordered_map<uint32_t, ThreadOps> by_thread;
-  for (const auto& o : all) by_thread[o.thread_id].ops.push_back(&o);
+  // By start, the longer first at equal starts (the outer op before the op it holds).
+  const auto order = sorted_order(all.size(), [&](size_t i) { return std::make_pair(all[i].start_ns, UINT64_MAX - all[i].end_ns); });
+  for (uint32_t i : order) by_thread[all[i].thread_id].ops.push_back(&all[i]);
   for (auto& [tid, t] : by_thread) {
-    std::sort(t.ops.begin(), t.ops.end(), [](auto* a, auto* b) {
-      return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns > b->end_ns;
-    });
     t.parent.assign(t.ops.size(), -1);
     std::vector<int> stack;
     for (int i = 0; i < static_cast<int>(t.ops.size()); ++i) {
@@ -82,27 +83,17 @@ SyncReport find_syncs(const RecordSet& r) {
     if (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable) to_pageable.insert(m.correlation_id);
 
   // A driver call inside a runtime call on the same thread is the same host time.
-  std::vector<const ApiRecord*> runtime;
-  for (const auto& a : r.api)
-    if (!a.driver) runtime.push_back(&a);
-  std::sort(runtime.begin(), runtime.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
-  const auto nested = [&](const ApiRecord& d) {
-    auto pos = std::upper_bound(runtime.begin(), runtime.end(), d.start_ns, [](uint64_t t, auto* p) { return t < p->start_ns; });
-    for (int back = 0; pos != runtime.begin() && back < 64; ++back) {
-      --pos;
-      if ((*pos)->thread_id == d.thread_id) return (*pos)->end_ns >= d.end_ns;
-    }
-    return false;
-  };
+  const std::vector<bool> nested = order_calls(r.api).nested_driver;
 
   const auto ops = index_ops(r.cpu_ops);
   const BusyIndex busy(r);
   std::vector<const StepWindow*> steps;
   for (const auto& s : r.steps) steps.push_back(&s);
 
-  for (const auto& a : r.api) {
+  for (size_t i = 0; i < r.api.size(); ++i) {
+    const ApiRecord& a = r.api[i];
     if (!is_blocking_call(a, to_pageable.count(a.correlation_id) > 0)) continue;
-    if (a.driver && nested(a)) continue;
+    if (nested[i]) continue;
     SyncCall c;
     c.api = a.name;
     c.thread_id = a.thread_id;
