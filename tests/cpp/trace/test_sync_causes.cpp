@@ -12,6 +12,16 @@ trace::ApiRecord api(const char* name, uint64_t s, uint64_t e, uint32_t corr, ui
 }
 }  // namespace
 
+TEST(SyncCauses, OpsThatStartAndEndTogetherNestInRecordOrder) {
+  // aten::to calls aten::_to_copy; at microsecond resolution both span the same time.
+  trace::RecordSet r;
+  r.cpu_ops = {{100, 200, 1, "aten::to"}, {100, 200, 1, "aten::_to_copy"}, {110, 190, 1, "aten::copy_"}};
+  r.api = {api("cudaMemcpy", 120, 180, 4)};
+  const auto rep = trace::find_syncs(r);
+  ASSERT_EQ(rep.calls.size(), 1u);
+  EXPECT_EQ(rep.calls[0].op_path, "aten::to > aten::_to_copy > aten::copy_");
+}
+
 TEST(SyncCauses, ItemBlocksTwiceUnderOneOp) {
   trace::RecordSet r;
   r.cpu_ops = {{0, 100, 1, "aten::item"}, {5, 95, 1, "aten::_local_scalar_dense"}, {200, 300, 1, "aten::add"}};

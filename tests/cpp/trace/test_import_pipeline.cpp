@@ -1,0 +1,208 @@
+// The importer's fast paths against what they must not change: the 64-byte-block splitter
+// (strings holding brackets and escaped quotes at every alignment, split across refills of
+// any size), the parse workers (any number gives the same records in document order, and
+// the first bad event in document order is the one reported), and the helpers of the
+// attribution (sorted_order, IdMap, order_calls).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "trace/id_map.h"
+#include "trace/kineto_import.h"
+#include "trace/sorted_order.h"
+#include "trace/step_report.h"
+#include "trace_test_util.h"
+
+using tracetest::data;
+
+namespace {
+
+// Hands out at most `step` bytes per read, so that every event straddles refills.
+class TrickleSource : public trace::ByteSource {
+ public:
+  TrickleSource(std::string text, size_t step) : text_(std::move(text)), step_(step) {}
+  size_t read(char* out, size_t n) override {
+    const size_t k = std::min({n, step_, text_.size() - pos_});
+    std::memcpy(out, text_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  bool gzip() const override { return false; }
+  uint64_t bytes_read_raw() const override { return pos_; }
+
+ private:
+  std::string text_;
+  size_t step_, pos_ = 0;
+};
+
+// JSON text of s (quote and backslash escaped).
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// Names full of what the splitter must see through: brackets inside strings, escaped quotes
+// and backslash runs (odd and even), at shifting offsets so that each lands on every byte of
+// a 64-byte block and on block edges.
+std::vector<std::string> tricky_names() {
+  const char* pieces[] = {"{", "}", "[", "]", "\"", "\\", "\\\"", "\\\\", "}]\"{[", "\\\\\\\"x"};
+  std::vector<std::string> names;
+  for (int shift = 0; shift < 70; ++shift)
+    for (const char* p : pieces) names.push_back(std::string(shift, 'a') + p + std::string(70 - shift, 'b') + p);
+  return names;
+}
+
+std::string events_document(const std::vector<std::string>& names) {
+  std::string doc = "{\"traceEvents\": [\n";
+  for (size_t i = 0; i < names.size(); ++i) {
+    doc += i ? ",\n" : "";
+    doc += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": " + quoted(names[i]) + ", \"pid\": 1, \"tid\": 1, \"ts\": " +
+           std::to_string(10 * i + 1) + ", \"dur\": 1, \"args\": {\"x\": [[1, 2], {\"s\": " + quoted(names[i]) + "}]}}";
+  }
+  return doc + "\n], \"otherData\": {\"note\": \"}]\"}}";
+}
+
+trace::ImportedTrace import_with(trace::ByteSource& source, unsigned threads) {
+  trace::ImportOptions o;
+  o.threads = threads;
+  return trace::import_trace(source, "doc.json", o);
+}
+
+std::string report_json(const trace::ImportedTrace& t) {
+  trace::JsonOut out;
+  trace::write_report_json(out, trace::build_report(t));
+  return out.str();
+}
+
+}  // namespace
+
+TEST(ImportSplitter, StringsWithBracketsAndEscapesAtEveryAlignmentAndRefill) {
+  const auto names = tricky_names();
+  const std::string doc = events_document(names);
+  for (size_t step : {size_t{1}, size_t{7}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, doc.size()}) {
+    TrickleSource src(doc, step);
+    const auto t = import_with(src, 2);
+    ASSERT_EQ(t.records.cpu_ops.size(), names.size()) << "read step " << step;
+    for (size_t i = 0; i < names.size(); ++i)
+      ASSERT_EQ(t.records.cpu_ops[i].name, names[i]) << "event " << i << ", read step " << step;
+    EXPECT_EQ(t.bytes, doc.size());
+  }
+}
+
+TEST(ImportSplitter, BracketsMustPairAcrossBlocks) {
+  // A '}' that closes a '[' 100 bytes later, with a string of brackets between them.
+  const std::string bad = "{\"traceEvents\": [{\"a\": [\"" + std::string(100, '{') + "\"}]}";
+  const std::string msg = tracetest::import_error(bad);
+  EXPECT_NE(msg.find("unbalanced '}'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("byte offset 126"), std::string::npos) << msg;  // where that '}' is
+  // An escaped quote must not end the string: the '}' after it is inside, so the event is cut short.
+  const std::string open = "{\"traceEvents\": [{\"name\": \"x\\\"}]}";
+  EXPECT_NE(tracetest::import_error(open).find("truncated"), std::string::npos);
+}
+
+TEST(ImportWorkers, AnyNumberGiveTheSameRecordsInOrder) {
+  // 25 MB, many batches: one worker and three must give the same figures, byte for byte.
+  const auto one = [&] {
+    auto src = trace::open_byte_source(data("traces/a100-cuda-graphs-6streams.json.gz"));
+    return import_with(*src, 1);
+  }();
+  auto src = trace::open_byte_source(data("traces/a100-cuda-graphs-6streams.json.gz"));
+  const auto three = import_with(*src, 3);
+  ASSERT_EQ(one.records.api.size(), three.records.api.size());
+  for (size_t i = 0; i < one.records.api.size(); ++i) {
+    ASSERT_EQ(one.records.api[i].start_ns, three.records.api[i].start_ns) << i;
+    ASSERT_EQ(one.records.api[i].name, three.records.api[i].name) << i;
+  }
+  EXPECT_EQ(one.events, three.events);
+  EXPECT_EQ(one.ignored_events, three.ignored_events);
+  EXPECT_EQ(report_json(one), report_json(three));
+}
+
+TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
+  // Over 2 MiB of events (several batches), bad ones in a late batch and an earlier one.
+  std::vector<std::string> names(12000, std::string(150, 'n'));
+  const std::string clean = events_document(names);
+  std::string doc = clean;
+  const auto break_event = [&](size_t i) {  // its "dur" becomes a string
+    const std::string needle = "\"ts\": " + std::to_string(10 * i + 1) + ", \"dur\": 1";
+    const size_t at = doc.find(needle);
+    ASSERT_NE(at, std::string::npos);
+    doc.replace(at, needle.size(), "\"ts\": " + std::to_string(10 * i + 1) + ", \"dur\": \"1\"");
+  };
+  break_event(11000);
+  break_event(7000);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    TrickleSource src(doc, 1 << 16);
+    try {
+      import_with(src, threads);
+      FAIL() << "no error";
+    } catch (const trace::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("event 7000 "), std::string::npos) << threads << " threads: " << e.what();
+    }
+  }
+  // A splitter error after good batches still comes out, once those are merged.
+  TrickleSource cut(clean.substr(0, clean.size() - 40), 1 << 16);
+  try {
+    import_with(cut, 2);
+    FAIL() << "no error";
+  } catch (const trace::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SortedOrder, EqualsAStableSortOnRunsRandomAndTies) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{5000}, size_t{100000}}) {
+    for (int shape = 0; shape < 3; ++shape) {
+      std::vector<std::pair<uint64_t, uint64_t>> keys(n);
+      for (size_t i = 0; i < n; ++i) {
+        if (shape == 0) keys[i] = {rng() % 1000, rng() % 3};             // random, many ties
+        else if (shape == 1) keys[i] = {(i % 997) * 10 + i / 997, 0};    // 100 interleaved ascending runs
+        else keys[i] = {i / 3, (n - i) % 2};                             // sorted by a, ties on a
+      }
+      std::vector<uint32_t> expect(n);
+      for (uint32_t i = 0; i < n; ++i) expect[i] = i;
+      std::stable_sort(expect.begin(), expect.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
+      EXPECT_EQ(trace::sorted_order(n, [&](size_t i) { return keys[i]; }), expect) << "n " << n << " shape " << shape;
+    }
+  }
+}
+
+TEST(IdMap, FirstValueWinsThroughGrowthAndStrides) {
+  trace::IdMap m;
+  // Consecutive ids and ids a power of two apart (every one on the same low bits).
+  for (uint32_t i = 0; i < 50000; ++i) EXPECT_TRUE(m.insert(i, i + 1));
+  for (uint32_t i = 1; i < 2000; ++i) EXPECT_TRUE(m.insert(i << 20, i));
+  EXPECT_FALSE(m.insert(5, 99));
+  EXPECT_EQ(m.size(), 50000u + 1999u);
+  EXPECT_EQ(*m.find(5), 6u);
+  EXPECT_EQ(*m.find(7u << 20), 7u);
+  EXPECT_EQ(m.find(50000), nullptr);
+  EXPECT_FALSE(m.contains(0xFFFFFFFFu));
+  EXPECT_EQ(trace::IdMap().find(1), nullptr);
+}
+
+TEST(OrderCalls, DriverCallNestedOnlyInARuntimeCallOfItsOwnThread) {
+  const auto call = [](const char* name, uint64_t s, uint64_t e, uint32_t thread) {
+    trace::ApiRecord a{s, e, 0, thread, trace::classify_api(name), name[1] == 'u' && name[2] != 'd', name};
+    return a;
+  };
+  const std::vector<trace::ApiRecord> api = {
+      call("cudaLaunchKernel", 100, 200, 1),
+      call("cuLaunchKernel", 100, 150, 1),   // same start as its runtime call: nested
+      call("cuLaunchKernel", 120, 130, 2),   // another thread at the same time: not nested
+      call("cuLaunchKernel", 210, 220, 1),   // after the runtime call ended: not nested
+      call("cudaMemcpyAsync", 300, 400, 1),
+      call("cudaGetDevice", 310, 320, 1),    // a runtime call inside a runtime call, ended
+      call("cuMemcpyAsync", 330, 390, 1),    // still inside the outer one: nested
+      call("cuMemcpyAsync", 390, 410, 1)};   // outlives it: not nested
+  const auto o = trace::order_calls(api);
+  EXPECT_EQ(o.nested_driver, (std::vector<bool>{false, true, false, false, false, false, true, false}));
+  EXPECT_EQ(o.by_start, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
