@@ -172,10 +172,13 @@ def markdown(doc):
         "",
         f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
         f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
-        f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}). Wall time of each tool's whole process; MB = "
-        "1e6 bytes of uncompressed JSON; peak RSS is the process's own. The machine is shared "
-        "with other jobs and has 2 cores: absolute times are noisy, the ratio measured in the "
-        "same run is the figure to read.",
+        f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}"
+        f"{', source at commit ' + doc['git_commit'][:7] if doc.get('git_commit') else ''}). "
+        "Wall time of each tool's whole process; MB = "
+        "1e6 bytes of uncompressed JSON; peak RSS is the process's own. Load average (1 min) "
+        f"when the run started: {fmt(doc.get('loadavg_1min_start'), '.2f')}, when it ended: "
+        f"{fmt(doc.get('loadavg_1min_end'), '.2f')}. A shared 2-core machine is noisy: "
+        "the ratio measured in the same run is the figure to compare across machines.",
         "",
         f"Targets of issue #10: >= {TARGET_MB_S:g} MB/s, peak RSS <= {TARGET_RSS_RATIO:g}x the "
         f"uncompressed size, >= {TARGET_SPEEDUP:g}x faster than HTA's load + idle breakdown.",
@@ -207,7 +210,26 @@ def markdown(doc):
             notes.append(f"- {name}, HTA inside its process (median): load "
                          f"{statistics.median(x['load_s'] for x in h):.2f} s, idle breakdown "
                          f"{statistics.median(x['idle_s'] for x in h):.2f} s")
-    return "\n".join(lines + [""] + notes) + "\n"
+    return "\n".join(lines + [""] + notes + [""] + verdicts(doc)) + "\n"
+
+
+def verdicts(doc):
+    """One line per target of issue #10 and trace: met or not, from the medians above."""
+    out = ["Targets, from the medians above:"]
+    for r in doc["results"]:
+        name = Path(r["trace"]).name
+        a = r["attribute"]
+        checks = [("throughput", a.get("mb_per_s"), TARGET_MB_S, ">=", "MB/s"),
+                  ("peak RSS / size", a.get("peak_rss_over_size"), TARGET_RSS_RATIO, "<=", "x"),
+                  ("HTA / attribute", r.get("speedup_hta_over_attribute"), TARGET_SPEEDUP, ">=", "x")]
+        for what, value, target, op, unit in checks:
+            if value is None:
+                out.append(f"- {name}, {what}: not measured")
+                continue
+            met = value >= target if op == ">=" else value <= target
+            out.append(f"- {name}, {what}: {value:.2f} {unit} (target {op} {target:g}): "
+                       f"{'met' if met else '**not met**'}")
+    return out
 
 
 def write_atomic(path, text):
@@ -250,6 +272,12 @@ def main():
     if os.path.isfile(args.attribute):
         with open(args.attribute, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()
+    load_start = os.getloadavg()[0]
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
     results = []
     for t in args.traces:
         print(f"{t}:", flush=True)
@@ -259,7 +287,8 @@ def main():
            "hta_reps": args.hta_reps,
            "attribute_binary": args.attribute,
            "attribute_binary_mtime_utc": built, "attribute_binary_sha256": digest,
-           "hta_python": args.hta_python,
+           "hta_python": args.hta_python, "git_commit": commit,
+           "loadavg_1min_start": load_start, "loadavg_1min_end": os.getloadavg()[0],
            "targets": {"mb_per_s": TARGET_MB_S, "peak_rss_over_size": TARGET_RSS_RATIO,
                        "speedup_hta_over_attribute": TARGET_SPEEDUP},
            "results": results}
