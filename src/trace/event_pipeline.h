@@ -50,6 +50,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
                         const std::function<void(unsigned, const EventBatch&, Result*)>& parse,
                         const std::function<void(Result&&)>& merge) {
   constexpr size_t kBatchBytes = 1u << 20;
+  if (workers == 0) workers = 1;
   const size_t max_in_flight = 2 * static_cast<size_t>(workers) + 2;
   std::mutex m;
   std::condition_variable cv;
@@ -63,7 +64,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
   struct Cancelled {};
   std::thread splitter([&] {
     EventBatch b;
-    const auto fresh = [&] {  // reserved up front: no reallocation while a batch fills
+    const auto fresh = [&] {  // reserved up front: rarely reallocated while a batch fills
       b = EventBatch();
       {
         std::lock_guard<std::mutex> lock(m);
@@ -98,15 +99,22 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
     } catch (const Cancelled&) {
     } catch (...) {
       error = std::current_exception();
+      // The events split before the error come first: one of them may be bad too.
+      try {
+        if (!b.items.empty()) push();
+      } catch (...) {
+      }
     }
     std::lock_guard<std::mutex> lock(m);
     split_done = true, split_error = error;
     cv.notify_all();
   });
 
+  // A worker that fails outside parse() (out of memory) stops the pipeline with its error.
+  std::exception_ptr worker_error;
   std::vector<std::thread> pool;
-  for (unsigned w = 0; w < workers; ++w)
-    pool.emplace_back([&, w] {
+  const auto work = [&](unsigned w) {
+    try {
       for (;;) {
         EventBatch b;
         {
@@ -123,7 +131,13 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
         spare.push_back(std::move(b.bytes));
         cv.notify_all();
       }
-    });
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!worker_error) worker_error = std::current_exception();
+      cancelled = true;
+      cv.notify_all();
+    }
+  };
 
   const auto stop = [&] {
     {
@@ -132,14 +146,17 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
       cv.notify_all();
     }
     splitter.join();
-    for (auto& t : pool) t.join();
+    for (auto& t : pool)
+      if (t.joinable()) t.join();
   };
   try {
+    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work, w);
     for (;;) {
       Result r;
       {
         std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return done.count(merged) || (split_done && merged == pushed); });
+        cv.wait(lock, [&] { return done.count(merged) || (split_done && merged == pushed) || worker_error; });
+        if (worker_error) std::rethrow_exception(worker_error);
         auto it = done.find(merged);
         if (it == done.end()) break;  // every batch merged and the splitter finished
         r = std::move(it->second);

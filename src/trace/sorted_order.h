@@ -42,8 +42,12 @@ inline void sort_runs(std::vector<OrderEntry>* v) {
     const auto a = std::upper_bound(e.begin() + lo, e.begin() + mid, e[mid]);        // A's part after B's first
     const auto b = std::upper_bound(e.begin() + mid, e.begin() + hi, e[mid - 1]);    // B's part before A's last
     buf.assign(a, e.begin() + mid);
-    // Writing never overtakes reading: the output is behind B's next element by what is left of buf.
-    std::merge(buf.begin(), buf.end(), e.begin() + mid, b, a);
+    // Merged back in place (std::merge may not write over its input): the write position stays
+    // behind B's next element by what is left of buf, so nothing unread is overwritten.
+    auto out = a, from_b = e.begin() + mid;
+    auto from_buf = buf.begin();
+    while (from_buf != buf.end() && from_b != b) *out++ = *from_b < *from_buf ? *from_b++ : *from_buf++;
+    while (from_buf != buf.end()) *out++ = *from_buf++;  // B's rest is in place already
   };
   while (bounds.size() > 2) {
     std::vector<size_t> next{0};

@@ -146,6 +146,9 @@ TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
       EXPECT_NE(std::string(e.what()).find("event 7000 "), std::string::npos) << threads << " threads: " << e.what();
     }
   }
+  // A bad event split before the document breaks off is reported, not the break.
+  const std::string msg = tracetest::import_error(R"({"traceEvents":[{"ph":"X","cat":"kernel","ts":"bad","dur":1},{"ph":"X")");
+  EXPECT_NE(msg.find("event 0 (byte offset 16): \"ts\" is not a number"), std::string::npos) << msg;
   // A splitter error after good batches still comes out, once those are merged.
   TrickleSource cut(clean.substr(0, clean.size() - 40), 1 << 16);
   try {
@@ -186,6 +189,30 @@ TEST(IdMap, FirstValueWinsThroughGrowthAndStrides) {
   EXPECT_EQ(m.find(50000), nullptr);
   EXPECT_FALSE(m.contains(0xFFFFFFFFu));
   EXPECT_EQ(trace::IdMap().find(1), nullptr);
+}
+
+TEST(IdMap, NoLongWalksWhateverTheIds) {
+  // 2^20 consecutive ids fill one run of slots; missing ids whose slots fall inside it (ids
+  // just above the table's size fold onto its low slots) must not walk the run.
+  trace::IdMap dense;
+  for (uint32_t i = 1; i <= (1u << 20); ++i) dense.insert(i, i);
+  EXPECT_FALSE(dense.contains(0));  // the first lookup checks the runs (and rehashes: not counted below)
+  const uint64_t after_inserts = dense.probes();
+  for (uint32_t i = 1; i <= 100000; ++i) EXPECT_FALSE(dense.contains((1u << 21) + i));
+  EXPECT_LT(dense.probes() - after_inserts, 100000u * 8) << "lookups walked long runs";
+  EXPECT_TRUE(dense.scrambled());
+  EXPECT_EQ(*dense.find(12345), 12345u);
+  // Ids on both sides of 2^31 that share slots under the fold: inserts must not walk either.
+  trace::IdMap paired(1 << 15);
+  for (uint32_t u = 0; u < 20000; ++u) paired.insert(0x7FFFFFFFu - u, u), paired.insert(0x80000000u + u, u);
+  EXPECT_LT(paired.probes(), 40000u * 16) << "inserts walked long runs";
+  EXPECT_EQ(paired.size(), 40000u);
+  EXPECT_EQ(*paired.find(0x80000000u + 77), 77u);
+  // Counters with gaps (Kineto's correlation ids) stay on the fast, unscrambled slots.
+  trace::IdMap counters;
+  for (uint32_t i = 0; i < 100000; ++i) counters.insert(1000 + 25 * i, i);
+  EXPECT_TRUE(counters.contains(1000 + 25 * 99999));
+  EXPECT_FALSE(counters.scrambled());
 }
 
 TEST(OrderCalls, DriverCallNestedOnlyInARuntimeCallOfItsOwnThread) {
