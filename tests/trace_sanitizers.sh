@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
+# The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and
+# under ThreadSanitizer (the importer parses on several threads: event_pipeline.h), and a
 # short libFuzzer run of the importer from the real traces (ctest: trace_sanitizers).
 # Builds the trace-only project (no LibTorch) into $1 with clang when present (needed for
 # libFuzzer), else g++ (tests only). Usage: tests/trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]
@@ -39,4 +40,10 @@ if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
   "$out/fuzz_kineto_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "$corpus" 2>&1 | tail -15
 fi
+# ThreadSanitizer: a build of its own (it cannot be combined with ASan).
+tsan="$out-tsan"
+cmake -S "$src" -B "$tsan" -G Ninja -DIRIS_TRACE_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" >/dev/null
+cmake --build "$tsan" --target trace_tests -- -j2
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$tsan/trace_tests" --gtest_brief=1
 echo "trace_sanitizers: passed"

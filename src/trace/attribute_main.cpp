@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
     options.hta_events = hta;
+    options.kernel_names = false;  // no figure here names a kernel
     std::vector<trace::ImportedTrace> traces;
     uint64_t bytes = 0;
     for (const auto& f : files) {

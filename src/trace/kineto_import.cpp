@@ -393,7 +393,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
       break;
     }
     case Cat::Kernel:
-      r.kernels.push_back({start, end, corr, dev, str, std::string(name_view)});
+      r.kernels.push_back({start, end, corr, dev, str, opt_.kernel_names ? std::string(name_view) : std::string()});
       break;
     case Cat::Memcpy: {
       MemcpyRecord m;

@@ -44,6 +44,9 @@ struct HtaEvent {
 struct ImportOptions {
   bool hta_events = false;  // also keep HtaEvent rows (./attribute --hta)
   unsigned threads = 0;     // parse workers (event_pipeline.h); 0: one per hardware thread
+  // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
+  // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
+  bool kernel_names = true;
 };
 
 struct ImportedTrace {

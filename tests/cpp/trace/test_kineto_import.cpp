@@ -67,6 +67,13 @@ TEST(KinetoImport, CudaGraphsTraceCounts) {
   EXPECT_EQ(t.records.memsets.size(), 277u);
   EXPECT_EQ(t.records.steps.size(), 5u);
   EXPECT_GT(t.bytes, 25000000u);
+  EXPECT_FALSE(t.records.kernels[0].name.empty());
+  trace::ImportOptions without_names;  // what ./attribute reads: the same kernels, unnamed
+  without_names.kernel_names = false;
+  const auto u = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"), without_names);
+  ASSERT_EQ(u.records.kernels.size(), 6080u);
+  EXPECT_TRUE(u.records.kernels[0].name.empty());
+  EXPECT_EQ(u.records.kernels[100].correlation_id, t.records.kernels[100].correlation_id);
 }
 
 TEST(KinetoImport, FolderOfRanks) {
