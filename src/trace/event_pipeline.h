@@ -6,8 +6,8 @@
 // parsing them on every core and merging in order gives the records in the document's own
 // order, as one thread would, with the first error in document order reported.
 //
-// Memory stays bounded: at most kMaxInFlight batches (~1 MiB of JSON each) are split but not
-// yet merged, and their byte buffers are recycled instead of freed and faulted in again.
+// Memory stays bounded: at most 2 x workers + 2 batches (~1 MiB of JSON each) are split but
+// not yet merged, and their byte buffers are recycled instead of freed and faulted in again.
 #pragma once
 
 #include <simdjson.h>
@@ -42,8 +42,9 @@ struct EventBatch {
 };
 
 // Result: what parse() makes of one batch (movable). parse(worker, batch, result) runs on
-// worker number `worker` (0 .. workers-1, so each can keep a parser of its own) and must not throw: it records its error in the result, which merge() rethrows. merge()
-// runs on the calling thread, in batch order. `keep_top(key)`: which top-level values the
+// worker number `worker` (0 .. workers-1, so each can keep a parser of its own) and must not
+// throw: it records its error in the result, which merge() rethrows. merge() runs on the
+// calling thread, in batch order. `keep_top(key)`: which top-level values the
 // splitter hands over (others are skipped).
 template <typename Result>
 void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::function<bool(std::string_view)>& keep_top,

@@ -15,7 +15,6 @@ constexpr size_t kMaxValue = size_t{1} << 30;   // one event (or metadata value)
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
 constexpr int kMaxDepth = 1024;                 // simdjson's own default limit
 
-
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
 

@@ -258,6 +258,10 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   const bool hta = opt_.hta_events;
   // Outside --hta only complete events are read: the rest stop at their phase, and the args
   // of categories that use none (cpu_op, user_annotation, ...) are skipped unread.
+  const auto ignore = [&] {  // not a complete event: counted, not read further
+    if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
+    ++out_->ignored_events;
+  };
   const auto args_unused = [&] {
     return !hta && has_cat && (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
   };
@@ -276,11 +280,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
         if (key_is(key, "ph")) {
           std::string_view p = v.get_string();
           ph_buf = p.size() == 1 ? p[0] : '?';
-          if (!hta && ph_buf != 'X') {
-            if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
-            ++out_->ignored_events;
-            return;
-          }
+          if (!hta && ph_buf != 'X') return ignore();
         } else if (key_is(key, "pid")) {
           pid = read_number(v);
         }
@@ -363,11 +363,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
     out_->hta.push_back(h);
   }
 
-  if (ph_buf != 'X') {
-    if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
-    ++out_->ignored_events;
-    return;
-  }
+  if (ph_buf != 'X') return ignore();
   if (!has_ts) bad(index, s, "a complete event (\"ph\": \"X\") without \"ts\"");
   if (!has_dur) bad(index, s, "a complete event (\"ph\": \"X\") without \"dur\"");
   if (ts < 0) bad(index, s, "negative \"ts\" " + std::string(ts_text));
