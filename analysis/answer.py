@@ -37,13 +37,6 @@ def _gpu_missing(has_gpu):
     return "not run in this folder" if has_gpu else NO_GPU
 
 
-def article_gpu_model():
-    """c (s per epoch) and s (s per .item()) solved from the post's two GPU runs."""
-    s = article.per_call_cost_from_gpu_runs()
-    gpu = next(r for r in article.RUNS if r.label == "GPU")
-    return (gpu.seconds - gpu.item_calls * s) / article.EPOCHS, s
-
-
 def article_section(stats, has_gpu):
     """Both of the post's tables, whole, whatever this folder holds."""
     gpu_missing = _gpu_missing(has_gpu)
@@ -62,7 +55,7 @@ def article_section(stats, has_gpu):
                      _cell(_ours(stats, "cpu", r.interval, r.print100), "not run in this folder"),
                      _cell(_ours(stats, "cuda", r.interval, r.print100), gpu_missing)])
     md += markdown_table(head, body)
-    c, s = article_gpu_model()
+    c, s = article.gpu_model()
     md += ["", "**The post's interval table** (GPU, 20000 epochs; the post calls the figures \"remaining time\" = "
            "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
            f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
@@ -89,7 +82,7 @@ def _fmt_us(fit, name):
 def answer_section(models, checks, stats, batch, prims):
     """The homework question answered: the question, the model, the post's numbers, ours,
     and the regime (a deep GPU queue) in which the same model makes a sync expensive."""
-    c_art, s_art = article_gpu_model()
+    c_art, s_art = article.gpu_model()
     calls = [n for _, _, n in checks["table_item_calls"]]
     md = ["## Why is the remaining time not linear in the number of loss records?", "",
           "The post's homework question, in its words: *\"Why is the remaining time not linear in the number of "

@@ -48,6 +48,13 @@ def per_call_cost_from_gpu_runs():
     return (gpu.seconds - every200.seconds) / (gpu.item_calls - every200.item_calls)
 
 
+def gpu_model():
+    """c (s per epoch) and s (s per .item()) solved from the post's two GPU runs."""
+    s = per_call_cost_from_gpu_runs()
+    gpu = next(r for r in RUNS if r.label == "GPU")
+    return (gpu.seconds - gpu.item_calls * s) / EPOCHS, s
+
+
 def table_item_calls():
     """(interval, records, item calls) for the table's rows: the every-100 print kept."""
     return [(k, n, item_calls(k, 1)) for k, n, _ in TABLE]

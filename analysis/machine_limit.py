@@ -156,9 +156,7 @@ def _threads(rows, variant):
 
 
 def sweep_plot(fits, machine, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
     fig, ax = plt.subplots(figsize=(8.5, 5.5))
     for i, f in enumerate(fits):
         color = f"C{i}"
@@ -178,8 +176,7 @@ def sweep_plot(fits, machine, path):
                  "points measured, lines: fixed + rows x per_row; dotted: rows where the two are equal")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    from analysis.plots import _save  # matplotlib only when a plot is drawn
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _f(v, spec):

@@ -4,28 +4,15 @@ Every plot is meant to read without the text: a title, units on both axes, a leg
 for every kind of marker, the values printed where bars are compared, the fit drawn where
 one was made, and figures below the noise drawn as such (hollow, with their interval).
 """
-import os
-
-import matplotlib
 import matplotlib.ticker
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from analysis import article, noise  # noqa: E402
+from analysis import article, noise
+from analysis.figures import plt, save_figure
 
 COLORS = {"cpu": "tab:blue", "cuda": "tab:green"}
 # The post's runs get colours of their own, never one of ours.
 ARTICLE_COLORS = {"cpu": "tab:orange", "cuda": "tab:red", "table": "tab:purple"}
-
-
-def _save(fig, path):
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    os.replace(tmp, path)
-    return path
 
 
 def _interval_name(interval, print100):
@@ -37,7 +24,6 @@ def item_calls_plot(rows, models, machine, path):
     """Loop time against .item() calls: our repetitions and fit (left), the post's runs and
     the line its own two GPU runs imply (right); the two machines differ 5x in speed, so
     each gets its own y axis."""
-    from analysis.answer import article_gpu_model
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for m in models:
         rs = [r for r in rows if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == 120]
@@ -60,7 +46,7 @@ def item_calls_plot(rows, models, machine, path):
     lo_y = min([r.seconds for r in rows if r.family == "ItemSync"] or [0])
     ax1.set_ylim(bottom=0 if lo_y > 0 else None)
 
-    c, s = article_gpu_model()
+    c, s = article.gpu_model()
     xs = np.linspace(0, 20200, 400)
     ax2.plot(xs, article.EPOCHS * c + xs * s, color=ARTICLE_COLORS["cuda"], ls="--", lw=1,
              label=f"line through the post's 2 GPU runs: {c * 1e6:.0f} us/epoch + {s * 1e6:.0f} us/.item()")
@@ -85,7 +71,7 @@ def item_calls_plot(rows, models, machine, path):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="lower left")
     fig.subplots_adjust(wspace=0.25)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def batch_plot(analysis, machine, path):
@@ -139,7 +125,7 @@ def batch_plot(analysis, machine, path):
     lo, hi = ax2.get_ylim()
     ax2.set_ylim(lo, hi + 0.25 * (hi - lo))   # headroom: the legend sits above the data
     fig.subplots_adjust(wspace=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def attribution_plot(attr, machine, path):
@@ -199,7 +185,7 @@ def attribution_plot(attr, machine, path):
         ax.set_xlabel("GPU us per epoch (CUPTI)")
         ax.set_title("The GPU's epoch: busy vs idle")
         ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=4)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def ladder_plot(rungs, machine, path):
@@ -222,4 +208,4 @@ def ladder_plot(rungs, machine, path):
     from matplotlib.patches import Patch
     ax.legend(handles=[Patch(color=COLORS.get(d, "gray"), label=d) for d in sorted({r.device for r in rungs})],
               fontsize=8, loc="lower right")
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -322,10 +322,7 @@ def trace_page(trace, stem, plot_name, source):
 
 def step_plot(trace, stem, path):
     """Two stacked horizontal bars per step: host time and GPU time, values on the bars."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from analysis.plots import _save
+    from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
 
     rows = step_rows(trace)
     labels = [name for name, _ in rows]
@@ -361,7 +358,7 @@ def step_plot(trace, stem, path):
     stack(ax2, gpu, "GPU: busy and idle by cause")
     ax1.invert_yaxis()
     fig.suptitle(f"{stem}: per-step time breakdown (./attribute, rank {trace['rank']})", y=1.04)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def index_page(entries, cost):
