@@ -7,10 +7,16 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_sync_causes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_breakdown.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_roundtrip.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_attribution.cpp
 )
 target_link_libraries(trace_tests PRIVATE iris_trace GTest::gtest_main)
 target_compile_definitions(trace_tests PRIVATE IRIS_TRACE_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
 gtest_discover_tests(trace_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
-target_include_directories(trace_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpp ${CMAKE_CURRENT_LIST_DIR}/cpp/trace)
+target_include_directories(trace_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpp/trace)
 target_compile_definitions(trace_tests PRIVATE ATTRIBUTE_BIN="$<TARGET_FILE:attribute>")
 add_dependencies(trace_tests attribute)
+
+# The layering of src/trace, src/capture and tools/ (tests/check_layers.py), and its self-test.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME trace_layers COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_layers.py --root ${CMAKE_CURRENT_LIST_DIR}/..)
+add_test(NAME trace_layers_self_test COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_layers.py --self-test)
