@@ -10,9 +10,9 @@
 
 #include "bench_env.h"
 #include "bench_util.h"
-#include "trace/attribution.h"
-#include "trace/cupti_session.h"
-#include "trace/trace_session.h"
+#include "capture/cupti_session.h"
+#include "capture/trace_session.h"
+#include "trace/analyze/attribution.h"
 #include "train/aten_op_counter.h"
 #include "train/trainer.h"
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "trace/attribution.h"
-#include "trace/chrome_trace.h"
-#include "trace/cupti_session.h"
-#include "trace/trace_session.h"
 #include "bench_util.h"
+#include "capture/cupti_session.h"
+#include "capture/trace_session.h"
+#include "trace/analyze/attribution.h"
+#include "trace/export/chrome_trace.h"
 #include "training_run.h"
 
 namespace bench {

@@ -1,21 +1,25 @@
-# iris_trace: records, attribution, Chrome trace export and import, sync causes, the HTA
-# mode; no LibTorch, no CUDA. bench links it through iris_core; ./attribute is built from it
-# alone. Included by the root CMakeLists.txt before LibTorch is looked for, so
-# -DIRIS_TRACE_ONLY=ON builds just this in seconds.
+# iris_trace: the torch-free trace library (src/README.md draws its layers): the
+# records model, the importers, the analyses and the writers; no LibTorch, no CUDA, no CUPTI
+# (tests/check_layers.py enforces it). bench links it through iris_core; ./attribute
+# (tools/attribute.cpp) is built from it alone. Included by the root CMakeLists.txt before
+# LibTorch is looked for, so -DIRIS_TRACE_ONLY=ON builds just this in seconds.
 find_package(simdjson REQUIRED)   # Debian: libsimdjson-dev
 find_package(ZLIB REQUIRED)       # Debian: zlib1g-dev
 
+set(_t ${CMAKE_CURRENT_LIST_DIR})
 add_library(iris_trace STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/records.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/attribution.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/byte_source.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/json_event_stream.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kineto_import.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sync_causes.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/step_report.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/hta_breakdown.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/json_out.cpp
+  ${_t}/model/records.cpp
+  ${_t}/import/byte_source.cpp
+  ${_t}/import/kineto/json_event_stream.cpp
+  ${_t}/import/kineto/kineto_import.cpp
+  ${_t}/analyze/attribution.cpp
+  ${_t}/analyze/sync_causes.cpp
+  ${_t}/analyze/step_report.cpp
+  ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/export/json_out.cpp
+  ${_t}/export/chrome_trace.cpp
+  ${_t}/export/report_json.cpp
+  ${_t}/export/report_text.cpp
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
@@ -24,7 +28,7 @@ target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # ./attribute at the repository root forwards to build/attribute.
-add_executable(attribute ${CMAKE_CURRENT_LIST_DIR}/attribute_main.cpp)
+add_executable(attribute ${_t}/../../tools/attribute.cpp)
 target_link_libraries(attribute PRIVATE iris_trace)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

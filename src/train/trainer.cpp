@@ -3,8 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "capture/nvtx_phase.h"
 #include "iris/synthetic.h"
-#include "trace/nvtx_phase.h"
 
 namespace train {
 

@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "synthetic_records.h"
-#include "trace/chrome_trace.h"
+#include "trace/export/chrome_trace.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -3,9 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "trace/hta_breakdown.h"
-#include "trace/kineto_import.h"
-#include "trace/step_report.h"
+#include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/step_report.h"
+#include "trace/export/report_json.h"
+#include "trace/export/report_text.h"
+#include "trace/import/kineto/kineto_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

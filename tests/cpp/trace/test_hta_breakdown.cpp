@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "trace/hta_breakdown.h"
+#include "trace/analyze/hta_breakdown.h"
 #include "trace_test_util.h"
 
 namespace {

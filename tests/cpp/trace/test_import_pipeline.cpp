@@ -9,10 +9,11 @@
 #include <cstring>
 #include <random>
 
-#include "trace/id_map.h"
-#include "trace/kineto_import.h"
-#include "trace/sorted_order.h"
-#include "trace/step_report.h"
+#include "trace/analyze/step_report.h"
+#include "trace/export/report_json.h"
+#include "trace/import/kineto/kineto_import.h"
+#include "trace/model/id_map.h"
+#include "trace/model/sorted_order.h"
 #include "trace_test_util.h"
 
 using tracetest::data;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "trace/kineto_import.h"
+#include "trace/import/kineto/kineto_import.h"
 #include "trace_test_util.h"
 
 using tracetest::data;

@@ -13,9 +13,9 @@
 #include <fstream>
 
 #include "synthetic_records.h"
-#include "trace/attribution.h"
-#include "trace/chrome_trace.h"
-#include "trace/step_report.h"
+#include "trace/analyze/attribution.h"
+#include "trace/analyze/step_report.h"
+#include "trace/export/chrome_trace.h"
 #include "trace_test_util.h"
 
 namespace {

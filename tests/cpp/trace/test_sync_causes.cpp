@@ -2,8 +2,9 @@
 // the real A100 trace with one .item().
 #include <gtest/gtest.h>
 
-#include "trace/step_report.h"
-#include "trace/sync_causes.h"
+#include "trace/analyze/step_report.h"
+#include "trace/analyze/sync_causes.h"
+#include "trace/export/report_json.h"
 #include "trace_test_util.h"
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "trace/kineto_import.h"
+#include "trace/import/kineto/kineto_import.h"
 
 namespace tracetest {
 

@@ -1,0 +1,234 @@
+#include "trace/analyze/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "trace/model/id_map.h"
+#include "trace/model/sorted_order.h"
+
+namespace trace {
+namespace {
+
+Distribution distribution(std::vector<double> v) {
+  Distribution d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  const auto pct = [&](double p) {  // nearest-rank percentile
+    const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+  };
+  d.count = v.size();
+  double sum = 0;
+  for (double x : v) sum += x;
+  d.mean = sum / static_cast<double>(v.size());
+  d.min = v.front();
+  d.max = v.back();
+  d.p50 = pct(50);
+  d.p90 = pct(90);
+  d.p99 = pct(99);
+  return d;
+}
+
+// Host ranges by thread, for "which range was open on this thread at time t".
+class PhaseLookup {
+ public:
+  explicit PhaseLookup(const std::vector<const HostRange*>& ranges) {
+    std::map<uint32_t, size_t> epochs_by_thread;
+    for (const HostRange* h : ranges) {
+      by_thread_[h->thread_id].push_back(h);
+      if (h->name == "epoch") ++epochs_by_thread[h->thread_id];
+    }
+    // By start, outer before inner at equal starts, so the walk back meets the inner first.
+    for (auto& [thread, list] : by_thread_)
+      std::stable_sort(list.begin(), list.end(), [](auto* x, auto* y) {
+        return x->start_ns != y->start_ns ? x->start_ns < y->start_ns : x->depth < y->depth;
+      });
+    // The recording thread: the one holding the epoch ranges, else the one with the most ranges.
+    const auto& pool = epochs_by_thread.empty() ? count_by_thread() : epochs_by_thread;
+    size_t best = 0;
+    for (const auto& [thread, n] : pool)
+      if (n > best) best = n, recording_thread_ = thread;
+  }
+
+  // The innermost range containing t on `thread`; a thread with no ranges at all borrows the
+  // recording thread's. nullptr when no range holds t.
+  const HostRange* innermost(uint32_t thread, uint64_t t) const {
+    auto it = by_thread_.find(thread);
+    if (it == by_thread_.end()) it = by_thread_.find(recording_thread_);
+    if (it == by_thread_.end()) return nullptr;
+    const auto& list = it->second;
+    // The innermost range containing t has the latest start among those containing t.
+    auto pos = std::upper_bound(list.begin(), list.end(), t, [](uint64_t v, auto* h) { return v < h->start_ns; });
+    while (pos != list.begin()) {
+      const HostRange* h = *--pos;
+      if (h->end_ns >= t) return h;
+      if (h->depth == 0) return nullptr;  // outermost ranges of one thread are disjoint: none earlier holds t
+    }
+    return nullptr;
+  }
+
+ private:
+  std::map<uint32_t, size_t> count_by_thread() const {
+    std::map<uint32_t, size_t> n;
+    for (const auto& [thread, list] : by_thread_) n[thread] = list.size();
+    return n;
+  }
+  std::map<uint32_t, std::vector<const HostRange*>> by_thread_;
+  uint32_t recording_thread_ = 0;
+};
+
+}  // namespace
+
+AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
+  const auto see = [&](uint64_t s, uint64_t e) { lo_ = std::min(lo_, s), hi_ = std::max(hi_, e); };
+
+  const CallOrder order = order_calls(r.api);
+  calls_.reserve(r.api.size());
+  for (uint32_t i : order.by_start) {
+    const ApiRecord& x = r.api[i];
+    see(x.start_ns, x.end_ns);
+    calls_.push_back({x.start_ns, x.end_ns, x.kind, !order.nested_driver[i]});
+  }
+
+  // GPU work with the host call that queued it: the first call (in record order) with its
+  // correlation id.
+  IdMap by_correlation(r.api.size());
+  for (uint32_t i = 0; i < r.api.size(); ++i)
+    if (r.api[i].correlation_id) by_correlation.insert(r.api[i].correlation_id, i);
+  gpu_.reserve(r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index, uint8_t type) {
+    see(start, end);
+    GpuWork g{start, end, 0, 0, index, 0, type, false};
+    if (const uint32_t* c = by_correlation.find(correlation)) {
+      const ApiRecord& call = r.api[*c];
+      g.call_start = call.start_ns, g.call_end = call.end_ns, g.call_thread = call.thread_id, g.has_call = true;
+    }
+    gpu_.push_back(g);
+  };
+  for (uint32_t i = 0; i < r.kernels.size(); ++i) add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
+  for (uint32_t i = 0; i < r.memcpys.size(); ++i) add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
+  for (uint32_t i = 0; i < r.memsets.size(); ++i) add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
+  // By start; equal starts keep the order above (kernels, copies, memsets, each as recorded).
+  const std::vector<uint32_t> gpu_order = sorted_order(gpu_.size(), [&](size_t i) { return std::make_pair(gpu_[i].start, uint64_t{0}); });
+  std::vector<GpuWork> sorted(gpu_.size());
+  for (size_t i = 0; i < gpu_order.size(); ++i) sorted[i] = gpu_[gpu_order[i]];
+  gpu_.swap(sorted);
+
+  for (const auto& h : r.ranges) see(h.start_ns, h.end_ns);
+  ranges_ = sorted_order(r.ranges.size(), [&](size_t i) { return std::make_pair(r.ranges[i].start_ns, uint64_t{0}); });
+}
+
+Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from, uint64_t ranges_to) const {
+  const RecordSet& r = r_;
+  Attribution a;
+  a.dropped_records = r.dropped_records;
+
+  // The selected host ranges, and the window.
+  std::vector<const HostRange*> ranges;
+  {
+    auto it = std::partition_point(ranges_.begin(), ranges_.end(), [&](uint32_t i) { return r.ranges[i].start_ns < ranges_from; });
+    for (; it != ranges_.end() && r.ranges[*it].start_ns <= ranges_to; ++it)
+      if (r.ranges[*it].end_ns <= ranges_to) ranges.push_back(&r.ranges[*it]);
+  }
+  uint64_t e0 = UINT64_MAX, e1 = 0;
+  for (const HostRange* h : ranges)
+    if (h->name == "epoch") ++a.epochs, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
+  uint64_t w0 = 0, w1 = 0;
+  if (options.window) std::tie(w0, w1) = *options.window;
+  else if (a.epochs) w0 = e0, w1 = e1;
+  else if (lo_ <= hi_) w0 = lo_, w1 = hi_;
+  a.window_ns = w1 - w0;
+
+  // Host calls starting in the window.
+  auto c = std::partition_point(calls_.begin(), calls_.end(), [&](const HostCall& x) { return x.start < w0; });
+  for (; c != calls_.end() && c->start <= w1; ++c) {
+    if (!c->counted) continue;
+    const uint64_t d = c->end - c->start;
+    switch (c->kind) {
+      case ApiKind::Launch: ++a.launches, a.launch_api_ns += d; break;
+      case ApiKind::Sync: a.sync_api_ns += d; break;
+      case ApiKind::Memcpy: a.memcpy_api_ns += d; break;
+      default: break;
+    }
+  }
+  a.blocked_ns = a.sync_api_ns + a.memcpy_api_ns;
+
+  // GPU work starting in the window, in start order.
+  const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(), [&](const GpuWork& x) { return x.start < w0; });
+  const auto g1 = std::partition_point(g0, gpu_.end(), [&](const GpuWork& x) { return x.start <= w1; });
+  std::vector<double> delays;
+  for (auto g = g0; g != g1; ++g) {
+    const uint64_t d = g->end - g->start;
+    if (g->type == 0) {
+      ++a.kernels;
+      a.kernel_ns += d;
+      if (g->has_call) delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
+    } else if (g->type == 1) {
+      const MemcpyRecord& m = r.memcpys[g->index];
+      ++a.memcpys;
+      a.memcpy_gpu_ns += d;
+      const MemoryKind host = m.kind == CopyKind::HtoD ? m.src : m.kind == CopyKind::DtoH ? m.dst : MemoryKind::Device;
+      auto& s = a.memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
+      ++s.count, s.bytes += m.bytes, s.gpu_ns += d;
+    } else {
+      ++a.memsets;
+    }
+  }
+  a.launch_delay = distribution(std::move(delays));
+
+  // Busy = union of GPU intervals; each gap is idle, classified by what came after it.
+  const auto classify_gap = [&](uint64_t gap_start, uint64_t gap_end, const GpuWork* next) {
+    if (gap_end <= gap_start) return;
+    const uint64_t gap = gap_end - gap_start;
+    const uint64_t queued_at = next && next->has_call ? next->call_start : 0;  // unknown: counted as queued
+    if (!next || queued_at >= gap_start) a.idle_host_wait_ns += gap;
+    else if (gap <= options.kernel_wait_threshold_ns) a.idle_kernel_wait_ns += gap;
+    else a.idle_other_ns += gap;
+  };
+  uint64_t cursor = w0;  // end of the busy time seen so far
+  for (auto g = g0; g != g1; ++g) {
+    const uint64_t s = std::max(g->start, w0), e = std::min(g->end, w1);
+    if (s > cursor) classify_gap(cursor, s, &*g);
+    if (e > cursor) {
+      a.gpu_busy_ns += e - std::max(s, cursor);
+      cursor = e;
+    }
+  }
+  classify_gap(cursor, w1, nullptr);
+
+  // Phases: host time per range name; kernels by the innermost range holding their launch,
+  // looked up on the launching thread, or on the recording thread when the launching thread
+  // recorded no ranges (a CUDA backward launches from LibTorch's autograd thread while the
+  // main thread sits in its `backward` range).
+  for (const HostRange* h : ranges) {
+    auto& p = a.phases[h->name];
+    ++p.count;
+    p.host_ns += h->end_ns - h->start_ns;
+  }
+  if (ranges.empty()) {
+    a.kernels_outside_phases = a.kernels;
+    return a;
+  }
+  const PhaseLookup phases(ranges);
+  for (auto g = g0; g != g1; ++g) {
+    if (g->type != 0) continue;
+    const HostRange* h = g->has_call ? phases.innermost(g->call_thread, g->call_start) : nullptr;
+    if (!h) {
+      ++a.kernels_outside_phases;
+      continue;
+    }
+    auto& p = a.phases[h->name];
+    ++p.kernels;
+    p.kernel_ns += g->end - g->start;
+  }
+  return a;
+}
+
+Attribution attribute(const RecordSet& records, const AttributionOptions& options) {
+  return AttributionIndex(records).attribute(options);
+}
+
+}  // namespace trace

@@ -1,0 +1,71 @@
+#include "trace/analyze/step_report.h"
+
+#include <algorithm>
+#include <future>
+
+namespace trace {
+
+TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
+  TraceReport rep;
+  rep.trace = &t;
+  const RecordSet& r = t.records;
+  // The syncs need none of the attribution: found on a second core meanwhile.
+  auto syncs = std::async(std::launch::async, [&r] { return find_syncs(r); });
+  const AttributionIndex index(r);
+  // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
+  std::vector<std::pair<uint64_t, uint64_t>> epochs;
+  for (const auto& h : r.ranges)
+    if (h.name == "epoch") epochs.push_back({h.start_ns, h.end_ns});
+  std::sort(epochs.begin(), epochs.end());
+  const auto holds_epoch = [&](uint64_t from, uint64_t to) {
+    for (auto it = std::lower_bound(epochs.begin(), epochs.end(), std::make_pair(from, uint64_t{0}));
+         it != epochs.end() && it->first <= to; ++it)
+      if (it->second <= to) return true;
+    return false;
+  };
+  rep.steps.resize(r.steps.size());
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const StepWindow& w = r.steps[i];
+    StepFigures& f = rep.steps[i];
+    f.name = w.name;
+    f.start_ns = w.start_ns;
+    f.wall_ns = w.end_ns - w.start_ns;
+    AttributionOptions in_step = options;  // the step is the window (unless it holds our epochs)
+    if (!holds_epoch(w.start_ns, w.end_ns)) in_step.window = {w.start_ns, w.end_ns};
+    f.a = index.attribute(in_step, w.start_ns, w.end_ns);
+    rep.steps_wall_ns += f.wall_ns;
+  }
+  rep.total.name = "total";
+  if (!epochs.empty()) {
+    rep.total.a = index.attribute(options);  // our own files: first to last epoch, as bench does
+  } else {
+    // A Kineto trace: the whole recorded span, host ops and annotations included (attribute()
+    // alone would take only the CUDA records' span).
+    uint64_t lo = UINT64_MAX, hi = 0;
+    const auto see = [&](uint64_t s, uint64_t e) { lo = std::min(lo, s), hi = std::max(hi, e); };
+    for (const auto& x : r.api) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.kernels) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.memcpys) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.memsets) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.cpu_ops) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.annotations) see(x.start_ns, x.end_ns);
+    for (const auto& x : r.steps) see(x.start_ns, x.end_ns);
+    rep.total.start_ns = lo <= hi ? lo : 0;
+    if (lo <= hi) {
+      AttributionOptions whole = options;
+      whole.window = {lo, hi};
+      rep.total.a = index.attribute(whole);
+    }
+  }
+  rep.total.wall_ns = rep.total.a.window_ns;
+  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {
+    // No GPU events: the host figures stand; a GPU idle split would only restate the window.
+    for (auto* f : {&rep.total}) f->a.idle_host_wait_ns = f->a.idle_kernel_wait_ns = f->a.idle_other_ns = 0;
+    for (auto& f : rep.steps) f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
+  }
+  if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
+  rep.syncs = syncs.get();
+  return rep;
+}
+
+}  // namespace trace

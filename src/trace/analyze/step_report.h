@@ -1,0 +1,31 @@
+// ./attribute's own figures for one imported trace: bench's traced-pass attribution
+// (attribution.h) per step window and over the whole trace, plus the sync causes
+// (sync_causes.h). Printed by export/report_text.h, written as JSON by export/report_json.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/analyze/attribution.h"
+#include "trace/analyze/sync_causes.h"
+#include "trace/model/imported_trace.h"
+
+namespace trace {
+
+struct StepFigures {
+  std::string name;
+  uint64_t start_ns = 0, wall_ns = 0;
+  Attribution a;
+};
+
+struct TraceReport {
+  const ImportedTrace* trace = nullptr;
+  std::vector<StepFigures> steps;  // empty when the trace has no step windows
+  StepFigures total;               // the whole trace (our own files: first to last epoch)
+  SyncReport syncs;
+  uint64_t steps_wall_ns = 0;      // summed step wall time (the whole trace's without steps)
+};
+
+TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});
+
+}  // namespace trace

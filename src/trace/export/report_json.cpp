@@ -1,0 +1,124 @@
+#include "trace/export/report_json.h"
+
+namespace trace {
+
+namespace {
+
+double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+void figures_json(JsonOut& o, const StepFigures& f) {
+  const Attribution& a = f.a;
+  o.key("name").value(f.name);
+  o.key("start_us").value(us(f.start_ns));
+  o.key("wall_us").value(us(f.wall_ns));
+  o.key("launches").value(a.launches);
+  o.key("launch_api_us").value(us(a.launch_api_ns));
+  o.key("kernels").value(a.kernels);
+  o.key("kernel_us").value(us(a.kernel_ns));
+  o.key("gpu_busy_us").value(us(a.gpu_busy_ns));
+  o.key("memcpys").value(a.memcpys);
+  o.key("memcpy_gpu_us").value(us(a.memcpy_gpu_ns));
+  o.key("memcpy_by_kind").begin_object();
+  for (const auto& [kind, c] : a.memcpy_by_kind) {
+    o.key(kind).begin_object();
+    o.key("count").value(c.count).key("bytes").value(c.bytes).key("gpu_us").value(us(c.gpu_ns));
+    o.end_object();
+  }
+  o.end_object();
+  o.key("memsets").value(a.memsets);
+  o.key("sync_api_us").value(us(a.sync_api_ns));
+  o.key("memcpy_api_us").value(us(a.memcpy_api_ns));
+  o.key("blocked_us").value(us(a.blocked_ns));
+  o.key("idle_host_wait_us").value(us(a.idle_host_wait_ns));
+  o.key("idle_kernel_wait_us").value(us(a.idle_kernel_wait_ns));
+  o.key("idle_other_us").value(us(a.idle_other_ns));
+  o.key("launch_delay_us").begin_object();
+  o.key("count").value(a.launch_delay.count);
+  o.key("p50").value(a.launch_delay.p50 / 1000).key("p90").value(a.launch_delay.p90 / 1000);
+  o.key("p99").value(a.launch_delay.p99 / 1000).key("max").value(a.launch_delay.max / 1000);
+  o.end_object();
+}
+
+}  // namespace
+
+void write_report_json(JsonOut& o, const TraceReport& rep) {
+  const ImportedTrace& t = *rep.trace;
+  const RecordSet& r = t.records;
+  const bool gpu = !(r.kernels.empty() && r.memcpys.empty() && r.memsets.empty());
+  o.begin_object();
+  o.key("file").value(t.file);
+  o.key("rank").value(t.rank);
+  o.key("gpu_events").value(gpu);
+  o.key("clock").value(r.clock);
+  o.key("events").value(t.events);
+  o.key("json_bytes").value(t.bytes);
+  o.key("steps").begin_array();
+  for (const auto& s : rep.steps) {
+    o.begin_object();
+    figures_json(o, s);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("total").begin_object();
+  figures_json(o, rep.total);
+  o.end_object();
+  const double steps_wall = static_cast<double>(rep.steps_wall_ns);
+  o.key("syncs_by_cause").begin_array();
+  for (const auto& c : rep.syncs.by_cause) {
+    o.begin_object();
+    o.key("op").value(c.op).key("calls").value(c.calls).key("api_calls").value(c.api_calls);
+    o.key("blocked_us").value(us(c.blocked_ns));
+    o.key("share_of_steps").value(steps_wall > 0 ? static_cast<double>(c.blocked_ns) / steps_wall : 0.0);
+    o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
+    o.end_object();
+  }
+  o.end_array();
+  o.key("syncs").begin_array();
+  for (const auto& c : rep.syncs.calls) {
+    o.begin_object();
+    o.key("api").value(c.api).key("op").value(c.op).key("op_path").value(c.op_path);
+    o.key("step");
+    if (c.step >= 0) o.value(r.steps[c.step].name);
+    else o.null();
+    o.key("thread").value(static_cast<uint64_t>(c.thread_id));
+    o.key("start_us").value(us(c.start_ns)).key("blocked_us").value(us(c.blocked_ns));
+    o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
+    o.end_object();
+  }
+  o.end_array();
+  o.key("unmatched_correlations").value(t.unmatched_correlations);
+  o.key("launches_without_gpu").value(t.launches_without_gpu);
+  o.key("warnings").begin_array();
+  for (const auto& w : t.warnings) o.value(w);
+  o.end_array();
+  o.end_object();
+}
+
+void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
+  o.begin_object();
+  for (const auto& [rank, r] : ranks) {
+    o.key(std::to_string(rank)).begin_object();
+    o.key("temporal").begin_object();
+    if (r.has_gpu) {
+      o.key("idle_time_us").value(r.idle_us).key("compute_time_us").value(r.compute_us);
+      o.key("non_compute_time_us").value(r.non_compute_us).key("kernel_time_us").value(r.kernel_time_us);
+    }
+    o.end_object();
+    o.key("idle_by_stream").begin_object();
+    for (const auto& [stream, i] : r.idle_by_stream) {
+      o.key(std::to_string(stream)).begin_object();
+      o.key("host_wait_us").value(i.host_wait_us).key("kernel_wait_us").value(i.kernel_wait_us).key("other_us").value(i.other_us);
+      o.end_object();
+    }
+    o.end_object();
+    const auto& s = r.launch_delay;
+    o.key("launch_delay_us").begin_object();
+    o.key("count").value(s.count);
+    if (s.count) o.key("mean").value(s.mean).key("min").value(s.min).key("p50").value(s.p50).key("p90").value(s.p90).key("max").value(s.max);
+    o.end_object();
+    o.end_object();
+  }
+  o.end_object();
+}
+
+}  // namespace trace

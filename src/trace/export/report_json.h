@@ -1,0 +1,20 @@
+// ./attribute's --json output: the figures of analyze/ as JSON (schema in README,
+// "Attribute anyone's trace"; units in the key names).
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/step_report.h"
+#include "trace/export/json_out.h"
+
+namespace trace {
+
+// One trace's report: its steps, the whole trace, the syncs by cause and one by one.
+void write_report_json(JsonOut& out, const TraceReport& report);
+
+// The "ranks" object of tests/data/hta_expected/*.json.
+void write_hta_json(JsonOut& out, const std::map<int64_t, HtaRank>& ranks);
+
+}  // namespace trace

@@ -1,0 +1,81 @@
+#include "trace/export/report_text.h"
+
+#include <cstdio>
+
+namespace trace {
+
+namespace {
+
+double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+}  // namespace
+
+std::string report_table(const TraceReport& rep) {
+  const ImportedTrace& t = *rep.trace;
+  std::string out;
+  char line[512];
+  const auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  add("%s  (rank %lld, %llu events, %.1f MB of JSON, clock %s)\n", t.file.c_str(), static_cast<long long>(t.rank),
+      static_cast<unsigned long long>(t.events), static_cast<double>(t.bytes) / 1e6, t.records.clock.c_str());
+  for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
+  add("\n  %-20s %10s %8s %10s %7s %10s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us", "launch", "launch us",
+      "kernels", "kernel us", "busy us", "blocked us", "idle host", "idle kern", "idle oth", "delay p50", "delay p90");
+  const auto row = [&](const StepFigures& f) {
+    const Attribution& a = f.a;
+    add("  %-20.20s %10.1f %8llu %10.1f %7llu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %9.1f %9.1f\n", f.name.c_str(),
+        us(f.wall_ns), static_cast<unsigned long long>(a.launches), us(a.launch_api_ns),
+        static_cast<unsigned long long>(a.kernels), us(a.kernel_ns), us(a.gpu_busy_ns), us(a.blocked_ns),
+        us(a.idle_host_wait_ns), us(a.idle_kernel_wait_ns), us(a.idle_other_ns), a.launch_delay.p50 / 1000,
+        a.launch_delay.p90 / 1000);
+  };
+  for (const auto& s : rep.steps) row(s);
+  row(rep.total);
+  if (!rep.total.a.memcpy_by_kind.empty()) {
+    out += "\n  copies (whole trace):";
+    for (const auto& [kind, c] : rep.total.a.memcpy_by_kind)
+      add("  %s %llu (%llu B, %.1f us)", kind.c_str(), static_cast<unsigned long long>(c.count),
+          static_cast<unsigned long long>(c.bytes), us(c.gpu_ns));
+    out += "\n";
+  }
+  add("\n  blocking syncs, by the innermost op that issued them (%zu calls, %.1f us blocked):\n", rep.syncs.calls.size(),
+      us(rep.syncs.blocked_ns));
+  if (rep.syncs.by_cause.empty()) out += "    none\n";
+  const double wall = static_cast<double>(rep.steps_wall_ns);
+  for (const auto& c : rep.syncs.by_cause)
+    add("    %-40.40s %5llu calls %10.1f us blocked  %5.1f%% of the %s  GPU busy meanwhile %.1f us\n", c.op.c_str(),
+        static_cast<unsigned long long>(c.calls), us(c.blocked_ns),
+        wall > 0 ? 100.0 * static_cast<double>(c.blocked_ns) / wall : 0.0, rep.steps.empty() ? "trace" : "steps",
+        us(c.gpu_queued_ns));
+  return out;
+}
+
+std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding) {
+  std::string out;
+  char line[512];
+  const auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  add("Holistic Trace Analysis 0.5.0 definitions (ns rounding %s)\n", ns_rounding ? "on" : "off");
+  for (const auto& [rank, r] : ranks) {
+    add("\nrank %lld\n", static_cast<long long>(rank));
+    if (!r.has_gpu) {
+      out += "  no GPU events: no temporal or idle breakdown\n";
+      continue;
+    }
+    add("  temporal: span %.1f us = idle %.1f + compute %.1f + non-compute %.1f\n", r.kernel_time_us, r.idle_us,
+        r.compute_us, r.non_compute_us);
+    add("  %-8s %14s %14s %14s\n", "stream", "host wait us", "kernel wait us", "other us");
+    for (const auto& [s, i] : r.idle_by_stream)
+      add("  %-8lld %14.1f %14.1f %14.1f\n", static_cast<long long>(s), i.host_wait_us, i.kernel_wait_us, i.other_us);
+    const auto& d = r.launch_delay;
+    add("  launch delay: %llu launches, mean %.2f us, p50 %.2f, p90 %.2f, max %.2f\n",
+        static_cast<unsigned long long>(d.count), d.mean, d.p50, d.p90, d.max);
+  }
+  return out;
+}
+
+}  // namespace trace

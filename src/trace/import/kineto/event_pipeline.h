@@ -1,0 +1,179 @@
+// The importer's threads: one splits the document into batches of whole events
+// (json_event_stream.h, with gzip when the file is compressed), `workers` threads parse the
+// batches independently, and the calling thread merges their results in document order.
+// Why this shape: on a 2-core machine the parse is most of the work and the split the rest;
+// one parser thread behind one splitter left a core half idle. Batches are independent, so
+// parsing them on every core and merging in order gives the records in the document's own
+// order, as one thread would, with the first error in document order reported.
+//
+// Memory stays bounded: at most 2 x workers + 2 batches (~1 MiB of JSON each) are split but
+// not yet merged, and their byte buffers are recycled instead of freed and faulted in again.
+#pragma once
+
+#include <simdjson.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "trace/import/kineto/json_event_stream.h"
+
+namespace trace {
+
+struct EventBatch {
+  struct Item {
+    size_t at = 0, size = 0;       // bytes[at, at + size): one JSON value
+    uint64_t index = 0, offset = 0;  // event index in traceEvents; byte offset in the document
+    bool top = false;              // a top-level value (key) rather than an event
+    std::string key;
+  };
+  uint64_t seq = 0;
+  std::vector<char> bytes;  // values back to back, SIMDJSON_PADDING spaces after the last
+  std::vector<Item> items;
+  JsonSlice slice(const Item& it) const { return {bytes.data() + it.at, it.size, bytes.size() - it.at, it.offset}; }
+};
+
+// Result: what parse() makes of one batch (movable). parse(worker, batch, result) runs on
+// worker number `worker` (0 .. workers-1, so each can keep a parser of its own) and must not
+// throw: it records its error in the result, which merge() rethrows. merge() runs on the
+// calling thread, in batch order. `keep_top(key)`: which top-level values the
+// splitter hands over (others are skipped).
+template <typename Result>
+void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::function<bool(std::string_view)>& keep_top,
+                        const std::function<void(unsigned, const EventBatch&, Result*)>& parse,
+                        const std::function<void(Result&&)>& merge) {
+  constexpr size_t kBatchBytes = 1u << 20;
+  if (workers == 0) workers = 1;
+  const size_t max_in_flight = 2 * static_cast<size_t>(workers) + 2;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<EventBatch> todo;
+  std::map<uint64_t, Result> done;          // parsed, waiting for their turn to merge
+  std::vector<std::vector<char>> spare;      // byte buffers to reuse
+  uint64_t pushed = 0, merged = 0;
+  bool split_done = false, cancelled = false;
+  std::exception_ptr split_error;
+
+  struct Cancelled {};
+  std::thread splitter([&] {
+    EventBatch b;
+    const auto fresh = [&] {  // reserved up front: rarely reallocated while a batch fills
+      b = EventBatch();
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (!spare.empty()) b.bytes = std::move(spare.back()), spare.pop_back();
+      }
+      b.bytes.clear();
+      b.bytes.reserve(kBatchBytes + (64u << 10));
+      b.items.reserve(8192);
+    };
+    const auto push = [&] {
+      b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return pushed - merged < max_in_flight || cancelled; });
+      if (cancelled) throw Cancelled();
+      b.seq = pushed++;
+      todo.push_back(std::move(b));
+      cv.notify_all();
+    };
+    const auto add = [&](const JsonSlice& s, uint64_t index, bool top, std::string_view key) {
+      b.items.push_back({b.bytes.size(), s.size, index, s.offset, top, std::string(key)});
+      b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
+      if (b.bytes.size() >= kBatchBytes) push(), fresh();
+    };
+    std::exception_ptr error;
+    try {
+      fresh();
+      stream.run([&](const JsonSlice& s, uint64_t i) { add(s, i, false, {}); },
+                 [&](std::string_view k, const JsonSlice& s) {
+                   if (keep_top(k)) add(s, 0, true, k);
+                 });
+      if (!b.items.empty()) push();
+    } catch (const Cancelled&) {
+    } catch (...) {
+      error = std::current_exception();
+      // The events split before the error come first: one of them may be bad too.
+      try {
+        if (!b.items.empty()) push();
+      } catch (...) {
+      }
+    }
+    std::lock_guard<std::mutex> lock(m);
+    split_done = true, split_error = error;
+    cv.notify_all();
+  });
+
+  // A worker that fails outside parse() (out of memory) stops the pipeline with its error.
+  std::exception_ptr worker_error;
+  std::vector<std::thread> pool;
+  const auto work = [&](unsigned w) {
+    try {
+      for (;;) {
+        EventBatch b;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return !todo.empty() || split_done || cancelled; });
+          if (cancelled || todo.empty()) return;  // empty here means the splitter is done
+          b = std::move(todo.front());
+          todo.pop_front();
+        }
+        Result r;
+        parse(w, b, &r);
+        std::lock_guard<std::mutex> lock(m);
+        done.emplace(b.seq, std::move(r));
+        spare.push_back(std::move(b.bytes));
+        cv.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!worker_error) worker_error = std::current_exception();
+      cancelled = true;
+      cv.notify_all();
+    }
+  };
+
+  const auto stop = [&] {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      cancelled = true;
+      cv.notify_all();
+    }
+    splitter.join();
+    for (auto& t : pool)
+      if (t.joinable()) t.join();
+  };
+  try {
+    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work, w);
+    for (;;) {
+      Result r;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return done.count(merged) || (split_done && merged == pushed) || worker_error; });
+        if (worker_error) std::rethrow_exception(worker_error);
+        auto it = done.find(merged);
+        if (it == done.end()) break;  // every batch merged and the splitter finished
+        r = std::move(it->second);
+        done.erase(it);
+      }
+      merge(std::move(r));  // may throw the batch's error
+      std::lock_guard<std::mutex> lock(m);
+      ++merged;
+      cv.notify_all();
+    }
+  } catch (...) {
+    stop();
+    throw;
+  }
+  stop();
+  if (split_error) std::rethrow_exception(split_error);
+}
+
+}  // namespace trace

@@ -1,0 +1,45 @@
+// PyTorch profiler (Kineto) and Chrome Trace Event JSON -> the suite's records (records.h).
+// Reads plain or gzip files (by content), streaming: memory holds the records, not the file.
+// The suite's own --trace_dir files (chrome_trace.h) import too, back to the same records
+// up to a shift of the clock origin.
+//
+// Categories: cuda_runtime / cuda_driver (and older Runtime / Driver) -> ApiRecord, classified
+// by name (records.h classify_api; HIP names like hipLaunchKernel classify the same way);
+// kernel / Kernel; gpu_memcpy / Memcpy (direction and host memory kind from
+// "Memcpy DtoH (Device -> Pinned)"); gpu_memset / Memset; cuda_sync -> SyncRecord; cpu_op /
+// Operator -> CpuOpRecord; user_annotation / gpu_user_annotation -> AnnotationRecord;
+// ProfilerStep#N (any host category) -> StepWindow; our own "phase" -> HostRange.
+// Times: Kineto's microseconds (integers, or decimals with ns resolution) are converted to
+// integer ns from the number's text, exactly (no float multiply).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/import/byte_source.h"
+#include "trace/model/imported_trace.h"
+
+namespace trace {
+
+struct ImportOptions {
+  bool hta_events = false;  // also keep HtaEvent rows (./attribute --hta)
+  unsigned threads = 0;     // parse workers (event_pipeline.h); 0: one per hardware thread
+  // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
+  // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
+  bool kernel_names = true;
+};
+
+ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
+ImportedTrace import_trace(ByteSource& source, const std::string& name, const ImportOptions& options = {});
+
+// Files named on the command line; a folder stands for its *.json and *.json.gz files
+// (per-rank traces), sorted by name. Throws InputError for a missing path or empty folder.
+std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args);
+
+// Microseconds as JSON number text -> integer ns, exactly for up to 3 decimals (rounded to
+// the nearest ns beyond). False when the text is not a number or does not fit.
+bool us_text_to_ns(std::string_view text, int64_t* ns);
+
+}  // namespace trace

@@ -1,0 +1,143 @@
+// ./attribute TRACE...: where the time went in a PyTorch profiler (Kineto) trace, or in one
+// of bench's own --trace_dir files, with bench's traced-pass definitions (attribution.h) per
+// step and over the whole trace, and every blocking sync with the op that caused it
+// (sync_causes.h). --hta: Holistic Trace Analysis 0.5.0's definitions instead
+// (hta_breakdown.h), to compare with its figures. Exit 2 on bad input or flags, with
+// nothing written.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/step_report.h"
+#include "trace/export/chrome_trace.h"
+#include "trace/export/report_json.h"
+#include "trace/export/report_text.h"
+#include "trace/import/kineto/kineto_import.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: ./attribute [--json FILE] [--hta [--hta-no-rounding]] [--time] [--quiet] TRACE...\n"
+    "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files\n"
+    "  --json FILE         every figure as JSON (units in the key names), written atomically\n"
+    "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
+    "                      per-stream idle breakdown, kernel launch delay), per rank\n"
+    "  --hta-no-rounding   as HTA with HTA_DISABLE_NS_ROUNDING=1 (also read from the environment)\n"
+    "  --time              print import and attribution time and MB/s of JSON on stderr\n"
+    "  --quiet             no table on stdout\n";
+
+int usage_error(const std::string& what) {
+  std::fprintf(stderr, "attribute: %s\n%s", what.c_str(), kUsage);
+  return 2;
+}
+
+// A regular file (or a new one) is written atomically (temp + rename); anything else that
+// exists, such as /dev/null or a pipe, is written in place: renaming over it would replace it.
+void write_json(const std::string& path, const std::string& text) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok) throw std::runtime_error("failed writing " + path);
+    return;
+  }
+  trace::write_file_atomically(path, text);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path;
+  bool hta = false, quiet = false, timing = false;
+  bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") && std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
+  std::vector<std::string> inputs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--json") {
+      if (++i >= argc) return usage_error("--json needs a file name");
+      json_path = argv[i];
+    } else if (a.rfind("--json=", 0) == 0) {
+      json_path = a.substr(7);
+      if (json_path.empty()) return usage_error("--json needs a file name");
+    } else if (a == "--hta") {
+      hta = true;
+    } else if (a == "--hta-no-rounding") {
+      hta = true, rounding = false;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (a == "--time") {
+      timing = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error("unknown flag " + a);
+    } else {
+      inputs.push_back(a);
+    }
+  }
+  if (inputs.empty()) return usage_error("no trace given");
+
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto files = trace::expand_trace_paths(inputs);
+    trace::ImportOptions options;
+    options.hta_events = hta;
+    options.kernel_names = false;  // no figure here names a kernel
+    std::vector<trace::ImportedTrace> traces;
+    uint64_t bytes = 0;
+    for (const auto& f : files) {
+      traces.push_back(trace::import_trace(f, options));
+      bytes += traces.back().bytes;
+    }
+    const double import_s = seconds_since(t0);
+
+    trace::JsonOut out;
+    out.begin_object().key("tool").value("attribute").key("version").value(1);
+    if (hta) {
+      std::vector<const trace::ImportedTrace*> ptrs;
+      for (const auto& t : traces) ptrs.push_back(&t);
+      trace::HtaOptions hopt;
+      hopt.ns_rounding = rounding;
+      const auto ranks = trace::hta_breakdown(ptrs, hopt);
+      if (!quiet) std::fputs(trace::hta_table(ranks, rounding).c_str(), stdout);
+      out.key("hta").begin_object().key("ns_rounding").value(rounding).key("ranks");
+      trace::write_hta_json(out, ranks);
+      out.end_object();
+    } else {
+      out.key("traces").begin_array();
+      for (auto& t : traces) {
+        const auto report = trace::build_report(t);
+        if (!quiet) std::printf("%s\n", trace::report_table(report).c_str());
+        trace::write_report_json(out, report);
+      }
+      out.end_array();
+    }
+    out.end_object();
+    const double total_s = seconds_since(t0);
+    if (timing)
+      std::fprintf(stderr, "attribute: %.1f MB of JSON; import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
+                   static_cast<double>(bytes) / 1e6, import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s,
+                   static_cast<double>(bytes) / 1e6 / total_s);
+    if (!json_path.empty()) write_json(json_path, out.str() + "\n");
+  } catch (const trace::InputError& e) {
+    std::fprintf(stderr, "attribute: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attribute: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
