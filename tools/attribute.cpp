@@ -30,7 +30,8 @@ const char* kUsage =
     "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
     "                      per-stream idle breakdown, kernel launch delay), per rank\n"
     "  --hta-no-rounding   as HTA with HTA_DISABLE_NS_ROUNDING=1 (also read from the environment)\n"
-    "  --time              print import and attribution time and MB/s of JSON on stderr\n"
+    "  --time              print import and attribution time, MB/s of JSON and the gzip\n"
+    "                      decoder (ISA-L or zlib) on stderr\n"
     "  --quiet             no table on stdout\n";
 
 int usage_error(const std::string& what) {
@@ -98,9 +99,13 @@ int main(int argc, char** argv) {
     options.kernel_names = false;  // no figure here names a kernel
     std::vector<trace::ImportedTrace> traces;
     uint64_t bytes = 0;
+    std::string inflaters;  // for --time: which gzip decoder ran, if any
     for (const auto& f : files) {
-      traces.push_back(trace::import_trace(f, options));
+      const auto source = trace::open_byte_source(f);
+      traces.push_back(trace::import_trace(*source, f, options));
       bytes += traces.back().bytes;
+      if (source->gzip() && inflaters.find(source->inflater()) == std::string::npos)
+        inflaters += std::string(inflaters.empty() ? "" : ", ") + source->inflater();
     }
     const double import_s = seconds_since(t0);
 
@@ -128,9 +133,9 @@ int main(int argc, char** argv) {
     out.end_object();
     const double total_s = seconds_since(t0);
     if (timing)
-      std::fprintf(stderr, "attribute: %.1f MB of JSON; import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
-                   static_cast<double>(bytes) / 1e6, import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s,
-                   static_cast<double>(bytes) / 1e6 / total_s);
+      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
+                   static_cast<double>(bytes) / 1e6, inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
+                   import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {
     std::fprintf(stderr, "attribute: %s\n", e.what());

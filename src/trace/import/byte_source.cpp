@@ -1,7 +1,6 @@
 #include "trace/import/byte_source.h"
 
-#include <zlib.h>
-
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -34,9 +33,9 @@ class FileRaw : public Raw {
 
 class MemoryRaw : public Raw {
  public:
-  MemoryRaw(const char* p, size_t n) : p_(p), left_(n) {}
+  MemoryRaw(const char* p, size_t n, size_t max_read) : p_(p), left_(n), max_read_(max_read ? max_read : n) {}
   size_t read(char* out, size_t n) override {
-    const size_t k = std::min(n, left_);
+    const size_t k = std::min({n, left_, max_read_});
     std::memcpy(out, p_, k);
     p_ += k, left_ -= k;
     return k;
@@ -44,7 +43,7 @@ class MemoryRaw : public Raw {
 
  private:
   const char* p_;
-  size_t left_;
+  size_t left_, max_read_;
 };
 
 class PlainSource : public ByteSource {
@@ -77,20 +76,16 @@ class PlainSource : public ByteSource {
 
 class GzipSource : public ByteSource {
  public:
-  GzipSource(std::unique_ptr<Raw> raw, std::string head, std::string name)
-      : raw_(std::move(raw)), name_(std::move(name)), in_(1 << 20) {
-    std::memset(&z_, 0, sizeof z_);
-    if (inflateInit2(&z_, 15 + 16) != Z_OK) throw InputError(name_ + ": cannot start gzip decompression");
+  GzipSource(std::unique_ptr<Raw> raw, std::string head, std::string name, Inflater which)
+      : raw_(std::move(raw)), name_(std::move(name)), in_(1 << 20), inflate_(make_inflate(which)) {
     std::memcpy(in_.data(), head.data(), head.size());
-    z_.next_in = reinterpret_cast<Bytef*>(in_.data());
-    z_.avail_in = static_cast<uInt>(head.size());
+    inflate_->feed(in_.data(), head.size());
     raw_bytes_ = head.size();
   }
-  ~GzipSource() override { inflateEnd(&z_); }
   size_t read(char* out, size_t n) override {
     size_t k = 0;
     while (k < n && !done_) {
-      if (z_.avail_in == 0) {
+      if (inflate_->pending() == 0) {
         const size_t got = raw_->read(in_.data(), in_.size());
         raw_bytes_ += got;
         if (got == 0) {
@@ -98,38 +93,35 @@ class GzipSource : public ByteSource {
           throw InputError(name_ + ": truncated gzip (the compressed stream ends at byte " +
                            std::to_string(raw_bytes_) + " before its end marker)");
         }
-        z_.next_in = reinterpret_cast<Bytef*>(in_.data());
-        z_.avail_in = static_cast<uInt>(got);
+        inflate_->feed(in_.data(), got);
       }
       if (member_ended_) {  // another gzip member follows (concatenated .gz files are legal)
-        if (inflateReset(&z_) != Z_OK) throw InputError(name_ + ": gzip reset failed");
+        inflate_->next_member();
         member_ended_ = false;
       }
-      z_.next_out = reinterpret_cast<Bytef*>(out + k);
-      z_.avail_out = static_cast<uInt>(std::min<size_t>(n - k, 1u << 30));
-      const int rc = inflate(&z_, Z_NO_FLUSH);
-      k = static_cast<size_t>(reinterpret_cast<char*>(z_.next_out) - out);
-      if (rc == Z_STREAM_END) member_ended_ = true;
-      else if (rc == Z_BUF_ERROR && z_.avail_in == 0) continue;  // needs more input
-      else if (rc != Z_OK)
+      const Inflate::Step step = inflate_->run(out + k, n - k);
+      k += step.written;
+      if (step.error)
         throw InputError(name_ + ": corrupt gzip data near compressed byte " +
-                         std::to_string(raw_bytes_ - z_.avail_in) + " (" + (z_.msg ? z_.msg : "zlib error") + ")");
+                         std::to_string(raw_bytes_ - inflate_->pending()) + " (" + step.error + ")");
+      if (step.member_end) member_ended_ = true;
     }
     return k;
   }
   bool gzip() const override { return true; }
+  const char* inflater() const override { return inflate_->name(); }
   uint64_t bytes_read_raw() const override { return raw_bytes_; }
 
  private:
   std::unique_ptr<Raw> raw_;
   std::string name_;
   std::vector<char> in_;
-  z_stream z_;
+  std::unique_ptr<Inflate> inflate_;
   uint64_t raw_bytes_ = 0;
   bool member_ended_ = false, done_ = false;
 };
 
-std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& name) {
+std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& name, Inflater which) {
   std::string head(2, '\0');
   size_t got = 0;
   while (got < 2) {
@@ -139,20 +131,21 @@ std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& na
   }
   head.resize(got);
   if (got == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
-    return std::make_unique<GzipSource>(std::move(raw), head, name);
+    return std::make_unique<GzipSource>(std::move(raw), head, name, which);
   return std::make_unique<PlainSource>(std::move(raw), head);
 }
 
 }  // namespace
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Inflater inflater) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
-  return make(std::make_unique<FileRaw>(f, path), path);
+  return make(std::make_unique<FileRaw>(f, path), path, inflater);
 }
 
-std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name) {
-  return make(std::make_unique<MemoryRaw>(data, size), name);
+std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name, Inflater inflater,
+                                               size_t max_read) {
+  return make(std::make_unique<MemoryRaw>(data, size, max_read), name, inflater);
 }
 
 }  // namespace trace

@@ -1,5 +1,6 @@
 // Reads a trace file as a stream of bytes, decompressing gzip on the fly (by its magic
-// number, not its name), so a 1 GB trace never has to sit in memory whole.
+// number, not its name), so a 1 GB trace never has to sit in memory whole. The decoder is
+// ISA-L's where the build has it, else zlib's (inflate.h).
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "trace/import/inflate.h"
 
 namespace trace {
 
@@ -22,12 +25,16 @@ class ByteSource {
   // Fills up to n bytes; returns how many (0 only at the end). Throws InputError.
   virtual size_t read(char* out, size_t n) = 0;
   virtual bool gzip() const = 0;
+  virtual const char* inflater() const { return ""; }  // "ISA-L" or "zlib" for gzip input
   virtual uint64_t bytes_read_raw() const = 0;  // bytes taken from the file itself
 };
 
-// Opens path; throws InputError naming it when it cannot be opened.
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
-// The same over bytes already in memory (the fuzz target and unit tests).
-std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name);
+// Opens path; throws InputError naming it when it cannot be opened. `inflater`: which gzip
+// decoder (tests compare them); std::invalid_argument for ISA-L in a build without it.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Inflater inflater = Inflater::Best);
+// The same over bytes already in memory (the fuzz targets and unit tests); `max_read` > 0
+// hands the decoder at most that many bytes at a time, so that tests split a gzip file anywhere.
+std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name,
+                                               Inflater inflater = Inflater::Best, size_t max_read = 0);
 
 }  // namespace trace
