@@ -69,3 +69,10 @@ if(IRIS_FUZZ)
   endforeach()
   target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzer
 endif()
+
+# The parse limit ./attribute is measured against: simdjson alone over a trace's events, on
+# every core (experiments/attribute_speed.py).
+add_executable(json_parse_limit ${_t}/../../tools/json_parse_limit.cpp)
+target_link_libraries(json_parse_limit PRIVATE iris_trace)
+target_compile_options(json_parse_limit PRIVATE -Wall -Wextra)
+set_target_properties(json_parse_limit PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
