@@ -125,6 +125,29 @@ TEST(ImportWorkers, AnyNumberGiveTheSameRecordsInOrder) {
   EXPECT_EQ(report_json(one), report_json(three));
 }
 
+TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
+  // Every real trace, with and without --hta's rows, and the splitter's tricky names.
+  std::vector<std::string> files = {data("traces/a100-cuda-graphs-6streams.json.gz"), data("traces/a100-alexnet-syncs.json.gz"),
+                                    data("traces/mi250-rocm.json.gz"), data("traces/gp100-steps-annotations.json.gz"),
+                                    data("traces/cpu-only.json.gz"), data("traces/a100-event-sync-multistream.json.gz")};
+  for (const auto& f : files)
+    for (bool hta : {false, true}) {
+      trace::ImportOptions batch, per_event;
+      batch.hta_events = per_event.hta_events = hta;
+      per_event.batch_parse = false;
+      const auto a = trace::import_trace(f, batch), b = trace::import_trace(f, per_event);
+      EXPECT_EQ(report_json(a), report_json(b)) << f;
+      EXPECT_EQ(a.events, b.events) << f;
+      EXPECT_EQ(a.hta.size(), b.hta.size()) << f;
+    }
+  const std::string doc = events_document(tricky_names());
+  auto one = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
+  trace::ImportOptions per_event;
+  per_event.batch_parse = false;
+  auto two = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
+  EXPECT_EQ(report_json(trace::import_trace(*one, "doc.json")), report_json(trace::import_trace(*two, "doc.json", per_event)));
+}
+
 TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
   // Over 2 MiB of events (several batches), bad ones in a late batch and an earlier one.
   std::vector<std::string> names(12000, std::string(150, 'n'));

@@ -181,24 +181,58 @@ class EventParser {
   EventParser(const std::string& name, const ImportOptions& opt) : name_(name), opt_(opt) {}
 
   void batch(const EventBatch& b, Partial* p) {
-    out_ = &p->t;
-    part_ = p;
-    try {
-      for (const auto& it : b.items) {
-        const JsonSlice s = b.slice(it);
-        if (it.top) top(it.key, s);
-        else event(s, it.index);
+    if (b.top) {
+      begin(p);
+      try {
+        top(b.key, b.whole());
+      } catch (...) {
+        p->error = std::current_exception();
       }
+      return;
+    }
+    if (opt_.batch_parse) {
+      // The whole batch as one document. Any failure, of the JSON or of an event, is left to
+      // the per-event parse below, which reports the first bad event as it always has; so the
+      // batch parse only ever yields what the per-event parse would.
+      begin(p);
+      try {
+        whole_batch(b);
+        return;
+      } catch (...) {
+        *p = Partial();
+      }
+    }
+    begin(p);
+    try {
+      for (size_t i = 0; i < b.events.size(); ++i) event(b.slice(b.events[i]), b.first_index + i);
     } catch (...) {
       p->error = std::current_exception();
     }
   }
 
  private:
+  void begin(Partial* p) {
+    out_ = &p->t;
+    part_ = p;
+  }
+
+  void whole_batch(const EventBatch& b) {
+    auto doc = parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    size_t i = 0;
+    for (simdjson::ondemand::value v : doc.get_array()) {
+      if (i == b.events.size()) throw InputError("more values in the batch than events split");
+      ++out_->events;
+      parse_event(v.get_object(), b.first_index + i, b.events[i].offset);
+      ++i;
+    }
+    if (i != b.events.size()) throw InputError("fewer values in the batch than events split");
+  }
+
   void event(const JsonSlice& s, uint64_t index) {
     ++out_->events;
     try {
-      parse_event(s, index);
+      auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
+      parse_event(doc.get_object(), index, s.offset);
     } catch (const simdjson::simdjson_error& e) {
       throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(s.offset) +
                        ") is not valid JSON: " + e.what());
@@ -226,9 +260,9 @@ class EventParser {
     }
   }
 
-  void parse_event(const JsonSlice& s, uint64_t index);
-  [[noreturn]] void bad(uint64_t index, const JsonSlice& s, const std::string& what) {
-    throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(s.offset) + "): " + what);
+  void parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset);
+  [[noreturn]] void bad(uint64_t index, uint64_t offset, const std::string& what) {
+    throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(offset) + "): " + what);
   }
 
   const std::string& name_;
@@ -242,10 +276,8 @@ class EventParser {
 // quote): no unescaping, so a key written with escapes (\u0074s) is not recognised.
 bool key_is(const char* raw, std::string_view k) { return std::memcmp(raw, k.data(), k.size()) == 0 && raw[k.size()] == '"'; }
 
-void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
-  auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
-  auto obj = doc.get_object();
-  // Strings stay valid in the parser's buffer until the next event is parsed.
+void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset) {
+  // Strings stay valid in the parser's buffer until the next document is parsed.
   std::string_view name_view, cat_view;
   std::string_view ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
@@ -271,7 +303,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
     const auto number_text = [&](const char* what, std::string_view* text, bool* has) {
       auto t = v.type();
       if (t.error() || t.value_unsafe() != simdjson::ondemand::json_type::number)
-        bad(index, s, std::string("\"") + what + "\" is not a number");
+        bad(index, offset, std::string("\"") + what + "\" is not a number");
       *text = v.raw_json_token();
       *has = true;
     };
@@ -294,7 +326,7 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
         break;
       case 'n':
         if (key_is(key, "name")) {
-          if (v.get_string().get(name_view)) bad(index, s, "\"name\" is not a valid string");
+          if (v.get_string().get(name_view)) bad(index, offset, "\"name\" is not a valid string");
           has_name = true;
         }
         break;
@@ -338,8 +370,8 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   if (opt_.hta_events && (!has_ts || ts_text.find_first_of(".eE") != std::string_view::npos)) out_->hta_float_ts = true;
 
   int64_t ts = 0, dur = 0;
-  if (has_ts && !us_text_to_ns(ts_text, &ts)) bad(index, s, "\"ts\" " + std::string(ts_text) + " is out of range");
-  if (has_dur && !us_text_to_ns(dur_text, &dur)) bad(index, s, "\"dur\" " + std::string(dur_text) + " is out of range");
+  if (has_ts && !us_text_to_ns(ts_text, &ts)) bad(index, offset, "\"ts\" " + std::string(ts_text) + " is out of range");
+  if (has_dur && !us_text_to_ns(dur_text, &dur)) bad(index, offset, "\"dur\" " + std::string(dur_text) + " is out of range");
 
   if (opt_.hta_events && has_cat && has_dur && has_ts && cat != Cat::Trace) {
     HtaEvent h;
@@ -364,9 +396,9 @@ void EventParser::parse_event(const JsonSlice& s, uint64_t index) {
   }
 
   if (ph_buf != 'X') return ignore();
-  if (!has_ts) bad(index, s, "a complete event (\"ph\": \"X\") without \"ts\"");
-  if (!has_dur) bad(index, s, "a complete event (\"ph\": \"X\") without \"dur\"");
-  if (ts < 0) bad(index, s, "negative \"ts\" " + std::string(ts_text));
+  if (!has_ts) bad(index, offset, "a complete event (\"ph\": \"X\") without \"ts\"");
+  if (!has_dur) bad(index, offset, "a complete event (\"ph\": \"X\") without \"dur\"");
+  if (ts < 0) bad(index, offset, "negative \"ts\" " + std::string(ts_text));
   if (dur < 0) ++out_->negative_durations, dur = 0;
   const uint64_t start = static_cast<uint64_t>(ts), end = start + static_cast<uint64_t>(dur);
   const uint32_t thread = tid.present ? static_cast<uint32_t>(tid.i) : 0;

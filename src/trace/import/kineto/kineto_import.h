@@ -29,6 +29,10 @@ struct ImportOptions {
   // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
   // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
   bool kernel_names = true;
+  // Each batch of ~1 MiB of events parsed as one simdjson document, falling back to one document
+  // per event (which names the first bad event) on any failure. false: per event only, the
+  // reference that the tests and the fuzz target hold the batch parse to.
+  bool batch_parse = true;
 };
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
