@@ -125,7 +125,9 @@ def test_attribution_section_from_traced_rows(tmp_path):
     write(tmp_path / "item_sync.json", doc)
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x (n<2) | 90.0 | 40.0 | 10.0 | 250.0 | 80.0 | 5.0 | 45.0 |" in text
+    # The phases (475.0) and `outside the phases` (85.0) add up to the traced 560.0.
+    assert ("| cuda | 200 | 1 | 500.8 | 560.0 | 1.12x | +59.2 (n<2: noise unknown) | 90.0 | 40.0 | 10.0 | 250.0 | "
+            "80.0 | 5.0 | 85.0 | 45.0 |") in text
     assert "| 200 | 1 | 21.0 | 60.0 | 21.0 | 40.0 | 3.0 | 500.0 | 10.0 | 10.0 | 6.0 |" in text
     assert (tmp_path / "attribution.png").stat().st_size > 10000
 
@@ -142,12 +144,14 @@ def test_loop_is_predicted_from_primitive_rows(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     # 104 ops x 1.25 us = 130.0 us predicted, next to the 130 us/epoch the ItemSync rows measured.
     assert ("| cpu | us/epoch = 104 ATen ops x 1.25 us (one tiny op) | 130.00 | "
-            "130.00 [130.00, 130.00] ItemSync never-logging us/epoch | within noise (+0.0%) |  |") in text
+            "130.00 [130.00, 130.00] ItemSync never-logging us/epoch | agrees (+0.0%; the ranges meet, both narrower "
+            "than 10%) |  |") in text
     # The fit's exact 2 us slope: the tiny op's 1.25 us is off, with a reason.
-    assert "| 2.00 [2.00, 2.00] the ItemSync fit's slope [95% CI] | off by -37.5% | the fit's slope carries" in text
+    assert ("| 2.00 [2.00, 2.00] the ItemSync fit's slope [95% CI] | off by -37.5% (the ranges do not meet) | "
+            "the fit's slope carries") in text
     # The Dispatch train_step (128 us) is off the exact 130 us by -1.5%, and says so.
     assert "| cpu | us/epoch = Dispatch train_step (the same loop, timed alone) | 128.00 | 130.00 [130.00, 130.00]" in text
-    assert "off by -1.5% | measured minutes apart" in text
+    assert "off by -1.5% (the ranges do not meet) | measured minutes apart" in text
     # One primitive repetition: its spread cannot be known, and the report says it is not stable.
     assert "**Not stable enough to predict to 10%**: Dispatch/cpu-add (0%, n=1)" in text
 
@@ -183,7 +187,7 @@ def test_primitives_are_set_beside_published_prices(tmp_path):
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
     assert "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 5.00 | 2.5-4 | above |" in text
-    assert "| KernelLaunch/graph_node | one kernel node inside a replayed CUDA graph | 0.90 | 0.5-1.3 | within |" in text
+    assert "| KernelLaunch/graph_node | one kernel node inside a replayed CUDA graph | 0.90 | 0.5-1.3 | inside |" in text
     assert "Sync/stream_idle" not in text.split("Measured against published prices")[1].split("\n\n")[1]
 
 
