@@ -216,9 +216,9 @@ def ladder_section(rows, machine, folder):
     md += ["The same problem on every rung, from the same seeded weights, the loss kept every 100 epochs "
            "(`.item()` on the rungs that sync for it: `host syncs`); the rungs did not all run as many epochs "
            "(`epochs`, `losses kept`), so they compare per epoch. Speed-up against LibTorch eager on the same device "
-           "in this folder (ratio of medians). Errors are the worst repetition's relative difference from LibTorch "
-           "float64 on the CPU (losses at every record, final weights); *not checked* where the run did not make "
-           "that check.", "",
+           "in this folder (ratio of medians). Errors are the worst repetition's relative difference from the same "
+           "training in float64 on the CPU (LibTorch's for bench's rungs, PyTorch's for the Python ones; losses at "
+           "every record, final weights); *not checked* where the run did not make that check.", "",
            "| device | rung | threads | epochs | losses kept | us/epoch | speed-up vs eager | loss error "
            "| weight error | host syncs | runs |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -247,7 +247,8 @@ def ladder_notes(rungs):
         diff, ci = noise.mean_difference(a.samples_us, b.samples_us)
         md.append(f"- {a.rung} and {b.rung} both ran on {a.threads:.0f} threads here: one configuration measured "
                   f"twice, so their {a.speedup:.2f}x and {b.speedup:.2f}x differ by run-to-run noise only "
-                  f"({b.rung} - {a.rung}: {diff:+.2f} us/epoch, mean {noise.mark(ci, fmt='+.2f')}).")
+                  f"({b.rung} - {a.rung}, difference of the means: {diff:+.2f} us/epoch "
+                  f"{noise.mark(ci, fmt='+.2f')}).")
     eager = {r.device: r for r in rungs if r.rung == "libtorch_eager"}
     for r in rungs:
         if r.max_loss_error != r.max_loss_error and r.device in eager:
