@@ -51,10 +51,12 @@ def article_section(stats, has_gpu):
     body = []
     for r in article.RUNS:
         ran_on = "CPU (its code never moved anything to the GPU)" if r.label == "no recording" else r.device.upper()
-        body.append([r.label, ran_on, str(r.item_calls), f"{r.seconds:.2f}",
+        post = f"{r.seconds:.2f}" + "".join(f" ({t:.2f} in {where})" for t, where in r.other_seconds)
+        body.append([r.label, ran_on, str(r.item_calls), post,
                      _cell(_ours(stats, "cpu", r.interval, r.print100), "not run in this folder"),
                      _cell(_ours(stats, "cuda", r.interval, r.print100), gpu_missing)])
     md += markdown_table(head, body)
+    md += losses_table(stats)
     c, s = article.gpu_model()
     md += ["", "**The post's interval table** (GPU, 20000 epochs; the post calls the figures \"remaining time\" = "
            "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
@@ -63,15 +65,32 @@ def article_section(stats, has_gpu):
     head = ["record interval", "records", "`.item()` calls", "post's s", "model from the post's runs, s",
             "post vs model", "ours, cpu", "ours, cuda"]
     body = []
-    for (interval, records, seconds), (_, _, calls) in zip(article.TABLE, article.table_item_calls()):
-        predicted = article.EPOCHS * c + calls * s
-        body.append([str(interval), str(records), str(calls), f"{seconds:.2f}", f"{predicted:.2f}",
-                     f"{100 * (seconds - predicted) / predicted:+.1f}%",
+    for (interval, records, seconds), (_, _, calls), err in zip(article.TABLE, article.table_item_calls(),
+                                                                article_table_errors()):
+        body.append([str(interval), str(records), str(calls), f"{seconds:.2f}", f"{article.EPOCHS * c + calls * s:.2f}",
+                     f"{err:+.1f}%",
                      _cell(_ours(stats, "cpu", interval, 1), "not run in this folder"),
                      _cell(_ours(stats, "cuda", interval, 1), gpu_missing)])
     md += markdown_table(head, body)
     md.append("")
     return md
+
+
+def losses_table(stats):
+    """The loss the post's CPU run printed, beside ours where bench keeps it (the final loss)."""
+    finals = sorted({r for c in stats if c.device == "cpu" and c.batch == 120 and c.epochs == article.EPOCHS
+                     for r in c.final_losses})
+    md = ["", "**The loss the post's CPU run printed** (the post set no seed, so its initial weights, and every loss "
+          "after them, differ from ours, which start from seed 42; bench keeps only the final loss of a run):", ""]
+    body = []
+    for epoch, loss in article.CPU_RUN_LOSSES:
+        if epoch == article.EPOCHS and finals:
+            ours = (f"{finals[0]:.4f}" if len(finals) == 1 else f"{finals[0]:.4f}-{finals[-1]:.4f}") + \
+                f" (final loss of every CPU ItemSync run)"
+        else:
+            ours = "not kept"
+        body.append([str(epoch), f"{loss:.4f}", ours])
+    return md + markdown_table(["epoch", "post's loss", "ours, cpu"], body)
 
 
 def _fmt_us(fit, name):
@@ -104,7 +123,8 @@ def answer_section(models, checks, stats, batch, prims):
           f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
           f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
           f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
-          "table: the table's differences are run-to-run noise (the model above predicts every row within 6%). "
+          f"table: the table's differences are run-to-run noise (the model above predicts every row within "
+          f"{max(abs(e) for e in article_table_errors()):.1f}%). "
           f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
           "no logging change can remove it. Its \"no recording\" run (2.86 s) never moved anything to the GPU: "
           "it is a CPU time, next to the CPU run's 2.93 s.", ""]
@@ -131,6 +151,13 @@ def answer_section(models, checks, stats, batch, prims):
     return md
 
 
+def article_table_errors():
+    """The post's interval table against the model from its own two GPU runs, percent."""
+    c, s = article.gpu_model()
+    return [100 * (seconds - (article.EPOCHS * c + calls * s)) / (article.EPOCHS * c + calls * s)
+            for (_, _, seconds), (_, _, calls) in zip(article.TABLE, article.table_item_calls())]
+
+
 def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     """What one blocking sync cost on real NVIDIA GPUs, from `./attribute` on traces others
     recorded, beside the post's 46 us: measured GPU data, not the post's arithmetic alone."""
@@ -139,22 +166,35 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     if not present:
         return [f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
                 "results/traces/README.md says how to make it).", ""]
-    cost = trace_report.sync_cost([(os.path.basename(p), trace_report.load(p)) for p in present])
-    return (["**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
-             "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "]
-            + [" ".join(trace_report.sync_cost_markdown(cost))]
-            + ["A sync with nothing queued costs the host a few microseconds; what makes one expensive is the GPU "
-               "work still queued ahead of it, which it waits out: the deep-queue regime below.", ""])
+    docs = [(os.path.basename(p), trace_report.load(p)) for p in present]
+    cost = trace_report.sync_cost(docs)
+    md = ["**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
+          "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "]
+    md += [" ".join(trace_report.sync_cost_markdown(cost))]
+    if cost is not None and cost.idle_n:
+        per_file = {name: sum(len(t["syncs"]) for t in doc["traces"]) for name, doc in docs}
+        top = max(per_file, key=per_file.get)
+        md += [f"The price of a sync itself is the measured one: with nothing queued, the median of those "
+               f"{cost.idle_n} calls, {trace_report.fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+               f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
+               f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
+               f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
+               "the GPU work still queued ahead of it, which it waits out: the deep-queue regime below.", ""]
+    else:
+        md += ["What makes a sync expensive is the GPU work still queued ahead of it, which it waits out: the "
+               "deep-queue regime below.", ""]
+    return md
 
 
 def deep_queue_lines(batch, prims, models):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
+    s_art = article.per_call_cost_from_gpu_runs()
     md = ["**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
           "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
           "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
           "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
-          "nearly empty when `.item()` is called and a sync costs about s (46 us, 0.9 s of 11.29 s for 20200 "
-          "calls). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+          f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
+          f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
           "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
           "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
           "before the next starts), so there the model predicts s ~ 0 at every batch.", ""]
@@ -162,7 +202,7 @@ def deep_queue_lines(batch, prims, models):
         return md + ["No BatchSweep rows in this folder to test this.", ""]
     for device in sorted({p.device for p in batch.points}):
         ps = sorted((p for p in batch.points if p.device == device), key=lambda p: p.batch)
-        within = [p for p in ps if not noise.beyond_noise(p.sync_cost_ci)]
+        within = [p for p in ps if noise.within_noise(p.sync_cost_ci) is not False]   # n<2 cannot be beyond
         md.append(f"- Measured, {device}: extra time per `.item()` when logging every epoch is within noise at "
                   f"{len(within)} of {len(ps)} batch sizes"
                   + (f" ({', '.join(str(p.batch) for p in ps if p not in within)} beyond noise)"
@@ -185,8 +225,7 @@ def deep_queue_lines(batch, prims, models):
             e = p.us_per_epoch_never
             if e > 1.1 * c:
                 pred = s + c
-                text = noise.verdict_against(pred, p.sync_cost_us, *(p.sync_cost_ci or (None, None)),
-                                             what="the measured CI")[0]
+                text = noise.prediction_verdict(pred, None, p.sync_cost_us, p.sync_cost_ci, "the measured 95% CI").text
                 md.append(f"- cuda batch {p.batch} (GPU-bound, {e:.1f} us/epoch): a sync cost {p.sync_cost_us:+.1f} us "
                           f"{noise.mark(p.sync_cost_ci)}; predicted s + c = {pred:.1f} us: {text}.")
             else:
@@ -194,6 +233,7 @@ def deep_queue_lines(batch, prims, models):
                 inside = hi >= s and lo <= s + c
                 md.append(f"- cuda batch {p.batch} (launch-bound, {e:.1f} us/epoch): a sync cost "
                           f"{p.sync_cost_us:+.1f} us {noise.mark(p.sync_cost_ci)}; predicted between s = {s:.1f} and "
-                          f"s + c = {s + c:.1f} us: " + ("consistent" if inside else "OUTSIDE that range") + ".")
+                          f"s + c = {s + c:.1f} us: " + ("its 95% CI meets that range" if inside
+                                                         else "its 95% CI lies OUTSIDE that range") + ".")
     md.append("")
     return md

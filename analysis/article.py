@@ -17,14 +17,19 @@ class ArticleRun:
     seconds: float
     item_calls: int
     note: str = ""
+    other_seconds: tuple = ()   # the same run's time as another of the post's texts gives it: (seconds, where)
 
 
 RUNS = [
-    ArticleRun("CPU", "cpu", 1, 1, 2.93, 20200, "2.90 s in the summary post"),
+    ArticleRun("CPU", "cpu", 1, 1, 2.93, 20200, "2.90 s in the summary post", ((2.90, "the summary post"),)),
     ArticleRun("GPU", "cuda", 1, 1, 11.29, 20200),
     ArticleRun("no recording", "cpu", 0, 1, 2.86, 200, "labelled GPU, but its code never moved anything to the GPU"),
     ArticleRun("GPU, record every 200", "cuda", 200, 1, 10.38, 400),
 ]
+
+# The loss its CPU run printed: (epoch, loss). The post set no seed, so a run from other
+# initial weights prints other values; the last one is what a converged run is compared with.
+CPU_RUN_LOSSES = [(100, 1.1143), (1000, 0.6736), (5000, 0.1755), (10000, 0.0913), (20000, 0.0633)]
 
 # The post's table: 'remaining time' = total - 3 s, it says; the values look like totals.
 TABLE = [  # (interval, records, remaining seconds as printed)

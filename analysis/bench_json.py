@@ -27,10 +27,23 @@ class Row:
     args: dict                  # interval, print100, batch, ... (ints)
     seconds: float              # real_time of the iteration, in seconds
     counters: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)   # the run's context (threads, load, commit), shared by its rows
 
     @property
     def device(self):
         return self.variant
+
+    @property
+    def cpu_threads(self):
+        """CPU threads the row ran on: its own counter when it has one, else the torch thread
+        count its run recorded (experiments/python_eager.py wrote none before it learned to),
+        else nan. Never assumed to be 1."""
+        if "cpu_threads" in self.counters:
+            return self.counters["cpu_threads"]
+        try:
+            return float(int(self.context.get("cpu_threads_torch")))
+        except (TypeError, ValueError):
+            return float("nan")
 
     @property
     def name(self):
@@ -109,7 +122,7 @@ def load(path):
             if k in counters and counters[k] != v:
                 raise BenchJsonError(f"{path}: {where}: counter '{k}'={counters[k]} disagrees with the name ({v})")
         # real_time is per iteration; our loop benchmarks run one iteration per repetition.
-        rows.append(Row(path, family, variant, args, seconds, counters))
+        rows.append(Row(path, family, variant, args, seconds, counters, context))
     return BenchRun(path, context, rows, skipped)
 
 

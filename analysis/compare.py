@@ -75,26 +75,28 @@ def compare(a_path, b_path):
     common = sorted(k for k in a_vals if k in b_vals)
     md = [f"# A/B: {a_path} vs {b_path}", "",
           f"- A: {describe(a_runs)}", f"- B: {describe(b_runs)}", "",
-          "Per row: median of the repetitions in A and B, B/A, and the 95% CI of B - A (difference of the means, "
-          "Welch), in % of A's mean. **faster**/**slower**: the interval excludes 0; *within noise*: it holds 0; "
+          "Per row: median of the repetitions in A and B and their ratio B/A; B - A, the difference of the means in "
+          "% of A's mean, with its 95% CI (Welch). **faster**/**slower**: the interval excludes 0; *within noise*: "
+          "it holds 0; "
           "n<2 on either side: noise unknown. Same-machine runs on the same day are the fair comparison; across "
           "days or machines the whole machine's speed moves too.", ""]
     body, verdicts = [], {"faster": 0, "slower": 0, "within noise": 0, "noise unknown": 0}
     for k in common:
         a, b = np.asarray(a_vals[k]), np.asarray(b_vals[k])
-        ci = noise.welch_ci(a, b)
+        diff, ci = noise.mean_difference(a, b)
         ratio = float(np.median(b) / np.median(a)) if np.median(a) else float("nan")
         if ci is None:
             verdict, ci_text = "noise unknown", "n<2"
         else:
             lo, hi = (100 * v / a.mean() for v in ci)
-            ci_text = f"[{lo:+.1f}%, {hi:+.1f}%]"
+            ci_text = f"{100 * diff / a.mean():+.1f}% [95% CI {lo:+.1f}%, {hi:+.1f}%]"
             verdict = ("slower" if lo > 0 else "faster") if noise.beyond_noise(ci) else "within noise"
         verdicts[verdict] += 1
         shown = f"**{verdict}**" if verdict in ("faster", "slower") else f"*{verdict}*"
         body.append([k, units[k], f"{np.median(a):.4g} (n={len(a)})", f"{np.median(b):.4g} (n={len(b)})",
                      f"{ratio:.3f}x", ci_text, shown])
-    md += markdown_table(["row", "unit", "A median", "B median", "B/A", "95% CI of B-A", "verdict"], body)
+    md += markdown_table(["row", "unit", "A median", "B median", "B/A (medians)", "B-A (means), % of A's mean",
+                          "verdict"], body)
     ratios = [float(np.median(b_vals[k]) / np.median(a_vals[k])) for k in common if np.median(a_vals[k]) > 0]
     md += ["", f"{len(common)} rows in both: {verdicts['slower']} slower and {verdicts['faster']} faster beyond "
                f"noise, {verdicts['within noise']} within noise, {verdicts['noise unknown']} with n<2"

@@ -22,6 +22,7 @@ class Fit:
     n: int
     dof: int
     note: str = ""
+    cov: np.ndarray = None    # covariance of the coefficients, for the variance of a prediction
 
     def value(self, name):
         return float(self.coef[self.names.index(name)])
@@ -35,6 +36,13 @@ class Fit:
         n = len(next(iter(columns.values())))
         X = np.column_stack([np.asarray(columns.get(k, np.zeros(n)), float) for k in self.names])
         return X @ self.coef
+
+    def predict_var(self, columns):
+        """Variance of the fitted mean at each row of `columns` (x' cov x): the uncertainty of
+        the line itself, not of a new run."""
+        n = len(next(iter(columns.values())))
+        X = np.column_stack([np.asarray(columns.get(k, np.zeros(n)), float) for k in self.names])
+        return np.einsum("ij,jk,ik->i", X, self.cov, X)
 
 
 def ols(X, y, names, note=""):
@@ -54,7 +62,7 @@ def ols(X, y, names, note=""):
     ci = np.column_stack([coef - t * se, coef + t * se])
     ss_tot = float(((y - y.mean()) ** 2).sum())
     r2 = 1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0
-    return Fit(list(names), coef, se, ci, r2, n, dof, note)
+    return Fit(list(names), coef, se, ci, r2, n, dof, note, cov)
 
 
 def fit_loop_time(epochs, item_calls, seconds):
@@ -82,3 +90,13 @@ def fit_batch_cost(batch, us_per_epoch):
     ss_tot = float(((c - c.mean()) ** 2).sum())
     fit.r2 = 1.0 - float(((c - predicted) ** 2).sum()) / ss_tot if ss_tot > 0 else 1.0
     return fit
+
+
+def batch_cost_misses(fit, batch, us_per_epoch):
+    """[(batch, measured us, fitted us, miss % of the measured)] of a c(B) fit at each point,
+    largest miss first: where an affine cost stops describing the data."""
+    out = []
+    for b, us in zip(batch, us_per_epoch):
+        fitted = float(fit.value("base_us") + fit.value("per_row_us") * b)
+        out.append((b, float(us), fitted, 100.0 * (fitted - us) / us))
+    return sorted(out, key=lambda m: -abs(m[3]))

@@ -107,9 +107,9 @@ def rung_limits(rows):
     out = []
     for rung, rs in by.items():
         us = med[rung]
-        threads = float(np.median([r.counters.get("cpu_threads", 1) for r in rs]))
+        threads = float(np.median([r.cpu_threads for r in rs]))   # never assumed: python_eager ran on 2
         gflops = flops / us / 1e3
-        peak = _peak_for(peak_list, int(threads))
+        peak = _peak_for(peak_list, int(threads)) if threads == threads else None
         if peak is None:
             own = [r.counters["peak_gflops"] for r in rs if "peak_gflops" in r.counters]
             peak = float(np.median(own)) if own else float("nan")
@@ -155,27 +155,32 @@ def _threads(rows, variant):
     return int(np.median(t)) if t else None
 
 
+SWEEP_CAPTION = ("Points: median us per epoch of each rung at each batch; solid lines: the fit fixed + rows x "
+                 "per_row (its values in the legend); dotted: rows*, where the two terms are equal. Both axes log.")
+
+
 def sweep_plot(fits, machine, path):
     from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
-    fig, ax = plt.subplots(figsize=(8.5, 5.5))
+    fig, ax = plt.subplots(figsize=(9.5, 6))
     for i, f in enumerate(fits):
         color = f"C{i}"
         b = np.array([p[0] for p in f.points], float)
         us = np.array([p[1] for p in f.points], float)
-        ax.plot(b, us, "o", color=color, label=f.rung)
+        ax.plot(b, us, "o", color=color, label=f"{f.rung} (median)")
         if f.fit is not None:
             xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 100)
-            ax.plot(xs, f.fit.value("base_us") + xs * f.fit.value("per_row_us"), "-", color=color, alpha=0.6)
+            ax.plot(xs, f.fit.value("base_us") + xs * f.fit.value("per_row_us"), "-", color=color, alpha=0.6,
+                    label=f"  fit: {f.fit.value('base_us'):.3g} us + {f.fit.value('per_row_us') * 1e3:.3g} ns x rows")
             if f.crossover_rows == f.crossover_rows and b.min() / 10 < f.crossover_rows < b.max() * 10:
-                ax.axvline(f.crossover_rows, color=color, ls=":", alpha=0.6)
+                ax.axvline(f.crossover_rows, color=color, ls=":", alpha=0.6,
+                           label=f"  rows* = {f.crossover_rows:,.0f}")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("rows per batch")
-    ax.set_ylabel("us per epoch (median)")
-    ax.set_title(f"Cost against work, every CPU rung: {machine}\n"
-                 "points measured, lines: fixed + rows x per_row; dotted: rows where the two are equal")
+    ax.set_xlabel("rows per batch (log)")
+    ax.set_ylabel("us per epoch (median; log)")
+    ax.set_title(f"Cost against work, every CPU rung: {machine}")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save_figure(fig, path)
 
 
@@ -207,21 +212,24 @@ def section(rows, machine, folder):
         md += ["No Peak rows in this folder: % of peak uses each Ladder row's own peak measurement.", ""]
     if limits:
         md += ["Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
-               "in this folder; errors are the worst repetition against LibTorch float64):", "",
-               "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | loss error "
-               "| weight error | compile s | runs |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+               "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
+               "is against the float32 FMA peak of as many threads as the rung ran on:", "",
+               "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for x in limits:
-            md.append(f"| {x.rung} | {x.threads:.0f} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
-                      f"{_f(x.pct_of_peak, '.3g')} | {_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
-                      f"{_f(x.loss_error, '.1e')} | {_f(x.weight_error, '.1e')} | {_f(x.compile_s, '.1f')} | {x.n} |")
+            md.append(f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
+                      f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
+                      f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
+                      f"{_f(x.compile_s, '.1f')} | {x.n} |")
         md.append("")
         get = {x.rung: x for x in limits}
         fused = get.get("fused_cpu")
         if fused and fused.speedup_eager == fused.speedup_eager:
             met = fused.speedup_eager >= TARGET_SPEEDUP
             md.append(f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
-                      f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x; "
-                      f"{_f(fused.speedup_1thread, '.1f')}x against eager pinned to 1 thread).")
+                      f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
+                      + (f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
+                         if fused.speedup_1thread == fused.speedup_1thread else "") + ").")
         if fused and fused.pct_of_peak == fused.pct_of_peak:
             peak = 100 * fused.gflops / fused.pct_of_peak
             at_peak_us = total_flops(120) / peak / 1e3
@@ -237,18 +245,23 @@ def section(rows, machine, folder):
                "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
                "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
                "well above it the overhead stops mattering.", "",
-               "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch |",
-               "|---|---|---|---|---|---|"]
+               "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
+               "| the fit's largest miss |",
+               "|---|---|---|---|---|---|---|"]
         for f in fits:
             if f.fit is None:
-                md.append(f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} |")
+                md.append(f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |")
                 continue
             lo, hi = f.fit.interval("base_us")
             plo, phi = f.fit.interval("per_row_us")
+            miss = fitting.batch_cost_misses(f.fit, *zip(*f.points))[0]
             md.append(f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
                       f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
-                      f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} |")
-        md.append("")
+                      f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
+                      f"{miss[3]:+.0f}% at {miss[0]:,} rows |")
+        md += ["", "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
+               "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
+               "rung's price per row is not one number over this range.", ""]
         speed = multicore_efficiency(fits)
         threads = _threads(rows, "cpu-fused_cpu_allthreads")
         if speed and threads:
@@ -267,5 +280,5 @@ def section(rows, machine, folder):
             for f in gpu if f.fit) or "present but too few to fit") if gpu else
             "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them).")
         path = sweep_plot(fits, machine, os.path.join(folder, "rung_sweep.png"))
-        md += ["", f"![rung sweep]({os.path.basename(path)})", ""]
+        md += ["", f"![rung sweep]({os.path.basename(path)})", "", f"*{SWEEP_CAPTION}*", ""]
     return md

@@ -1,16 +1,44 @@
-"""When is a difference between repetitions real? One rule for the whole report.
+"""The report's words for "is this real?", one meaning each.
 
-Every figure the report derives from a difference of two measured configurations (a row
-minus the never-logging row, traced minus untraced, logging every epoch minus never, run
-A minus run B) gets a 95% confidence interval from the repetitions (Welch's t interval of
-the difference of the means: no equal-variance assumption, honest with 2-3 repetitions,
-where it is simply wide). A difference whose interval contains 0 is "within noise" and the
-report says so where the figure stands.
+*within noise* means one thing everywhere: the 95% confidence interval of a figure holds 0.
+The figure is an effect: a difference between two measured things (a row minus the report's
+reference, traced minus untraced, logging every epoch minus never, run B minus run A) or a
+cost fitted as a slope. A difference's interval is Welch's t interval (no equal-variance
+assumption; honest with 2-3 repetitions, where it is simply wide), and the point shown beside
+it is the same statistic, the difference of the means, never a difference of medians.
+
+A prediction set beside a measurement is not "within noise" or not; it gets one of three
+verdicts (prediction_verdict), each with its reason in its text:
+
+- *agrees*: the prediction's range [from the repetitions it was built on] and the
+  measurement's range [its repetitions, or its 95% CI] meet, and both are narrower than
+  TIGHT_PCT of their centre, so the agreement tests something;
+- *inconclusive*: they meet only because one of them is wide (spread over TIGHT_PCT, or a
+  measured CI that holds 0, against which no % error means anything); the text says which;
+- *off by x%*: they do not meet; x is the prediction's error against the measurement.
 """
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+# A range wider than this share of its centre cannot test a prediction to this precision:
+# the report's predictions aim at 10%, so a 49%-spread primitive, or repetitions that spread
+# 29%, make a verdict inconclusive rather than an agreement.
+TIGHT_PCT = 10.0
+
+
+def difference_ci(mean_a, var_a, dof_a, mean_b, var_b, dof_b, level=0.95):
+    """(low, high) of mean_b - mean_a, from two independent estimates with their variances
+    (of the estimate, not of the samples) and degrees of freedom: Welch-Satterthwaite."""
+    diff = mean_b - mean_a
+    se = math.sqrt(var_a + var_b)
+    if se == 0:
+        return (diff, diff)
+    dof = (var_a + var_b) ** 2 / ((var_a ** 2) / dof_a + (var_b ** 2) / dof_b)
+    t = stats.t.ppf(0.5 + level / 2, dof)
+    return (diff - t * se, diff + t * se)
 
 
 def welch_ci(a, b, level=0.95):
@@ -19,31 +47,37 @@ def welch_ci(a, b, level=0.95):
     a, b = np.asarray(a, float), np.asarray(b, float)
     if len(a) < 2 or len(b) < 2:
         return None
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-    diff = b.mean() - a.mean()
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return (diff, diff)
-    dof = (va + vb) ** 2 / ((va ** 2) / (len(a) - 1) + (vb ** 2) / (len(b) - 1))
-    t = stats.t.ppf(0.5 + level / 2, dof)
-    return (diff - t * se, diff + t * se)
+    return difference_ci(a.mean(), a.var(ddof=1) / len(a), len(a) - 1,
+                         b.mean(), b.var(ddof=1) / len(b), len(b) - 1, level)
+
+
+def mean_difference(a, b):
+    """(mean(b) - mean(a), its Welch 95% CI or None): the point and the interval of one
+    statistic, so that the point always lies inside its interval."""
+    return float(np.mean(b) - np.mean(a)), welch_ci(a, b)
+
+
+def within_noise(ci):
+    """The one rule: True when the 95% CI holds 0, None when there is no interval."""
+    if ci is None:
+        return None
+    return ci[0] <= 0 <= ci[1]
 
 
 def beyond_noise(ci):
-    """True/False, or None when there is no interval."""
-    if ci is None:
-        return None
-    return not (ci[0] <= 0 <= ci[1])
+    """True when the 95% CI excludes 0 (the figure is real), None without an interval."""
+    w = within_noise(ci)
+    return None if w is None else not w
 
 
 def mark(ci, scale=1.0, fmt="+.1f", unit=""):
-    """Text for a difference's interval: '[lo, hi]' plus 'within noise' when it holds 0,
-    or 'n<2: noise unknown' without one. `scale` converts the interval's unit."""
+    """Text for a difference's interval: '[95% CI lo, hi]' plus 'within noise' when it holds
+    0, or 'n<2: noise unknown' without one. `scale` converts the interval's unit."""
     if ci is None:
         return "(n<2: noise unknown)"
     lo, hi = ci[0] * scale, ci[1] * scale
     text = f"[95% CI {lo:{fmt}}, {hi:{fmt}}{unit}]"
-    return text + (" within noise" if not beyond_noise(ci) else "")
+    return text + (" within noise" if within_noise(ci) else "")
 
 
 def spread_pct(values):
@@ -53,20 +87,53 @@ def spread_pct(values):
     return 100.0 * (v.max() - v.min()) / med if med > 0 else 0.0
 
 
-def verdict(predicted, measured_samples):
-    """A prediction against repetitions: 'within noise' when it lies inside their range,
-    else 'off by +x%' (relative to the median). Returns (text, error %, inside)."""
-    m = np.asarray(measured_samples, float)
-    if len(m) < 2:
-        return verdict_against(predicted, float(m[0]), None, None)
-    return verdict_against(predicted, float(np.median(m)), float(m.min()), float(m.max()))
+@dataclass
+class Verdict:
+    text: str           # what the table shows: the verdict, the error, the reason
+    kind: str           # "agrees", "inconclusive", "off" or "unknown" (n<2)
+    err_pct: float      # prediction vs measurement, percent of the measurement; nan when meaningless
+
+    @property
+    def agrees(self):
+        return self.kind == "agrees"
 
 
-def verdict_against(predicted, measured, lo, hi, what="the repetitions' range"):
-    """The same verdict against an explicit interval [lo, hi] (None: no interval, n<2).
-    The error is always stated, so a reader sees how far off either way."""
-    err = 100.0 * (predicted - measured) / measured if measured else float("inf")
-    if lo is None:
-        return f"{err:+.1f}% (n<2: noise unknown)", err, False
-    inside = lo <= predicted <= hi
-    return (f"within noise ({err:+.1f}%, inside {what})" if inside else f"off by {err:+.1f}%"), err, inside
+def _width_pct(rng, centre):
+    return 100.0 * (max(rng) - min(rng)) / abs(centre) if centre else float("inf")
+
+
+def prediction_verdict(pred, pred_range, measured, measured_range, measured_what="the measured range"):
+    """A prediction against a measurement, as the module's docstring defines the verdicts.
+
+    pred_range: (low, high) of the prediction from the repetitions it was built on, or None
+    for an exact figure; measured_range: the measurement's repetitions' (min, max) or its
+    95% CI, None with fewer than 2 repetitions. measured_what names that range in the text."""
+    pr = tuple(pred_range) if pred_range else (pred, pred)
+    if not measured_range or any(v != v for v in (*pr, *measured_range)):
+        err = 100.0 * (pred - measured) / measured if measured else float("nan")
+        return Verdict(f"{err:+.1f}% (n<2: noise unknown)", "unknown", err)
+    lo, hi = min(measured_range), max(measured_range)
+    tol = 1e-9 * max(abs(pred), abs(measured))   # exact agreement must not fail on rounding
+    meet = min(pr) <= hi + tol and lo <= max(pr) + tol
+    if lo <= 0 <= hi:
+        # A measurement within noise of 0: a % error against it (a divisor that may be
+        # negative, or nearly 0) says nothing, so none is computed.
+        where = f"{measured_what} [{lo:.3g}, {hi:.3g}] holds 0"
+        if meet:
+            return Verdict(f"inconclusive ({where}: it can neither confirm nor refute {pred:.3g})", "inconclusive",
+                           float("nan"))
+        return Verdict(f"off (outside {where})", "off", float("nan"))
+    err = 100.0 * (pred - measured) / measured
+    if not meet:
+        return Verdict(f"off by {err:+.1f}% (the ranges do not meet)", "off", err)
+    wide = []
+    pw = _width_pct(pr, pred)
+    if pw > TIGHT_PCT:
+        wide.append(f"the prediction's own spread is {pw:.0f}%")
+    mw = _width_pct((lo, hi), measured)
+    if mw > TIGHT_PCT:
+        wide.append(f"{measured_what} spans {mw:.0f}%")
+    if wide:
+        return Verdict(f"inconclusive ({err:+.1f}%; the ranges meet, but " + " and ".join(wide)
+                       + f", over {TIGHT_PCT:g}%)", "inconclusive", err)
+    return Verdict(f"agrees ({err:+.1f}%; the ranges meet, both narrower than {TIGHT_PCT:g}%)", "agrees", err)

@@ -9,6 +9,7 @@ import numpy as np
 
 from analysis import article, noise
 from analysis.figures import plt, save_figure
+from analysis.summary import FIT_BATCH
 
 COLORS = {"cpu": "tab:blue", "cuda": "tab:green"}
 # The post's runs get colours of their own, never one of ours.
@@ -20,13 +21,18 @@ def _interval_name(interval, print100):
     return f"log {base}, {'+' if print100 else 'no'} print/100"
 
 
+ITEM_CALLS_CAPTION = ("Left: every repetition's loop time (s) against its `.item()` calls, with the fitted line and "
+                      "the 95% CI of its slope; right: the post's own runs and table (s) and the line through its two "
+                      "GPU runs. x: calls per 20000-epoch run, linear below 100 and log above.")
+
+
 def item_calls_plot(rows, models, machine, path):
     """Loop time against .item() calls: our repetitions and fit (left), the post's runs and
     the line its own two GPU runs imply (right); the two machines differ 5x in speed, so
     each gets its own y axis."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for m in models:
-        rs = [r for r in rows if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == 120]
+        rs = [r for r in rows if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == FIT_BATCH]
         x = np.array([r.counters["item_calls"] for r in rs])
         y = np.array([r.seconds for r in rs])
         ax1.scatter(x, y, s=16, color=COLORS.get(m.device), alpha=0.7, label=f"ours, {m.device}: one repetition")
@@ -34,7 +40,7 @@ def item_calls_plot(rows, models, machine, path):
         xs = np.linspace(0, x.max(), 400)
         ys = m.fit.predict({"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs})
         lo, hi = m.fit.interval("per_item")
-        within = " (within noise)" if lo <= 0 <= hi else ""
+        within = " (within noise)" if noise.within_noise((lo, hi)) else ""
         ax1.plot(xs, ys, color=COLORS.get(m.device),
                  label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
                        f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}")
@@ -56,8 +62,9 @@ def item_calls_plot(rows, models, machine, path):
                     color=ARTICLE_COLORS[dev], label=label)
         for r in runs:
             right = r.item_calls > 5000   # labels of the rightmost points go to their left
+            # Labels sit well above their point: the table's "+" markers crowd the GPU runs at 220-600 calls.
             ax2.annotate(f"{r.label}: {r.seconds:.2f} s", (r.item_calls, r.seconds), fontsize=7,
-                         xytext=(-6 if right else 6, 6), textcoords="offset points", ha="right" if right else "left")
+                         xytext=(-6 if right else 6, 12), textcoords="offset points", ha="right" if right else "left")
     ax2.scatter([article.item_calls(k, 1) for k, _, _ in article.TABLE], [t for *_, t in article.TABLE], marker="+",
                 s=70, color=ARTICLE_COLORS["table"], label="post's interval table (every-100 print kept)")
     ax2.set_title("The post: loop time vs .item() calls (its numbers)")
@@ -74,10 +81,17 @@ def item_calls_plot(rows, models, machine, path):
     return save_figure(fig, path)
 
 
+BATCH_CAPTION = ("Left: median us per epoch against the batch, never logging (with the fitted c(B), its largest "
+                 "miss in the legend) and logging every epoch; right: the extra time of one `.item()` per epoch in % "
+                 "of a never-logging epoch, the table's `% of an epoch` column, with its 95% CI.")
+
+
 def batch_plot(analysis, machine, path):
     """Left: per-epoch cost against batch (never logging, with the c(B) fit drawn; logging
     every epoch beside it, offset so both show). Right: the extra time of one .item() per
-    epoch as a share of a never-logging epoch, with its 95% CI; hollow = within noise."""
+    epoch as a share of a never-logging epoch (the table's % column), with its 95% CI;
+    hollow = within noise."""
+    from analysis.fit import batch_cost_misses
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for device in sorted({p.device for p in analysis.points}):
         col = COLORS.get(device)
@@ -89,33 +103,40 @@ def batch_plot(analysis, machine, path):
         fit = analysis.fits.get(device)
         if fit is not None:
             xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 200)
+            miss = batch_cost_misses(fit, b, [p.us_per_epoch_never for p in ps])[0]
             ax1.plot(xs, fit.value("base_us") + fit.value("per_row_us") * xs, "-", color=col, lw=1, alpha=0.7,
-                     label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows")
+                     label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows"
+                           f"\n(largest miss {miss[3]:+.0f}% at {miss[0]:,.0f} rows)")
         for dev, bb, measured, pred, _ in analysis.held_out:
             if dev == device:
                 ax1.plot([bb], [measured], "*", ms=12, color="black", zorder=5,
                          label=f"{device} batch {bb}: held out of the fit")
         # Right panel: share of an epoch, so batches four decades apart fit one linear axis.
+        kinds = set()
         for p, x in zip(ps, b):
-            share = 100 * p.sync_cost_us / p.us_per_epoch_never
-            ci = None if p.sync_cost_ci is None else [100 * v / p.us_per_epoch_never for v in p.sync_cost_ci]
+            share, ci = p.sync_cost_pct, p.sync_cost_pct_ci
             beyond = noise.beyond_noise(p.sync_cost_ci)
+            kinds.add(beyond)
             if ci is not None:
                 ax2.errorbar([x], [share], yerr=[[share - ci[0]], [ci[1] - share]], fmt="none", ecolor=col,
                              alpha=0.6, capsize=3)
             ax2.plot([x], [share], "o", color=col, mfc=col if beyond else "white", ms=7)
-            ax2.annotate(f"{share:+.0f}%" + ("" if beyond else "\n(noise)"), (x, share), fontsize=7,
-                         xytext=(6, -3), textcoords="offset points")
-        ax2.plot([], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)")
-        ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: within noise (95% CI holds 0)")
+            ax2.annotate(f"{share:+.0f}%", (x, share), fontsize=7, xytext=(6, -3), textcoords="offset points")
+        # A legend entry only for a kind of marker that is drawn.
+        if True in kinds:
+            ax2.plot([], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)")
+        if False in kinds:
+            ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: within noise (95% CI holds 0)")
+        if None in kinds:
+            ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: n<2, noise unknown")
     if analysis.crossover:
         ax1.axvline(analysis.crossover, color="gray", ls=":", label=f"GPU faster from batch {analysis.crossover}")
     ax1.set_yscale("log")
     ax1.set_ylabel("us per epoch (log)")
     ax1.set_title(f"Per-epoch cost vs batch: {machine}")
     ax2.axhline(0, color="gray", lw=0.8)
-    ax2.set_ylabel("extra time per .item(), % of an epoch")
-    ax2.set_title("One .item() every epoch vs never: extra time, 95% CI")
+    ax2.set_ylabel("extra time per .item(), % of a never-logging epoch")
+    ax2.set_title("One .item() every epoch vs never: extra time (%), 95% CI")
     ax2.margins(x=0.15, y=0.1)
     for ax, loc in ((ax1, "upper left"), (ax2, "upper right")):
         ax.set_xscale("log")
@@ -126,6 +147,11 @@ def batch_plot(analysis, machine, path):
     ax2.set_ylim(lo, hi + 0.25 * (hi - lo))   # headroom: the legend sits above the data
     fig.subplots_adjust(wspace=0.3)
     return save_figure(fig, path)
+
+
+ATTRIBUTION_CAPTION = ("Host us per epoch in the traced pass: the phases and the rest of the epoch stacked to the "
+                       "traced us per epoch (the number at each bar's end; the table's columns); right: the `log` "
+                       "phase alone on its own us scale.")
 
 
 def attribution_plot(attr, machine, path):
@@ -188,10 +214,14 @@ def attribution_plot(attr, machine, path):
     return save_figure(fig, path)
 
 
+LADDER_CAPTION = ("us per epoch of every rung (median), on a log axis so the fused loops' 1-2 us show beside "
+                  "the eager rungs' hundreds; each bar labelled with its value and its speed-up over LibTorch eager.")
+
+
 def ladder_plot(rungs, machine, path):
     """us per epoch of each rung, one bar per (device, rung), each bar labelled with its
-    value and speed-up. A linear axis, so bar lengths compare as the times do; the fastest
-    rungs are slivers, and their printed values carry them."""
+    value and speed-up. A log axis: the rungs span two and a half decades, and on a linear
+    one the fused loops were slivers a reader could not see."""
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(rungs) + 1.8))
     labels = [f"{r.device}: {r.rung}" for r in rungs]
     values = [r.us_per_epoch for r in rungs]
@@ -200,9 +230,11 @@ def ladder_plot(rungs, machine, path):
         speed = f", {r.speedup:.1f}x vs LibTorch eager" if r.speedup == r.speedup else ""
         ax.annotate(f"{r.us_per_epoch:.2f} us{speed}", (r.us_per_epoch, i), xytext=(4, -3),
                     textcoords="offset points", fontsize=8)
-    ax.set_xlim(0, max(values) * 1.35)   # room on the right for the labels
+    ax.set_xscale("log")
+    lo, hi = min(values), max(values)
+    ax.set_xlim(lo / 3, hi * 15)   # room on the right for the labels; the bars start left of the smallest
     ax.invert_yaxis()
-    ax.set_xlabel("us per epoch (linear, from 0)")
+    ax.set_xlabel("us per epoch (median; log)")
     ax.set_title(f"The overhead-removal ladder: {machine}\n(the same training on every rung; shorter is faster)")
     ax.grid(alpha=0.3, axis="x", which="both")
     from matplotlib.patches import Patch

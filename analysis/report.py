@@ -19,6 +19,7 @@ if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import answer, article, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
+from analysis import fit as fitting  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
@@ -54,23 +55,24 @@ def attribution_section(rows, machine, folder):
     if not attr:
         return md + ["No traced pass in this folder (run bench with --trace_epochs=N).", ""]
     md += ["A separate pass after the timed runs (`--trace_epochs`), per epoch, median over repetitions. "
-           "Phases are host time inside our NVTX ranges. `untraced us` and `traced us` are medians of the "
-           "repetitions' us per epoch; `overhead` = median traced / median untraced, marked *within noise* when "
-           "the 95% CI of traced - untraced (Welch, over the repetitions) holds 0. "
+           "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
+           "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
+           "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
+           "difference of the means with its 95% CI (Welch, over the repetitions), *within noise* when that holds "
+           "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
            "Definitions: README.md, *Where the time goes*.", ""]
-    head = ["device", "interval", "print100", "untraced us", "traced us", "overhead"] + \
-        [f"{p} us" for p in summary.PHASES] + ["us per .item()"]
+    head = ["device", "interval", "print100", "untraced us", "traced us", "overhead", "traced - untraced us (mean)"] + \
+        [f"{p} us" for p in summary.PHASES] + ["outside the phases us", "us per .item()"]
     body = []
     for a in attr:
         v = a.values
         untraced = float(np.median(a.untraced_us)) if a.untraced_us else float("nan")
         traced = float(np.median(a.traced_us)) if a.traced_us else float("nan")
-        ci = a.overhead_ci
-        mark = " within noise" if ci is not None and not noise.beyond_noise(ci) else (
-            "" if ci is not None else " (n<2)")
+        diff = float(np.mean(a.traced_us) - np.mean(a.untraced_us)) if a.untraced_us and a.traced_us else float("nan")
+        phases = [v.get(f"phase_{p}_us", 0.0) for p in summary.PHASES]
         cells = [a.device, tables.interval_label(a.interval), str(a.print100),
-                 f"{untraced:.1f}", f"{traced:.1f}", f"{a.overhead:.2f}x{mark}"]
-        cells += [f"{v.get(f'phase_{p}_us', 0.0):.1f}" for p in summary.PHASES]
+                 f"{untraced:.1f}", f"{traced:.1f}", f"{a.overhead:.2f}x", f"{diff:+.1f} {noise.mark(a.overhead_ci)}"]
+        cells += [f"{x:.1f}" for x in phases] + [f"{traced - sum(phases):.1f}"]
         cells.append(f"{v['item_us_per_call']:.1f}" if "item_us_per_call" in v else "-")
         body.append(cells)
     md += tables.markdown_table(head, body)
@@ -84,7 +86,8 @@ def attribution_section(rows, machine, folder):
         md += ["", kernel_count_check(rows, gpu)]
     else:
         md += ["", "GPU timeline (CUPTI) pending: no CUDA rows in this folder."]
-    md += ["", f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})", ""]
+    md += ["", f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})",
+           "", f"*{plots.ATTRIBUTION_CAPTION}*", ""]
     return md
 
 
@@ -101,7 +104,12 @@ def kernel_count_check(rows, gpu_attr):
             f"the same step in Python eager (SGD one update per parameter, as LibTorch's): {verdict}.")
 
 
-SPREAD_OK_PCT = 10.0   # a primitive whose repetitions spread more than this cannot predict a loop to 10%
+# Why an affine per-epoch cost misses a batch by more than 10%: a likely reason, said as one.
+BATCH_MISS_REASON = ("An affine cost has one price per row; the measured price per row is not one number across four "
+                     "decades of batch (a likely reason, not measured here: the largest batches' tensors no longer "
+                     "fit the caches, and allocations that size are mapped afresh page by page), and the weighted "
+                     "fit follows the many smaller batches")
+SPREAD_OK_PCT = noise.TIGHT_PCT   # a primitive whose repetitions spread more than this cannot predict a loop to 10%
 
 
 def load_note(run):
@@ -143,32 +151,19 @@ def primitives_section(rows, stats, models, runs=()):
         md += ["", "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here."]
     pred = summary.predict_loop(prims, stats, models, summary.attribution_rows(rows))
     if pred:
-        md += ["", "Predictions from the primitives, each beside what was measured and a verdict: *within noise* "
-               "when the prediction's range [from the primitive's repetitions] meets the measurement's range [its "
-               "repetitions, or the fit's 95% CI], *inconclusive* when they meet only because the prediction's own "
-               f"spread is over {SPREAD_OK_PCT:g}%, else *off by* the medians' error; the likely reason is given "
-               "whenever the verdict is not *within noise* or the medians differ by more than 10%.", "",
-               "| device | prediction | predicted | measured | verdict | likely reason (when off, or >10% apart) |",
+        md += ["", "Predictions from the primitives, each beside what was measured, with a verdict (analysis/noise.py): "
+               "*agrees* when the prediction's range [from the primitive's repetitions] meets the measurement's "
+               "range [its repetitions, or the fit's 95% CI] and both are narrower than "
+               f"{SPREAD_OK_PCT:g}% of their centre; *inconclusive* when they meet only because one of them is wider "
+               "(or the measured CI holds 0, against which no % error is computed); else *off by* the error against "
+               "the measurement. The verdict says its reason; the last column gives the likely physical reason "
+               "whenever the verdict is not *agrees*.", "",
+               "| device | prediction | predicted | measured | verdict | likely reason (when not agrees) |",
                "|---|---|---|---|---|---|"]
         for p in pred:
             md += [prediction_row(p, *x) for x in prediction_cases(p)]
     md.append("")
     return md
-
-
-def _range_verdict(pred, pred_range, measured, measured_range):
-    """within noise when [pred_range] and [measured_range] overlap; the error of the medians either way."""
-    err = 100.0 * (pred - measured) / measured if measured else float("nan")
-    if not measured_range or any(v != v for v in (*pred_range, *measured_range)):
-        return f"{err:+.1f}% (n<2: noise unknown)", False
-    tol = 1e-9 * max(abs(pred), abs(measured))   # exact agreement must not fail on rounding
-    overlap = min(pred_range) <= max(measured_range) + tol and min(measured_range) <= max(pred_range) + tol
-    if not overlap:
-        return f"off by {err:+.1f}%", False
-    spread = 100.0 * (max(pred_range) - min(pred_range)) / pred if pred else 0.0
-    if spread > SPREAD_OK_PCT:   # ranges that meet only because the primitive itself is noisy test nothing
-        return f"inconclusive ({err:+.1f}%; the prediction's own spread is {spread:.0f}%)", False
-    return f"within noise ({err:+.1f}%)", True
 
 
 def prediction_cases(p):
@@ -189,14 +184,17 @@ def prediction_cases(p):
               "measured minutes apart on cores whose load changed in between")]
     fit_ci = p.get("fitted_item_ci_us")
     item_what = "us/.item() = Sync/item_idle" if p["device"] == "cuda" else "us/.item() = one tiny op"
-    cases.append((item_what, p["predicted_item_us"], None, p["fitted_item_us"], fit_ci,
+    # The .item() predictions carry the primitive's own range too: a 49%-spread tiny op makes
+    # them as inconclusive as the per-epoch row built on the same op.
+    item_range = r(p.get("predicted_item_samples_us", ()))
+    cases.append((item_what, p["predicted_item_us"], item_range, p["fitted_item_us"], fit_ci,
                   "the ItemSync fit's slope [95% CI]",
                   "in the loop a `.item()` also waits for the kernels still queued (s + min(c, g) in the model), "
                   "which Sync/item_idle on an idle GPU does not" if p["device"] == "cuda" else
                   "the fit's slope carries whole runs' noise divided by the calls"))
     traced = p.get("traced_item_samples_us") or ()
     if traced:
-        cases.append((item_what, p["predicted_item_us"], None, p["traced_item_us"], r(traced),
+        cases.append((item_what, p["predicted_item_us"], item_range, p["traced_item_us"], r(traced),
                       "traced host time in `item` ranges (median [range over configurations])",
                       "the traced `item` range also holds the conversion to a C++ float and, on CUDA, the wait "
                       "for the queue"))
@@ -204,12 +202,10 @@ def prediction_cases(p):
 
 
 def prediction_row(p, what, pred, pred_range, measured, measured_range, measured_what, reason):
-    text, ok = _range_verdict(pred, pred_range or (pred, pred), measured, measured_range)
+    v = noise.prediction_verdict(pred, pred_range, measured, measured_range, "the measured range")
     rng = lambda x: f" [{x[0]:.2f}, {x[1]:.2f}]" if x else ""
-    err = abs(pred - measured) / measured if measured else 0.0
-    # A reason whenever the medians differ by more than 10%, even when the ranges meet.
     return (f"| {p['device']} | {what} | {pred:.2f}{rng(pred_range)} | {measured:.2f}{rng(measured_range)} "
-            f"{measured_what} | {text} | {'' if ok and err <= 0.10 else reason} |")
+            f"{measured_what} | {v.text} | {'' if v.agrees else reason} |")
 
 
 def ladder_section(rows, machine, folder):
@@ -217,22 +213,51 @@ def ladder_section(rows, machine, folder):
     md = ["", "## How fast can it be: the overhead-removal ladder", ""]
     if not rungs:
         return md + ["No Ladder rows in this folder (./bench --benchmark_filter=Ladder).", ""]
-    epochs = sorted({int(r.counters["epochs"]) for r in rows if r.family == "Ladder"})
-    md += [f"The same problem on every rung: {'/'.join(map(str, epochs))} epochs from the same seeded weights, the loss kept every 100 "
-           "epochs. Speed-up against LibTorch eager on the same device in this folder (medians); errors are the "
-           "worst repetition's relative difference from LibTorch float64 on the CPU (losses at every record, final "
-           "weights).", "",
-           "| device | rung | us/epoch | speed-up vs eager | loss error | weight error | host syncs | runs |",
-           "|---|---|---|---|---|---|---|---|"]
-    fmt = lambda v, f: "-" if v != v else format(v, f)  # nan -> "-"
+    md += ["The same problem on every rung, from the same seeded weights, the loss kept every 100 epochs "
+           "(`.item()` on the rungs that sync for it: `host syncs`); the rungs did not all run as many epochs "
+           "(`epochs`, `losses kept`), so they compare per epoch. Speed-up against LibTorch eager on the same device "
+           "in this folder (ratio of medians). Errors are the worst repetition's relative difference from the same "
+           "training in float64 on the CPU (LibTorch's for bench's rungs, PyTorch's for the Python ones; losses at "
+           "every record, final weights); *not checked* where the run did not make that check.", "",
+           "| device | rung | threads | epochs | losses kept | us/epoch | speed-up vs eager | loss error "
+           "| weight error | host syncs | runs |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    fmt = lambda v, f, missing="-": missing if v != v else format(v, f)  # nan -> missing
     for r in rungs:
-        md.append(f"| {r.device} | {r.rung} | {r.us_per_epoch:.2f} | {fmt(r.speedup, '.1f')}x | "
-                  f"{fmt(r.max_loss_error, '.1e')} | {fmt(r.max_weight_error, '.1e')} | {fmt(r.host_syncs, '.0f')} | {r.n} |")
+        md.append(f"| {r.device} | {r.rung} | {fmt(r.threads, '.0f')} | {fmt(r.epochs, '.0f')} | "
+                  f"{fmt(r.records, '.0f')} | {r.us_per_epoch:.2f} | {fmt(r.speedup, '.1f')}x | "
+                  f"{fmt(r.max_loss_error, '.1e', 'not checked')} | {fmt(r.max_weight_error, '.1e', 'not checked')} | "
+                  f"{fmt(r.host_syncs, '.0f')} | {r.n} |")
+    md.append("")
+    md += ladder_notes(rungs)
     md += ["", "Targets:", ""]
     for text, verdict in summary.ladder_targets(rungs):
         md.append(f"- {text}: " + ("pending (rows not in this folder)" if verdict is None
                                    else f"{'met' if verdict[0] else 'NOT met'} ({verdict[1]})"))
-    md += ["", f"![ladder]({os.path.basename(plots.ladder_plot(rungs, machine, os.path.join(folder, 'ladder.png')))})", ""]
+    md += ["", f"![ladder]({os.path.basename(plots.ladder_plot(rungs, machine, os.path.join(folder, 'ladder.png')))})",
+           "", f"*{plots.LADDER_CAPTION}*", ""]
+    return md
+
+
+def ladder_notes(rungs):
+    """What the ladder table alone would leave unsaid: rungs that are one configuration
+    measured twice, and rungs whose run did not check its losses against float64."""
+    md = []
+    for a, b in summary.same_configuration_pairs(rungs):
+        diff, ci = noise.mean_difference(a.samples_us, b.samples_us)
+        md.append(f"- {a.rung} and {b.rung} both ran on {a.threads:.0f} threads here: one configuration measured "
+                  f"twice, so their {a.speedup:.2f}x and {b.speedup:.2f}x differ by run-to-run noise only "
+                  f"({b.rung} - {a.rung}, difference of the means: {diff:+.2f} us/epoch "
+                  f"{noise.mark(ci, fmt='+.2f')}).")
+    eager = {r.device: r for r in rungs if r.rung == "libtorch_eager"}
+    for r in rungs:
+        if r.max_loss_error != r.max_loss_error and r.device in eager:
+            e = eager[r.device]
+            same = "the same float32 value" if r.final_loss == e.final_loss else \
+                f"{abs(r.final_loss - e.final_loss) / abs(e.final_loss):.1e} apart (relative)"
+            md.append(f"- {r.device} {r.rung}: its run wrote no comparison of its losses and weights with float64; "
+                      f"its final loss, {r.final_loss:.7g}, and LibTorch eager's, "
+                      f"{e.final_loss:.7g}, are {same}.")
     return md
 
 
@@ -267,70 +292,93 @@ def build_report(folder, machine):
                + (f" ({skipped[0][2]})" if skipped else "") + ".", ""]
     md += answer.article_section(stats, has_gpu)
     md += answer.answer_section(models, checks, stats, batch, summary.primitives(rows))
+    nevers = [c for c in stats if c.interval == 0 and c.batch == summary.FIT_BATCH]
     md += ["## Our whole sweep", "",
-           f"Loop time of {ctx.get('epochs')} epochs, median over repetitions; spread = (max-min)/median; "
-           "\"above never\" = this row's median minus the never-logging row's median with the same print100, "
-           "with the 95% CI of the difference of the two rows' means (Welch, over the repetitions), marked *within noise* when it holds 0. "
-           "Article figures as in the tables above.", "", tables.render_markdown(stats), ""]
+           f"Loop time of {ctx.get('epochs')} epochs, median over repetitions; spread = (max-min)/median. "
+           "`above 0 calls` = this row's mean minus the reference, the model's fitted loop time at 0 `.item()` "
+           "calls (epochs x per_epoch, the fit in the next section, over every repetition of every fitted row), "
+           "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions and the fit), "
+           "marked *within noise* when it holds 0. Why that reference: a single never-logging row is 3 "
+           "repetitions, and one slow repetition moves it"
+           + (" (here the never-logging rows spread "
+              + " and ".join(f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers) + ")"
+              if nevers else "")
+           + "; the fit at 0 calls is what every row says not logging costs, and no one row moves it much. "
+           "Article figures as in the tables above.", "", tables.render_markdown(stats, models), ""]
     md += ["## The model", "",
            "`loop seconds = epochs x per_epoch + .item() calls x per_item`, least squares over every "
-           f"repetition of the batch-120 ItemSync rows except interval {summary.HELD_OUT_INTERVAL} (held out).", ""]
+           f"repetition of the batch-{summary.FIT_BATCH} ItemSync rows except interval {summary.HELD_OUT_INTERVAL} "
+           "(held out).", ""]
     md += ["| device | per epoch | per .item() | R² | runs | note |", "|---|---|---|---|---|---|"]
     for m in models:
         md.append(f"| {m.device} | {fmt_us(m.fit, 'per_epoch')} | {fmt_us(m.fit, 'per_item')} | {m.fit.r2:.4f} | "
                   f"{m.fit.n} | {m.fit.note} |")
     md += ["", "### Held-out prediction", "",
-           "Verdict: *within noise* when the prediction lies inside the measured repetitions' range, else *off by* "
-           "its error against their median.", ""]
+           "Each held-out configuration's prediction against its repetitions' range (min-max), with the verdict "
+           "of analysis/noise.py: *agrees* when the prediction lies inside the range and the range is narrower than "
+           f"{noise.TIGHT_PCT:g}% of its median, *inconclusive* when it lies inside only a wider range, else *off by* "
+           "its error against the median.", ""]
     held = [(m.device, c, p) for m in models for c, p in m.held_out]
     if held or batch.held_out:
-        md += ["| configuration | measured (range, n) | predicted | verdict | likely reason when off |",
+        md += ["| configuration | measured (range, n) | predicted | verdict | likely reason when not agrees |",
                "|---|---|---|---|---|"]
     for d, c, p in held:
-        text, _, ok = noise.verdict(p, c.samples)
+        v = noise.prediction_verdict(p, None, c.median_s, (c.min_s, c.max_s) if c.n >= 2 else None,
+                                     "the repetitions' range")
         md.append(f"| {d} interval {c.interval} print100 {c.print100} (s) | {c.median_s:.3f} "
-                  f"({c.min_s:.3f}-{c.max_s:.3f}, n={c.n}) | {p:.3f} | {text} | "
-                  f"{'' if ok else 'the fit averages over runs whose speed moved with the machine load'} |")
+                  f"({c.min_s:.3f}-{c.max_s:.3f}, n={c.n}) | {p:.3f} | {v.text} | "
+                  f"{'' if v.agrees else 'the fit averages over runs whose speed moved with the machine load'} |")
     for device, b, measured, pred, samples in batch.held_out:
-        text, err, ok = noise.verdict(pred, samples)
-        reason = "" if ok else ("an affine c(B) over four decades of batch: the per-row cost is not one number "
-                                "(cache-resident batches cost less per row than the 10^6-row batch that "
-                                "dominates the slope)" if err > 0 else
-                                "an affine c(B) over four decades of batch: the per-row cost is not one number")
+        v = noise.prediction_verdict(pred, None, measured, (min(samples), max(samples)) if len(samples) >= 2 else None,
+                                     "the repetitions' range")
+        reason = "" if v.agrees else ("an affine c(B) over four decades of batch: the per-row cost is not one number "
+                                      "(cache-resident batches cost less per row than the 10^6-row batch that "
+                                      "dominates the slope)" if v.err_pct > 0 else
+                                      "an affine c(B) over four decades of batch: the per-row cost is not one number")
         md.append(f"| {device} batch {b} (us/epoch, from the batch fit) | {measured:.1f} "
-                  f"({min(samples):.1f}-{max(samples):.1f}, n={len(samples)}) | {pred:.1f} | {text} | {reason} |")
+                  f"({min(samples):.1f}-{max(samples):.1f}, n={len(samples)}) | {pred:.1f} | {v.text} | {reason} |")
     if not held and not batch.held_out:
         md.append(f"No held-out rows (interval {summary.HELD_OUT_INTERVAL}, batch {summary.HELD_OUT_BATCH}) in this folder.")
-    md += ["", f"![time vs .item() calls]({os.path.basename(plots.item_calls_plot(rows, models, machine, os.path.join(folder, 'item_calls.png')))})", ""]
+    md += ["", f"![time vs .item() calls]({os.path.basename(plots.item_calls_plot(rows, models, machine, os.path.join(folder, 'item_calls.png')))})",
+           "", f"*{plots.ITEM_CALLS_CAPTION}*", ""]
     md += attribution_section(rows, machine, folder)
     md += primitives_section(rows, stats, models, runs)
     md += ["", "## Batch size: where the GPU starts to win, and what a sync costs with more work queued", ""]
     if batch.points:
-        md += ["`extra us per .item()` = (median us/epoch logging every epoch - median us/epoch never logging), one "
-               "`.item()` per epoch; beside it the 95% CI of the same difference of means (Welch, over the repetitions) and *within noise* marks "
-               "an interval that holds 0.", "",
-               "| device | batch | us/epoch, never | us/epoch, .item() every epoch | extra us per .item() |",
-               "|---|---|---|---|---|"]
+        md += ["`extra us per .item()` = (mean us/epoch logging every epoch - mean us/epoch never logging), one "
+               "`.item()` per epoch, with the 95% CI of that same difference of means (Welch, over the repetitions), "
+               "*within noise* when it holds 0; `% of an epoch` is the same figure and interval divided by the mean "
+               "never-logging epoch (what the plot's right panel draws). The us/epoch columns are medians.", "",
+               "| device | batch | us/epoch, never | us/epoch, .item() every epoch | extra us per .item() (mean) "
+               "| % of an epoch |",
+               "|---|---|---|---|---|---|"]
         md += [f"| {p.device} | {p.batch} | {p.us_per_epoch_never:.1f} | {p.us_per_epoch_every:.1f} | "
-               f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)} |"
+               f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)} | "
+               f"{p.sync_cost_pct:+.1f}% {noise.mark(p.sync_cost_pct_ci, unit='%')} |"
                for p in sorted(batch.points, key=lambda p: (p.device, p.batch))]
         md.append("")
-        for device, fit in batch.fits.items():
-            md.append(f"- {device}: c(B) = {fit.value('base_us'):.1f} us + {fit.value('per_row_us') * 1e3:.3f} ns "
-                      f"x rows (R² = {fit.r2:.3f}, {fit.note}; batch {summary.HELD_OUT_BATCH} held out).")
+        for device, f in batch.fits.items():
+            ps = [p for p in batch.points if p.device == device]
+            worst = fitting.batch_cost_misses(f, [p.batch for p in ps], [p.us_per_epoch_never for p in ps])[0]
+            md.append(f"- {device}: c(B) = {f.value('base_us'):.1f} us + {f.value('per_row_us') * 1e3:.3f} ns "
+                      f"x rows (R² = {f.r2:.3f}, {f.note}; batch {summary.HELD_OUT_BATCH} held out). "
+                      f"Its largest miss: batch {worst[0]:,}, fitted {worst[2]:,.0f} us against {worst[1]:,.0f} "
+                      f"measured ({worst[3]:+.0f}%)"
+                      + (". " + BATCH_MISS_REASON if abs(worst[3]) > noise.TIGHT_PCT else "") + ".")
         if any(p.device == "cuda" for p in batch.points):
             md.append(f"- The GPU is faster than the CPU from batch {batch.crossover} on." if batch.crossover
                       else "- The GPU was not faster than the CPU at any swept batch.")
         else:
             md.append("- GPU batch rows pending (no CUDA rows in this folder).")
-        md += ["", f"![batch sweep]({os.path.basename(plots.batch_plot(batch, machine, os.path.join(folder, 'batch_sweep.png')))})", ""]
+        md += ["", f"![batch sweep]({os.path.basename(plots.batch_plot(batch, machine, os.path.join(folder, 'batch_sweep.png')))})",
+               "", f"*{plots.BATCH_CAPTION}*", ""]
     else:
         md += ["No BatchSweep rows in this folder.", ""]
     md += ladder_section(rows, machine, folder)
     md += machine_limit.section(rows, machine, folder)
     if skipped:
         md += ["## Rows that did not run", ""] + skipped_lines(skipped) + [""]
-    return stats, "\n".join(md)
+    return tables.render_text(stats, models), "\n".join(md)
 
 
 def skipped_lines(skipped):
@@ -351,11 +399,11 @@ def main(argv=None):
     folder = os.path.abspath(args.folder)
     machine = args.machine or os.path.basename(folder.rstrip("/"))
     try:
-        stats, text = build_report(folder, machine)
+        console, text = build_report(folder, machine)
     except BenchJsonError as e:
         print(f"analysis.report: {e}", file=sys.stderr)
         return 2
-    print(tables.render_text(stats))
+    print(console)
     out = os.path.join(folder, "REPORT.md")
     tables.write_atomic(out, text)
     print(f"\nwrote {os.path.relpath(out)}")

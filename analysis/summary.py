@@ -9,6 +9,7 @@ from analysis.fit import fit_batch_cost, fit_loop_time
 
 HELD_OUT_INTERVAL = 500     # run by the main job, left out of the fit, then predicted
 HELD_OUT_BATCH = 30000
+FIT_BATCH = 120             # the article's batch: the ItemSync rows the loop model is fitted on
 
 
 @dataclass
@@ -25,6 +26,7 @@ class ConfigStats:
     min_s: float
     max_s: float
     samples: tuple = ()     # seconds of every repetition, for the noise intervals
+    final_losses: tuple = ()  # the final_loss counter of every repetition that has one
 
     @property
     def spread_pct(self):
@@ -49,7 +51,8 @@ def summarize(rows, family):
         s = np.array([r.seconds for r in rs])
         out.append(ConfigStats(device, interval, print100, batch, epochs, int(rs[0].counters["item_calls"]),
                                int(rs[0].counters.get("records", 0)), len(rs), float(np.median(s)),
-                               float(s.min()), float(s.max()), tuple(float(x) for x in s)))
+                               float(s.min()), float(s.max()), tuple(float(x) for x in s),
+                               tuple(r.counters["final_loss"] for r in rs if "final_loss" in r.counters)))
     return out
 
 
@@ -61,6 +64,39 @@ def _order(key):
 def never_row(stats, c):
     return next((s for s in stats if s.device == c.device and s.interval == 0 and s.print100 == c.print100
                  and s.batch == c.batch and s.epochs == c.epochs), None)
+
+
+def zero_call_seconds(models, c):
+    """The reference every ItemSync row is compared with: the device's fitted loop time at
+    0 `.item()` calls for the row's epochs, as (seconds, variance of that estimate, dof), or
+    None without a fit for the row's device and batch.
+
+    Why not the never-logging row: it is one configuration's 3 repetitions, and one slow
+    repetition moves it (on the 2-core VM the print100=0 one spread 36% and sat above every
+    row it was the reference of). The fit at 0 calls is built from every repetition of every
+    fitted configuration, so no one row's outliers move it much, and it is what the model
+    says not logging costs."""
+    m = next((m for m in models if m.device == c.device), None)
+    if m is None or c.batch != FIT_BATCH:
+        return None
+    cols = {"fixed": [1.0], "per_epoch": [float(c.epochs)], "per_item": [0.0]}
+    return float(m.fit.predict(cols)[0]), float(m.fit.predict_var(cols)[0]), m.fit.dof
+
+
+def above_zero_calls(models, c):
+    """(this row's mean - the fit at 0 calls, its 95% CI or None) in seconds, or None without
+    a fit: the same statistic for the point and the interval (Welch-Satterthwaite over the
+    row's repetitions and the fit's dof; the row is also one of the fit's rows, which makes
+    the interval, if anything, conservative)."""
+    ref = zero_call_seconds(models, c)
+    if ref is None:
+        return None
+    s = np.asarray(c.samples, float)
+    point = float(s.mean()) - ref[0]
+    if len(s) < 2:
+        return point, None
+    return point, noise.difference_ci(ref[0], ref[1], ref[2], float(s.mean()), float(s.var(ddof=1)) / len(s),
+                                      len(s) - 1)
 
 
 @dataclass
@@ -75,7 +111,7 @@ def fit_devices(rows):
     predicts the interval-500 rows."""
     models = []
     for device in sorted({r.device for r in rows if r.family == "ItemSync"}):
-        rs = [r for r in rows if r.family == "ItemSync" and r.device == device and r.args.get("batch") == 120]
+        rs = [r for r in rows if r.family == "ItemSync" and r.device == device and r.args.get("batch") == FIT_BATCH]
         train = [r for r in rs if r.args.get("interval") != HELD_OUT_INTERVAL]
         if len({r.counters["item_calls"] for r in train}) < 2:
             continue
@@ -95,10 +131,20 @@ def fit_devices(rows):
 class BatchPoint:
     device: str
     batch: int
-    us_per_epoch_never: float
-    us_per_epoch_every: float
-    sync_cost_us: float     # extra time per .item() when logging every epoch (medians)
-    sync_cost_ci: object = None   # 95% CI (us) of the same difference (Welch, means), None if n<2
+    us_per_epoch_never: float   # median of the repetitions
+    us_per_epoch_every: float   # median of the repetitions
+    sync_cost_us: float     # extra time per .item() when logging every epoch: difference of the means
+    sync_cost_ci: object = None   # 95% CI (us) of that same difference (Welch), None if n<2
+    never_mean_us: float = float("nan")   # mean us/epoch never logging: the share's denominator
+
+    @property
+    def sync_cost_pct(self):
+        """The extra time per .item() as a share of a never-logging epoch (means), percent."""
+        return 100.0 * self.sync_cost_us / self.never_mean_us
+
+    @property
+    def sync_cost_pct_ci(self):
+        return None if self.sync_cost_ci is None else tuple(100.0 * v / self.never_mean_us for v in self.sync_cost_ci)
 
 
 @dataclass
@@ -119,10 +165,10 @@ def batch_analysis(rows):
         if every is None:
             continue
         calls = max(every.item_calls, 1)
-        sync = (every.median_s - c.median_s) * 1e6 / calls
-        ci = noise.welch_ci(c.samples, every.samples)
+        diff, ci = noise.mean_difference(c.samples, every.samples)
         ci = None if ci is None else (ci[0] * 1e6 / calls, ci[1] * 1e6 / calls)
-        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, sync, ci))
+        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, diff * 1e6 / calls, ci,
+                                 float(np.mean(c.samples)) * 1e6 / c.epochs))
     fits, held = {}, []
     for device in sorted({p.device for p in points}):
         ps = [p for p in points if p.device == device]
@@ -222,13 +268,21 @@ class Rung:
     max_weight_error: float
     final_loss: float
     host_syncs: float
+    epochs: float = float("nan")    # epochs of each timed run (median over the repetitions)
+    records: float = float("nan")   # losses kept in that run
+    threads: float = float("nan")   # CPU threads (bench_json.Row.cpu_threads)
+    samples_us: tuple = ()          # us per epoch of every repetition
 
 
-LADDER_ORDER = ("python_eager", "libtorch_eager", "device_log", "pinned_event", "cuda_graph", "fused_step_kernel",
-                "persistent_kernel", "fused_cpu")
+LADDER_ORDER = ("python_eager", "torch_compile", "torch_compile_1thread", "libtorch_eager", "libtorch_eager_1thread",
+                "libtorch_eager_allthreads", "device_log", "pinned_event", "cuda_graph", "fused_step_kernel",
+                "persistent_kernel", "fused_cpu", "fused_cpu_allthreads")
 
 
 def ladder(rows):
+    """One Rung per (device, rung) of the Ladder rows. The speed-up is the ratio of this
+    folder's medians; bench's own speedup_vs_eager counter (one untimed, cold eager run per
+    device, dropped since) is never read."""
     by = {}
     for r in rows:
         if r.family == "Ladder":
@@ -239,12 +293,29 @@ def ladder(rows):
     for (device, rung), rs in by.items():
         base = med.get((device, "libtorch_eager"))
         worst = lambda key: max((r.counters[key] for r in rs if key in r.counters), default=float("nan"))
+        median = lambda key: float(np.median([r.counters.get(key, float("nan")) for r in rs]))
         out.append(Rung(device, rung, len(rs), med[(device, rung)], base / med[(device, rung)] if base else float("nan"),
-                        worst("max_loss_error"), worst("max_weight_error"),
-                        float(np.median([r.counters.get("final_loss", float("nan")) for r in rs])),
-                        float(np.median([r.counters.get("host_syncs", float("nan")) for r in rs]))))
+                        worst("max_loss_error"), worst("max_weight_error"), median("final_loss"), median("host_syncs"),
+                        median("epochs"), median("records"),
+                        float(np.median([r.cpu_threads for r in rs])) if device == "cpu" else float("nan"),
+                        tuple(r.counters["us_per_epoch"] for r in rs)))
     rank = {n: i for i, n in enumerate(LADDER_ORDER)}
     return sorted(out, key=lambda x: ({"cpu": 0, "cuda": 1}.get(x.device, 2), rank.get(x.rung, 99)))
+
+
+def same_configuration_pairs(rungs):
+    """CPU rungs that differ only in their thread setting but ran on as many threads as each
+    other here (torch's default is every hardware thread on a machine like the 2-core VM):
+    [(a, b)], one measurement of one configuration taken twice."""
+    get = {r.rung: r for r in rungs if r.device == "cpu"}
+    out = []
+    for family in ("libtorch_eager", "torch_compile", "fused_cpu"):
+        variants = [get[k] for k in (family, family + "_1thread", family + "_allthreads") if k in get]
+        for i, a in enumerate(variants):
+            for b in variants[i + 1:]:
+                if a.threads == b.threads:
+                    out.append((a, b))
+    return out
 
 
 def ladder_targets(rungs):
@@ -309,6 +380,7 @@ def predict_loop(prims, stats, models, attr=()):
                     "measured_epoch_samples_us": tuple(never_us),
                     "fitted_item_ci_us": tuple(v * 1e6 for v in model.fit.interval("per_item")) if model else None,
                     "predicted_item_us": item["us"] if item else float("nan"),
+                    "predicted_item_samples_us": tuple(item.get("samples", ())) if item else (),
                     "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
                     "traced_item_us": float(np.median(traced)) if traced else float("nan"),
                     "traced_item_samples_us": tuple(traced),
@@ -328,12 +400,12 @@ PUBLISHED_PRICES = (
 
 def published_comparison(prims):
     """(primitive, description, measured us, low, high, verdict) for each published price
-    whose row exists; verdict is 'within', 'below' or 'above' the published range."""
+    whose row exists; verdict is 'inside', 'below' or 'above' the published range."""
     out = []
     for key, what, low, high in PUBLISHED_PRICES:
         if key not in prims:
             continue
         us = prims[key]["us"]
-        verdict = "below" if us < low else "above" if us > high else "within"
+        verdict = "below" if us < low else "above" if us > high else "inside"
         out.append((key, what, us, low, high, verdict))
     return out

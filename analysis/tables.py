@@ -1,8 +1,7 @@
 """The article's table beside ours, as console text and as Markdown."""
 import os
 
-from analysis import article, noise
-from analysis.summary import never_row
+from analysis import article, noise, summary
 
 
 def markdown_table(header, rows):
@@ -23,39 +22,35 @@ def article_values(device, interval, print100):
     return out
 
 
-HEADER = ["device", "print100", "interval", "records", ".item()", "ours s (median)", "spread", "above never s",
-          "us/epoch", "article s"]
+HEADER = ["device", "print100", "interval", "records", ".item()", "ours s (median)", "spread",
+          "above 0 calls s (mean) [95% CI]", "us/epoch", "article s"]
 
 
-def table_rows(stats, epochs_filter=None):
+def table_rows(stats, models):
     rows = []
     for c in stats:
-        if epochs_filter and c.epochs != epochs_filter:
-            continue
-        never = never_row(stats, c)
-        if never is None:
-            above = "n/a"
-        elif never is c:
-            above = "0 (this row)"
+        above = summary.above_zero_calls(models, c)
+        if above is None:
+            above_text = "n/a (no fit for this device and batch)"
         else:
-            above = f"{c.median_s - never.median_s:+.3f} {noise.mark(noise.welch_ci(never.samples, c.samples), fmt='+.3f')}"
+            above_text = f"{above[0]:+.3f} {noise.mark(above[1], fmt='+.3f')}"
         art = "; ".join(f"{s:.2f} ({label})" for s, label in article_values(c.device, c.interval, c.print100)) \
             if c.epochs == article.EPOCHS else ""
         rows.append([c.device, str(c.print100), interval_label(c.interval), str(c.records),
-                     str(c.item_calls), f"{c.median_s:.3f}", f"{c.spread_pct:.1f}% (n={c.n})", above,
+                     str(c.item_calls), f"{c.median_s:.3f}", f"{c.spread_pct:.1f}% (n={c.n})", above_text,
                      f"{c.us_per_epoch:.1f}", art or "-"])
     return rows
 
 
-def render_text(stats):
-    rows = table_rows(stats)
+def render_text(stats, models):
+    rows = table_rows(stats, models)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADER)]
     line = lambda cells: "  ".join(c.rjust(w) if i not in (7, 9) else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
     return "\n".join([line(HEADER), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def render_markdown(stats):
-    return "\n".join(markdown_table(HEADER, table_rows(stats)))
+def render_markdown(stats, models):
+    return "\n".join(markdown_table(HEADER, table_rows(stats, models)))
 
 
 def write_atomic(path, text):

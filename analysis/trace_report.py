@@ -251,19 +251,45 @@ def page_stem(file, taken):
     return stem
 
 
+ADDITIVE = STEP_NUMBERS + STEP_COUNTS   # figures that add up over disjoint windows
+
+
 def step_table(trace):
+    """The per-step table. With ProfilerSteps, a row `outside the steps` (the whole trace minus
+    the steps) comes before the whole trace, so that the rows add up to it."""
     header = ["step", "wall us", "launches", "launch calls us", "kernels", "kernel us", "GPU busy us",
               "blocked us", "idle host wait us", "idle kernel wait us", "idle other us", "launch delay p50/p90 us"]
-    rows = []
-    for name, s in step_rows(trace) + ([("**total**", trace["total"])] if trace["steps"] else []):
-        ld = s["launch_delay_us"]
-        delay = (f"{fmt_us(ld['p50'])} / {fmt_us(ld['p90'])}" if ld.get("count") and "p50" in ld and "p90" in ld
-                 and ld["p50"] is not None else "-")
-        rows.append([name, fmt_us(s["wall_us"]), str(s["launches"]), fmt_us(s["launch_api_us"]), str(s["kernels"]),
-                     fmt_us(s["kernel_us"]), fmt_us(s["gpu_busy_us"]), fmt_us(s["blocked_us"]),
-                     fmt_us(s["idle_host_wait_us"]), fmt_us(s["idle_kernel_wait_us"]), fmt_us(s["idle_other_us"]),
-                     delay])
+
+    def cells(name, s, delay=True):
+        ld = s.get("launch_delay_us", {})
+        d = (f"{fmt_us(ld['p50'])} / {fmt_us(ld['p90'])}" if delay and ld.get("count") and "p50" in ld
+             and "p90" in ld and ld["p50"] is not None else "-")
+        return [name, fmt_us(s["wall_us"]), str(s["launches"]), fmt_us(s["launch_api_us"]), str(s["kernels"]),
+                fmt_us(s["kernel_us"]), fmt_us(s["gpu_busy_us"]), fmt_us(s["blocked_us"]),
+                fmt_us(s["idle_host_wait_us"]), fmt_us(s["idle_kernel_wait_us"]), fmt_us(s["idle_other_us"]), d]
+
+    rows = [cells(name, s) for name, s in step_rows(trace)]
+    if trace["steps"]:
+        rows.append(cells("outside the steps", outside_steps(trace), delay=False))
+        rows.append(cells("**whole trace**", trace["total"]))
     return markdown_table(header, rows)
+
+
+def outside_steps(trace):
+    """The whole trace minus its ProfilerSteps, figure by figure: the time before, between and
+    after the steps."""
+    return {k: trace["total"][k] - sum(s[k] for s in trace["steps"]) for k in ADDITIVE}
+
+
+def step_table_note(trace):
+    """Why an `outside the steps` figure can be negative: only the idle split by cause can."""
+    out = outside_steps(trace) if trace["steps"] else {}
+    negative = [k for k in ("idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us") if out.get(k, 0) < 0]
+    if not negative:
+        return []
+    return ["", "A negative idle figure `outside the steps`: the whole trace classifies each GPU idle gap once, "
+                "whole, while each step classifies the part of a gap inside it, so a gap that crosses a step boundary "
+                "can fall under another cause; the idle figures still add up to the same total."]
 
 
 def sync_tables(trace):
@@ -307,17 +333,52 @@ def trace_page(trace, stem, plot_name, source):
                   "(counted, not attributed).", ""]
     if trace["warnings"]:
         lines += ["Warnings from `./attribute`:", ""] + [f"- {w}" for w in trace["warnings"]] + [""]
-    lines += ["## Per step", "", f"![per-step breakdown]({plot_name})", "",
-              "Left: the host's step time: launch calls, blocked in synchronisation, and the rest (the "
-              "CPU's own work). Right: the GPU's view of the same window: busy (union over streams) and "
-              "idle split by cause (host wait: nothing queued; kernel wait: short gaps between queued work; "
-              "other). All in microseconds.", ""]
-    lines += step_table(trace)
+    lines += ["## Per step", "", f"![per-step breakdown]({plot_name})", "", step_caption(trace), ""]
+    lines += step_table(trace) + step_table_note(trace)
     lines += ["", "## Blocking synchronisation and what caused it", ""] + sync_tables(trace)
     cost = sync_cost([(stem, {"traces": [trace]})])
     if cost:
         lines += ["", "### What one sync cost here", ""] + paragraphs(sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"
+
+
+def axis_unit(trace):
+    """(us per unit, the unit's name) of a trace's step plot: the unit follows the steps'
+    length, so the numbers on the axis stay short and need no offset."""
+    longest = max(s["wall_us"] for _, s in step_rows(trace))
+    return (1e6, "s (seconds)") if longest >= 1e7 else (1e3, "ms (milliseconds)") if longest >= 1e4 \
+        else (1.0, "us (microseconds)")
+
+
+def step_caption(trace):
+    """The caption under a step plot, in the unit its axes use (the table below it is in us)."""
+    unit = axis_unit(trace)[1]
+    gpu = ("Right: the GPU's view of the same window: busy (union over streams) and idle split by cause (host "
+           "wait: nothing queued; kernel wait: short gaps between queued work; other)." if trace["gpu_events"] else
+           "Right: empty, as the trace holds no GPU events.")
+    return (f"Left: the host's step time: launch calls, blocked in synchronisation, and the rest (the CPU's own "
+            f"work). {gpu} Both axes in {unit}.")
+
+
+def _label_segments(fig, segments):
+    """Writes each value inside its bar segment, only where the text fits inside it: a label
+    wider than its segment would spill over the neighbours or the axis' tick labels.
+    segments: (ax, bars, values) once every bar is drawn (the axes' limits, and so the bars'
+    widths on screen, are known only after a draw)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax, bars, values in segments:
+        _label_fitting(ax, bars, values, renderer)
+
+
+def _label_fitting(ax, bars, values, renderer):
+    for b, v in zip(bars, values):
+        if v <= 0:
+            continue
+        text = ax.text(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2,
+                       f"{v:,.0f}" if v >= 100 else f"{v:.3g}", ha="center", va="center", fontsize=7)
+        if text.get_window_extent(renderer).width > 0.9 * b.get_window_extent(renderer).width:
+            text.remove()
 
 
 def step_plot(trace, stem, path):
@@ -326,37 +387,42 @@ def step_plot(trace, stem, path):
 
     rows = step_rows(trace)
     labels = [name for name, _ in rows]
-    longest = max(s["wall_us"] for _, s in rows)
-    # The axis unit follows the steps' length, so the numbers stay short and need no offset.
-    scale, unit = (1e6, "s (seconds)") if longest >= 1e7 else (1e3, "ms (milliseconds)") if longest >= 1e4 \
-        else (1.0, "us (microseconds)")
+    scale, unit = axis_unit(trace)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 0.45 * len(rows) + 2.4), sharey=True)
     cmap = plt.get_cmap("tab10")
 
+    segments = []
+
     def stack(ax, parts, title):
         left = np.zeros(len(rows))
-        for i, (values, label, color) in enumerate(parts):
+        for i, (values, label, style) in enumerate(parts):
             w = np.array(values, float) / scale
-            bars = ax.barh(labels, w, left=left, color=color, label=label)
-            total = np.array([s["wall_us"] for _, s in rows], float) / scale
-            for b, v, tot in zip(bars, w, total):
-                if tot > 0 and v / tot > 0.08:  # label the segments wide enough to hold text
-                    ax.text(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2, f"{v:.3g}",
-                            ha="center", va="center", fontsize=7)
+            bars = ax.barh(labels, w, left=left, label=label, **style)
+            segments.append((ax, bars, w))
             left += w
         ax.set_xlabel(f"{unit} in the step")
         ax.set_title(title)
         ax.grid(alpha=0.3, axis="x")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(rows) + 3)), ncol=2)
 
-    host = [([s[k] for _, s in rows], name, cmap(i)) for i, (k, name) in enumerate(HOST_PARTS)]
-    host.append(([host_other_us(s) for _, s in rows], "other host time (CPU's own work)", "lightgray"))
+    host = [([s[k] for _, s in rows], name, {"color": cmap(i)}) for i, (k, name) in enumerate(HOST_PARTS)]
+    host.append(([host_other_us(s) for _, s in rows], "other host time (CPU's own work)", {"color": "lightgray"}))
     stack(ax1, host, "Host: where the step's wall time went")
-    gpu = [([s[k] for _, s in rows], name, cmap(i + 2)) for i, (k, name) in enumerate(GPU_PARTS)]
-    if any(gpu_unaccounted_us(s) > 0 for _, s in rows):
-        gpu.append(([gpu_unaccounted_us(s) for _, s in rows], "not covered by the GPU split", "white"))
-    stack(ax2, gpu, "GPU: busy and idle by cause")
+    if trace["gpu_events"]:
+        gpu = [([s[k] for _, s in rows], name, {"color": cmap(i + 2)}) for i, (k, name) in enumerate(GPU_PARTS)]
+        if any(gpu_unaccounted_us(s) > 0 for _, s in rows):
+            # Hatched and outlined, so that its legend swatch shows as well as its bars.
+            gpu.append(([gpu_unaccounted_us(s) for _, s in rows], "not covered by the GPU split",
+                        {"facecolor": "white", "edgecolor": "gray", "hatch": "//"}))
+        stack(ax2, gpu, "GPU: busy and idle by cause")
+    else:
+        # No GPU events: an empty panel that says so, rather than a blank split with a number.
+        ax2.set_title("GPU: busy and idle by cause")
+        ax2.text(0.5, 0.5, "no GPU events in this trace", transform=ax2.transAxes, ha="center", va="center")
+        ax2.set_xlabel(f"{unit} in the step")
+        ax2.set_xlim(ax1.get_xlim())
     ax1.invert_yaxis()
+    _label_segments(fig, segments)
     fig.suptitle(f"{stem}: per-step time breakdown (./attribute, rank {trace['rank']})", y=1.04)
     return save_figure(fig, path)
 

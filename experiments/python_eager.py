@@ -3,8 +3,10 @@
 
 Trains the same problem as bench's Ladder family (20000 full-batch epochs on the article's
 Iris split, MinMax-scaled on the training rows, seed 42, the loss kept every 100 epochs
-with the article's append + print, 2 .item() calls) and writes Google Benchmark-shaped
-JSON, so analysis.report reads it beside bench's rows:
+with the article's append + print, 2 .item() calls), checks every kept loss and the final
+weights against the same loop in float64 on the CPU (max_loss_error, max_weight_error: the C++
+ladder's definitions), records the threads torch ran on (cpu_threads), and writes Google
+Benchmark-shaped JSON, so analysis.report reads it beside bench's rows:
 
     .venv/bin/python experiments/python_eager.py --out results/<machine>/python_eager.json
 
@@ -43,10 +45,11 @@ def load_split(data_dir):
     return ((x_train - lo) / scale).float(), y_train
 
 
-def train(x, y, device, epochs, seed):
+def train(x, y, device, epochs, seed, dtype=torch.float32):
+    """Returns (seconds, kept losses, final parameters)."""
     torch.manual_seed(seed)  # before building the model, as bench's Trainer does
-    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device)
-    x, y = x.to(device), y.to(device)
+    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device=device, dtype=dtype)
+    x, y = x.to(device=device, dtype=dtype), y.to(device)
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     losses = []
@@ -62,7 +65,20 @@ def train(x, y, device, epochs, seed):
             _ = f"Epoch [{epoch + 1}/{epochs}], Loss: {loss.item():.4f}"  # the article's print, not written
     if device == "cuda":
         torch.cuda.synchronize()
-    return time.perf_counter() - start, losses
+    return time.perf_counter() - start, losses, [p.detach().clone() for p in model.parameters()]
+
+
+def loss_error(losses, ref):
+    """Worst relative difference of the kept losses from the reference's (bench's definition)."""
+    if len(losses) != len(ref):
+        return float("inf")
+    return max((abs(a - b) / max(abs(b), 1e-3) for a, b in zip(losses, ref)), default=0.0)
+
+
+def weight_error(params, ref):
+    """Worst relative difference of the final weights from the reference's."""
+    return max(float(((p.detach().double().cpu() - r).abs() / r.abs().clamp(min=1e-2)).max())
+               for p, r in zip(params, ref))
 
 
 def kernels_per_epoch(x, y, epochs=20):
@@ -99,7 +115,9 @@ def context():
     except OSError:
         commit = "unknown"
     cuda = torch.cuda.is_available()
-    return {"torch_version": torch.__version__.split("+")[0], "cuda_runtime": torch.version.cuda or "none",
+    # Google Benchmark's names for the machine's load, so the report says how busy it was.
+    load = {"load_avg": list(os.getloadavg()), "num_cpus": os.cpu_count()} if hasattr(os, "getloadavg") else {}
+    return {**load, "torch_version": torch.__version__.split("+")[0], "cuda_runtime": torch.version.cuda or "none",
             "cuda_driver": "unknown", "gpu_name": torch.cuda.get_device_name(0) if cuda else "none",
             "cpu_model": model, "cpu_threads_torch": str(torch.get_num_threads()), "git_commit": commit,
             "epochs": "n/a", "ladder_epochs": "", "tracing": "off", "producer": "experiments/python_eager.py"}
@@ -122,6 +140,8 @@ def main(argv=None):
             ap.error(f"--devices: expected cpu and/or cuda, got {d!r}")
     x, y = load_split(DATA)
     ctx = context()
+    # The same loop in float64 on the CPU from the same seeded weights: what every rung is checked against.
+    _, ref_losses, ref_params = train(x, y, "cpu", args.epochs, args.seed, torch.float64)
     ctx["ladder_epochs"] = str(args.epochs)
     rows = []
     for device in devices:
@@ -135,12 +155,15 @@ def main(argv=None):
         extra = {"torch_profiler_kernels_per_epoch": kernels_per_epoch(x, y)} if (
             device == "cuda" and args.profile_kernels) else {}
         for rep in range(args.repetitions):
-            seconds, losses = train(x, y, device, args.epochs, args.seed)
+            seconds, losses, params = train(x, y, device, args.epochs, args.seed)
             row = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": args.repetitions,
                    "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
                    "cpu_time": seconds * 1e3, "time_unit": "ms", "epochs": float(args.epochs),
                    "us_per_epoch": seconds * 1e6 / args.epochs, "records": float(len(losses)),
                    "final_loss": losses[-1], "host_syncs": float(2 * len(losses)), "cuda": float(device == "cuda"),
+                   "max_loss_error": loss_error(losses, ref_losses),
+                   "max_weight_error": weight_error(params, ref_params),
+                   **({"cpu_threads": float(torch.get_num_threads())} if device == "cpu" else {}),
                    "label": f"{device} python_eager", **extra}
             rows.append(row)
             print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "

@@ -42,7 +42,7 @@ from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from python_eager import DATA, RECORD_EVERY, context, load_split  # noqa: E402
+from python_eager import DATA, RECORD_EVERY, context, load_split, loss_error, weight_error  # noqa: E402
 import result_json  # noqa: E402
 
 # Ladder variants: torch's default intra-op threads (as a user gets it) and 1 thread. Inductor
@@ -97,17 +97,6 @@ def reference(x, y, seed, epochs, record_every):
     step = make_step(model, x.double().cpu(), y.cpu(), None)
     _, losses = train(step, model, [p.detach().clone() for p in model.parameters()], epochs, record_every, "cpu")
     return losses, [p.detach().clone() for p in model.parameters()]
-
-
-def loss_error(losses, ref):
-    if len(losses) != len(ref):
-        return float("inf")
-    return max((abs(a - b) / max(abs(b), 1e-3) for a, b in zip(losses, ref)), default=0.0)
-
-
-def weight_error(params, ref):
-    return max(float(((p.detach().double().cpu() - r).abs() / r.abs().clamp(min=1e-2)).max())
-               for p, r in zip(params, ref))
 
 
 def sweep_epochs(sweep_epochs_flag, rows):

@@ -103,3 +103,39 @@ def test_target_not_met_is_said(tmp_path):
 def test_section_says_when_nothing_is_there(tmp_path):
     text = "\n".join(machine_limit.section([], "m", str(tmp_path)))
     assert "No Peak, CPU Ladder or RungSweep rows" in text
+
+
+def test_a_rung_without_a_threads_counter_takes_its_runs_thread_count(tmp_path):
+    """python_eager.json rows carried no cpu_threads: the rung was shown on 1 thread, against the
+    1-thread peak, though torch ran it on the 2 its context recorded."""
+    bm = [peak_row(False, 1, 100.0, r) for r in range(3)] + [peak_row(False, 2, 180.0, r) for r in range(3)]
+    bm += [row("Ladder/cpu-python_eager", 250e-6 * 20000, rep=r, epochs=20000) for r in range(3)]
+    limits = {x.rung: x for x in machine_limit.rung_limits(rows_of(tmp_path, bm))}   # CONTEXT: 2 torch threads
+    assert limits["python_eager"].threads == 2
+    assert limits["python_eager"].pct_of_peak == pytest.approx(100 * 46473 / 250.0 / 1e3 / 180.0)
+    text = "\n".join(machine_limit.section(rows_of(tmp_path, bm), "m", str(tmp_path)))
+    assert "| python_eager | 2 | 250.00 |" in text
+    assert "% |" in text.split("| python_eager |")[1].split("\n")[0]   # "% of peak" carries its % sign
+
+
+def test_ladder_table_says_epochs_threads_checks_and_same_configurations(tmp_path):
+    from analysis import summary
+    bm = [ladder_row("libtorch_eager", 100.0 + r, 2, r) for r in range(3)]
+    bm += [ladder_row("libtorch_eager_allthreads", 99.0 + r, 2, r) for r in range(3)]
+    bm += [ladder_row("libtorch_eager_1thread", 80.0, 1, r) for r in range(3)]
+    bm += [row("Ladder/cpu-python_eager", 250e-6 * 20000, rep=r, epochs=20000, records=200, final_loss=0.0613)
+           for r in range(3)]
+    bm += [row("Ladder/cpu-torch_compile", 400e-6 * 2000, rep=r, epochs=2000, records=20, cpu_threads=2,
+               max_loss_error=5e-7, max_weight_error=2e-5) for r in range(3)]
+    for r in bm:
+        if "libtorch_eager" in r["name"]:
+            r.update(records=200.0, final_loss=0.0613, speedup_vs_eager=1000.0)   # the old counter: never read
+    rows = rows_of(tmp_path, bm)
+    text = "\n".join(report.ladder_section(rows, "m", str(tmp_path)))
+    assert "| cpu | python_eager | 2 | 20000 | 200 | 250.00 | 0.4x | not checked | not checked |" in text
+    assert "| cpu | torch_compile | 2 | 2000 | 20 | 400.00 | 0.3x | 5.0e-07 | 2.0e-05 |" in text
+    assert "| cpu | libtorch_eager_allthreads | 2 | 20000 | 200 | 100.00 | 1.0x |" in text   # medians, not 1000x
+    assert "libtorch_eager and libtorch_eager_allthreads both ran on 2 threads here" in text
+    assert "libtorch_eager_1thread" not in text.split("both ran on")[1].split("\n")[0]
+    assert "its final loss, 0.0613, and LibTorch eager's, 0.0613, are the same float32 value" in text
+    assert [r.rung for r in summary.ladder(rows)][:2] == ["python_eager", "torch_compile"]

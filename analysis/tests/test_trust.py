@@ -1,6 +1,8 @@
 """What issue #14 asked of the report: every cell is what its caption says, every figure
 below the noise says so where it stands, every prediction has a verdict, the article's
 whole table is always there, and the answer speaks the article's words."""
+import re
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -24,8 +26,35 @@ def test_noise_marks_and_verdicts():
     assert noise.mark(None) == "(n<2: noise unknown)"
     assert noise.mark((-1.0, 2.0)).endswith("within noise")
     assert "within noise" not in noise.mark((0.5, 2.0))
-    assert noise.verdict(1.05, [1.0, 1.1, 0.9])[0].startswith("within noise (+5.0%")
-    assert noise.verdict(1.5, [1.0, 1.1, 0.9])[0] == "off by +50.0%"
+    assert noise.within_noise((-1.0, 2.0)) and not noise.within_noise((0.5, 2.0)) and noise.within_noise(None) is None
+    # A prediction inside a tight range agrees; inside a wide one it is inconclusive; outside, off.
+    v = noise.prediction_verdict(1.02, None, 1.0, (0.97, 1.04))
+    assert v.kind == "agrees" and v.text.startswith("agrees (+2.0%")
+    v = noise.prediction_verdict(1.05, None, 1.0, (0.9, 1.1), "the repetitions' range")
+    assert v.kind == "inconclusive" and "the repetitions' range spans 20%" in v.text
+    assert noise.prediction_verdict(1.5, None, 1.0, (0.9, 1.1)).text == "off by +50.0% (the ranges do not meet)"
+    # A prediction built on a noisy primitive is inconclusive even against a tight measurement.
+    v = noise.prediction_verdict(1.0, (0.8, 1.3), 1.0, (0.99, 1.01))
+    assert v.kind == "inconclusive" and "the prediction's own spread is 50%" in v.text
+
+
+def test_no_percent_error_against_a_measurement_within_noise_of_zero():
+    """The issue's '.item() = one tiny op' row: 0.69 us against a fitted slope of -3.60 us
+    [-18.01, 10.81] read 'within noise (-119.2%)', a % of a negative divisor."""
+    v = noise.prediction_verdict(0.69, (0.65, 0.99), -3.60, (-18.01, 10.81), "the fit's 95% CI")
+    assert v.kind == "inconclusive" and "holds 0" in v.text
+    assert not re.search(r"[+-]\d+\.\d%", v.text)   # no "-119.2%"
+    assert v.err_pct != v.err_pct   # nan: no error is computed
+    v = noise.prediction_verdict(40.0, None, -3.60, (-18.01, 10.81), "the fit's 95% CI")
+    assert v.kind == "off" and "holds 0" in v.text
+
+
+def test_point_and_interval_are_one_statistic():
+    """A median difference beside a CI of means can fall outside it; the difference of the
+    means never does."""
+    a, b = [1.0, 1.1, 5.0], [1.2, 1.3, 1.4]       # medians say b is slower, means say faster
+    diff, ci = noise.mean_difference(a, b)
+    assert ci[0] <= diff <= ci[1] and diff < 0
 
 
 def _traced_doc(untraced_s, traced_us):
@@ -51,7 +80,9 @@ def test_overhead_is_the_ratio_of_the_medians_it_sits_beside(tmp_path):
     write(tmp_path / "item_sync.json", doc)
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| cpu | never | 0 | 92.5 | 105.4 | 1.14x within noise |" in text
+    # The mark sits on the difference of the means (98.5 - 104.2 = -5.7), the statistic its CI is of.
+    assert "| cpu | never | 0 | 92.5 | 105.4 | 1.14x | -5.7 [95% CI" in text
+    assert "`overhead` = median traced / median untraced" in text
     assert "`overhead` = median traced / median untraced" in text
 
 
@@ -141,12 +172,13 @@ def test_unstable_primitives_are_named_and_stable_ones_pass(tmp_path):
     # The prediction's range (104 x 1.0 .. 104 x 1.5) meets the measured 130 only because the tiny
     # op spread 40%: that tests nothing, and the verdict says so.
     assert ("| 130.00 [104.00, 156.00] | 130.00 [130.00, 130.00] ItemSync never-logging us/epoch | "
-            "inconclusive (+0.0%; the prediction's own spread is 40%) |") in text
+            "inconclusive (+0.0%; the ranges meet, but the prediction's own spread is 40%, over 10%) |") in text
     write(tmp_path / "primitives.json", prims([1.24, 1.25, 1.26]))
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
     assert "Every primitive's spread is under 10% over at least 3 repetitions." in text
-    assert "| 130.00 [128.96, 131.04] | 130.00 [130.00, 130.00] ItemSync never-logging us/epoch | within noise (+0.0%) |" in text
+    assert ("| 130.00 [128.96, 131.04] | 130.00 [130.00, 130.00] ItemSync never-logging us/epoch | agrees (+0.0%; "
+            "the ranges meet, both narrower than 10%) |") in text
 
 
 def test_held_out_predictions_carry_a_verdict(tmp_path):
@@ -155,7 +187,8 @@ def test_held_out_predictions_carry_a_verdict(tmp_path):
     text = (tmp_path / "REPORT.md").read_text()
     held = [l for l in text.splitlines() if l.startswith("| cpu interval 500")]
     assert len(held) == 2
-    assert all(("within noise" in l) or ("off by" in l) for l in held)
+    assert all(l.split(" | ")[3].startswith(("agrees (", "inconclusive (", "off by ")) for l in held)
+    assert "within noise" not in "".join(held)   # a prediction is never "within noise": that word is for CIs
 
 
 def test_the_deep_queue_regime_is_checked_on_gpu_batch_rows(tmp_path):
@@ -165,8 +198,9 @@ def test_the_deep_queue_regime_is_checked_on_gpu_batch_rows(tmp_path):
     # c = 200.1 us (batch 120), s = Sync/item_idle = 12 us; batch 100000 runs 250 us/epoch > 1.1 c: GPU-bound,
     # so a sync should cost s + c = 212.1 us, and the synthetic rows' 40 us is reported as off.
     assert "- cuda batch 100000 (GPU-bound, 250.0 us/epoch): a sync cost +40.0 us" in text
-    assert "predicted s + c = 212.1 us: off by +430.1%." in text
-    assert "- cuda batch 120 (launch-bound, 200.1 us/epoch)" in text and "s + c = 212.1 us: consistent." in text
+    assert "predicted s + c = 212.1 us: off by +430.1% (the ranges do not meet)." in text
+    assert "- cuda batch 120 (launch-bound, 200.1 us/epoch)" in text
+    assert "s + c = 212.1 us: its 95% CI meets that range." in text
 
 
 def test_the_answer_sets_the_real_gpu_traces_sync_cost_beside_the_posts(tmp_path):
@@ -179,3 +213,30 @@ def test_the_answer_sets_the_real_gpu_traces_sync_cost_beside_the_posts(tmp_path
     assert "blocking syncs listed in 5 trace file(s)" in text and "mi250" not in text
     assert "median" in text.split("**One sync on real GPUs**")[1].split("\n\n")[0]
     assert "not available" in " ".join(answer.real_gpu_sync_lines(str(tmp_path / "none")))
+
+
+def test_the_reference_is_the_fit_at_zero_calls_not_one_outlying_row(tmp_path):
+    """The never-logging print100=0 row with one slow repetition (the 2-core VM's 35.8% spread)
+    made every print100=0 row look faster than not logging; the fit at 0 calls does not move."""
+    doc = item_sync_doc(100e-6, 0.0, reps=3)
+    for r in doc["benchmarks"]:
+        if r["name"].startswith("ItemSync/cpu/interval:0/print100:0/") and r["repetition_index"] == 0:
+            r["real_time"] *= 1.4
+    write(tmp_path / "item_sync.json", doc)
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    rows = [l.split(" | ") for l in text.split("## Our whole sweep")[1].splitlines() if l.startswith("| cpu | 0 |")]
+    above = {r[2]: float(r[7].split()[0]) for r in rows}
+    # Every logging row is at the fitted 2.0 s; against the outlying row they would read -0.27 s.
+    assert all(abs(v) < 0.1 for k, v in above.items() if k != "never"), above
+    assert above["never"] > 0.15
+    assert "here the never-logging rows spread" in text
+
+
+def test_every_figure_the_post_gives_is_in_its_table(tmp_path):
+    write(tmp_path / "item_sync.json", item_sync_doc(100e-6, 1e-6))
+    assert report.main([str(tmp_path)]) == 0
+    section = (tmp_path / "REPORT.md").read_text().split("## The article's tables")[1].split("\n## ")[0]
+    assert "2.93 (2.90 in the summary post)" in section
+    for epoch, loss in ((100, "1.1143"), (1000, "0.6736"), (5000, "0.1755"), (10000, "0.0913"), (20000, "0.0633")):
+        assert f"| {epoch} | {loss} |" in section

@@ -132,7 +132,7 @@ def test_ladder_rows_match_the_float64_reference(tmp_path):
             continue
         assert row["records"] == 3 and row["epochs"] == 300, name
         assert row["max_loss_error"] < 1e-3 and row["max_weight_error"] < 1e-3, name
-        assert row["speedup_vs_eager"] > 0, name
+        assert "speedup_vs_eager" not in row, name   # the analysis divides the timed rows' medians
     assert rows["cpu-fused_cpu"]["host_syncs"] == 0 and rows["cpu-libtorch_eager"]["host_syncs"] == 6
 
 
@@ -151,6 +151,9 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
     cpu_rows = [r for r in run.rows if r.variant == "cpu-python_eager"]
     cuda_rows = [r for r in run.rows if r.variant == "cuda-python_eager"]
     assert len(cpu_rows) == 2 and len(cpu_rows) + len(cuda_rows) == len(run.rows)
+    for r in cpu_rows:   # checked against float64 as every ladder rung is, on the threads it says
+        assert r.counters["max_loss_error"] < 1e-3 and r.counters["max_weight_error"] < 1e-3
+        assert r.counters["cpu_threads"] == int(run.context["cpu_threads_torch"])
     raw_cuda = [r for r in json.loads(out.read_text())["benchmarks"] if r["name"].startswith("Ladder/cuda-")]
     if run.context["gpu_name"] == "none":
         assert not cuda_rows and len(raw_cuda) == 1 and raw_cuda[0]["error_message"].startswith("skipped: ")
