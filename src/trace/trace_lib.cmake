@@ -12,6 +12,7 @@ add_library(iris_trace STATIC
   ${_t}/import/byte_source.cpp
   ${_t}/import/kineto/json_event_stream.cpp
   ${_t}/import/kineto/kineto_import.cpp
+  ${_t}/import/common/finish_records.cpp
   ${_t}/analyze/attribution.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/step_report.cpp
