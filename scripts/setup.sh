@@ -22,7 +22,7 @@ lap_start=$SECONDS
 lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
-APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev clang libclang-rt-dev libssh-4)
+APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev clang libclang-rt-dev libsqlite3-dev libssh-4)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

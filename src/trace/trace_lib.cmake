@@ -5,6 +5,7 @@
 # LibTorch is looked for, so -DIRIS_TRACE_ONLY=ON builds just this in seconds.
 find_package(simdjson REQUIRED)   # Debian: libsimdjson-dev
 find_package(ZLIB REQUIRED)       # Debian: zlib1g-dev
+find_package(SQLite3 REQUIRED)    # Debian: libsqlite3-dev (Nsight Systems exports)
 
 set(_t ${CMAKE_CURRENT_LIST_DIR})
 add_library(iris_trace STATIC
@@ -13,9 +14,16 @@ add_library(iris_trace STATIC
   ${_t}/import/kineto/json_event_stream.cpp
   ${_t}/import/kineto/kineto_import.cpp
   ${_t}/import/common/finish_records.cpp
+  ${_t}/import/nsys/sqlite_db.cpp
+  ${_t}/import/nsys/nsys_schema.cpp
+  ${_t}/import/nsys/nsys_values.cpp
+  ${_t}/import/nsys/nsys_import.cpp
+  ${_t}/import/nsys/nsys_report.cpp
+  ${_t}/import/trace_file.cpp
   ${_t}/analyze/attribution.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/step_report.cpp
+  ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
@@ -24,7 +32,7 @@ add_library(iris_trace STATIC
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
-target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB Threads::Threads)
+target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB SQLite::SQLite3 Threads::Threads)
 target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
