@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and
-# under ThreadSanitizer (the importer parses on several threads: event_pipeline.h), and a
-# short libFuzzer run of the importer from the real traces (ctest: trace_sanitizers).
+# under ThreadSanitizer (the importer parses on several threads: event_pipeline.h), and short
+# libFuzzer runs of the Kineto importer from the real traces and of the Nsight Systems reader
+# (ctest: trace_sanitizers).
 # Builds the trace-only project (no LibTorch) into $1 with clang when present (needed for
 # libFuzzer), else g++ (tests only). Usage: tests/trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]
 set -euo pipefail
@@ -38,6 +39,13 @@ if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
     gzip -dc "$f" > "$corpus/$(basename "$f" .gz)"
   done
   "$out/fuzz_kineto_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$corpus" 2>&1 | tail -15
+  # The Nsight Systems reader: exports the fuzzer describes (an empty corpus starts it), and
+  # a real export as a database image (a leading 0 byte selects that mode).
+  corpus="$out/fuzz-corpus-nsys"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  { printf '\0'; gzip -dc "$src/tests/data/nsys/rtx3080-small.sqlite.gz"; } > "$corpus/rtx3080-small.image"
+  "$out/fuzz_nsys_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "$corpus" 2>&1 | tail -15
 fi
 # ThreadSanitizer: a build of its own (it cannot be combined with ASan).

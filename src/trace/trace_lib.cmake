@@ -42,12 +42,14 @@ target_link_libraries(attribute PRIVATE iris_trace)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 
-# libFuzzer target on the importer (clang only): -DIRIS_FUZZ=ON with CXX=clang++.
-option(IRIS_FUZZ "Build the libFuzzer target fuzz_kineto_import (needs clang)" OFF)
+# libFuzzer targets on the importers (clang only): -DIRIS_FUZZ=ON with CXX=clang++.
+option(IRIS_FUZZ "Build the libFuzzer targets fuzz_kineto_import and fuzz_nsys_import (need clang)" OFF)
 if(IRIS_FUZZ)
-  add_executable(fuzz_kineto_import ${CMAKE_CURRENT_LIST_DIR}/../../tests/fuzz/fuzz_kineto_import.cpp)
-  target_link_libraries(fuzz_kineto_import PRIVATE iris_trace)
-  target_compile_options(fuzz_kineto_import PRIVATE -fsanitize=fuzzer)
-  target_link_options(fuzz_kineto_import PRIVATE -fsanitize=fuzzer)
-  target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzer
+  foreach(_fuzz fuzz_kineto_import fuzz_nsys_import)
+    add_executable(${_fuzz} ${CMAKE_CURRENT_LIST_DIR}/../../tests/fuzz/${_fuzz}.cpp)
+    target_link_libraries(${_fuzz} PRIVATE iris_trace)
+    target_compile_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
+    target_link_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
+  endforeach()
+  target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzers
 endif()
