@@ -22,7 +22,7 @@ lap_start=$SECONDS
 lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
-APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang libclang-rt-dev)
+APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang libclang-rt-dev libsqlite3-dev libssh-4)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,6 +41,7 @@ else
   say "Debian packages present (${APT_PKGS[*]})"
 fi
 lap packages
+"$REPO_ROOT/scripts/nsys_setup.sh" || true  # Nsight Systems (optional: on failure it says why, and the nsys tests skip)
 
 # --- 2. Python environment (cached outside the clone) -------------------------------
 # Checked, not only marked: .complete is written after the install, and the key imports

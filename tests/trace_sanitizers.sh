@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and
 # under ThreadSanitizer (the importer parses on several threads: event_pipeline.h), and short
-# libFuzzer runs from the real traces: the importer (fuzz_kineto_import, ISA-L's inflater where
-# built in) and the two gzip decoders against each other (fuzz_inflate) (ctest: trace_sanitizers).
+# libFuzzer runs from the real traces: the Kineto importer (fuzz_kineto_import, ISA-L's inflater
+# where built in), the Nsight Systems reader (fuzz_nsys_import) and the two gzip decoders against
+# each other (fuzz_inflate) (ctest: trace_sanitizers).
 # Builds the trace-only project (no LibTorch) into $1 with clang when present (needed for
 # libFuzzer), else g++ (tests only). Usage: tests/trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]
 set -euo pipefail
@@ -40,12 +41,9 @@ if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
   done
   "$out/fuzz_kineto_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "$corpus" 2>&1 | tail -15
-  # The decoders: seeded with the small gzip traces; the last byte of an input picks the piece size.
-  gz_corpus="$out/fuzz-corpus-gz"
-  rm -rf "$gz_corpus" && mkdir -p "$gz_corpus"
-  cp "$corpus"/*.json.gz "$gz_corpus/"
-  "$out/fuzz_inflate" -max_total_time="$fuzz_seconds" -max_len=100000 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$gz_corpus" 2>&1 | tail -15
+# libFuzzer runs from the real traces: the Kineto importer (fuzz_kineto_import, ISA-L's inflater
+# where built in), the Nsight Systems reader (fuzz_nsys_import) and the two gzip decoders against
+# each other (fuzz_inflate) (ctest: trace_sanitizers).
 fi
 # ThreadSanitizer: a build of its own (it cannot be combined with ASan).
 tsan="$out-tsan"

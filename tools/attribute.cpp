@@ -1,5 +1,6 @@
-// ./attribute TRACE...: where the time went in a PyTorch profiler (Kineto) trace, or in one
-// of bench's own --trace_dir files, with bench's traced-pass definitions (attribution.h) per
+// ./attribute TRACE...: where the time went in a PyTorch profiler (Kineto) trace, an Nsight
+// Systems export (import/trace_file.h tells them apart by content), or one of bench's own
+// --trace_dir files, with bench's traced-pass definitions (attribution.h) per
 // step and over the whole trace, and every blocking sync with the op that caused it
 // (sync_causes.h). --hta: Holistic Trace Analysis 0.5.0's definitions instead
 // (hta_breakdown.h), to compare with its figures. Exit 2 on bad input or flags, with
@@ -16,16 +17,21 @@
 
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/step_report.h"
+#include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
-#include "trace/import/kineto/kineto_import.h"
+#include "trace/import/trace_file.h"
 
 namespace {
 
 const char* kUsage =
-    "usage: ./attribute [--json FILE] [--hta [--hta-no-rounding]] [--time] [--quiet] TRACE...\n"
-    "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files\n"
+    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding]] [--time] [--quiet] TRACE...\n"
+    "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files;\n"
+    "         or an Nsight Systems export (.sqlite, plain or gzip), or a .nsys-rep / .qdstrm\n"
+    "         when an nsys is found ($IRIS_NSYS, else PATH)\n"
+    "  --step-range NAME   the host ranges named NAME are the steps (NVTX ranges: with or\n"
+    "                      without their domain, \"iris:epoch\" or \"epoch\")\n"
     "  --json FILE         every figure as JSON (units in the key names), written atomically\n"
     "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
     "                      per-stream idle breakdown, kernel launch delay), per rank\n"
@@ -60,7 +66,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
+  std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") && std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
   std::vector<std::string> inputs;
@@ -75,6 +81,9 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--json=", 0) == 0) {
       json_path = a.substr(7);
       if (json_path.empty()) return usage_error("--json needs a file name");
+    } else if (a == "--step-range") {
+      if (++i >= argc || !*argv[i]) return usage_error("--step-range needs a range name");
+      step_range = argv[i];
     } else if (a == "--hta") {
       hta = true;
     } else if (a == "--hta-no-rounding") {
@@ -101,11 +110,15 @@ int main(int argc, char** argv) {
     uint64_t bytes = 0;
     std::string inflaters;  // for --time: which gzip decoder ran, if any
     for (const auto& f : files) {
-      const auto source = trace::open_byte_source(f);
-      traces.push_back(trace::import_trace(*source, f, options));
+      traces.push_back(trace::import_file(f, options));
       bytes += traces.back().bytes;
-      if (source->gzip() && inflaters.find(source->inflater()) == std::string::npos)
-        inflaters += std::string(inflaters.empty() ? "" : ", ") + source->inflater();
+      if (!step_range.empty() && trace::use_step_ranges(&traces.back(), step_range) == 0)
+        throw trace::InputError(f + ": no host range named " + step_range + " (--step-range)");
+      if (timing) {  // which gzip decoder read it (the source only opens and reads the header)
+        const auto probe = trace::open_byte_source(f);
+        if (probe->gzip() && inflaters.find(probe->inflater()) == std::string::npos)
+          inflaters += std::string(inflaters.empty() ? "" : ", ") + probe->inflater();
+      }
     }
     const double import_s = seconds_since(t0);
 

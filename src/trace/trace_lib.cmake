@@ -22,6 +22,7 @@ if(IRIS_WITH_ISAL AND ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
 else()
   message(STATUS "iris: gzip traces inflate with zlib (ISA-L not found: Debian libisal-dev)")
 endif()
+find_package(SQLite3 REQUIRED)    # Debian: libsqlite3-dev (Nsight Systems exports)
 
 set(_t ${CMAKE_CURRENT_LIST_DIR})
 add_library(iris_trace STATIC
@@ -31,9 +32,17 @@ add_library(iris_trace STATIC
   ${_t}/import/inflate_zlib.cpp
   ${_t}/import/kineto/json_event_stream.cpp
   ${_t}/import/kineto/kineto_import.cpp
+  ${_t}/import/common/finish_records.cpp
+  ${_t}/import/nsys/sqlite_db.cpp
+  ${_t}/import/nsys/nsys_schema.cpp
+  ${_t}/import/nsys/nsys_values.cpp
+  ${_t}/import/nsys/nsys_import.cpp
+  ${_t}/import/nsys/nsys_report.cpp
+  ${_t}/import/trace_file.cpp
   ${_t}/analyze/attribution.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/step_report.cpp
+  ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
@@ -42,7 +51,7 @@ add_library(iris_trace STATIC
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
-target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB Threads::Threads)
+target_link_libraries(iris_trace PUBLIC simdjson::simdjson ZLIB::ZLIB SQLite::SQLite3 Threads::Threads)
 if(TARGET iris::isal)
   target_sources(iris_trace PRIVATE ${_t}/import/inflate_isal.cpp)
   target_link_libraries(iris_trace PRIVATE iris::isal)
@@ -57,17 +66,17 @@ target_link_libraries(attribute PRIVATE iris_trace)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 
-# libFuzzer targets (clang only): -DIRIS_FUZZ=ON with CXX=clang++. fuzz_kineto_import: the
-# importer; fuzz_inflate: ISA-L's and zlib's gzip decoders against each other.
-option(IRIS_FUZZ "Build the libFuzzer targets fuzz_kineto_import and fuzz_inflate (needs clang)" OFF)
+# libFuzzer targets (clang only): -DIRIS_FUZZ=ON with CXX=clang++. fuzz_kineto_import and
+# fuzz_nsys_import: the importers; fuzz_inflate: ISA-L's and zlib's gzip decoders against each other.
+option(IRIS_FUZZ "Build the libFuzzer targets fuzz_kineto_import, fuzz_nsys_import and fuzz_inflate (need clang)" OFF)
 if(IRIS_FUZZ)
-  foreach(_fuzz fuzz_kineto_import fuzz_inflate)
+  foreach(_fuzz fuzz_kineto_import fuzz_nsys_import fuzz_inflate)
     add_executable(${_fuzz} ${CMAKE_CURRENT_LIST_DIR}/../../tests/fuzz/${_fuzz}.cpp)
     target_link_libraries(${_fuzz} PRIVATE iris_trace)
     target_compile_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
     target_link_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
   endforeach()
-  target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzer
+  target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzers
 endif()
 
 # The parse limit ./attribute is measured against: simdjson alone over a trace's events, on

@@ -10,7 +10,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   rep.trace = &t;
   const RecordSet& r = t.records;
   // The syncs need none of the attribution: found on a second core meanwhile.
-  auto syncs = std::async(std::launch::async, [&r] { return find_syncs(r); });
+  auto syncs = std::async(std::launch::async, [&] { return find_syncs(r, t.syncs_named_by_call); });
   const AttributionIndex index(r);
   // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
   std::vector<std::pair<uint64_t, uint64_t>> epochs;

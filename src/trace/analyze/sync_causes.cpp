@@ -76,7 +76,7 @@ class BusyIndex {
 
 }  // namespace
 
-SyncReport find_syncs(const RecordSet& r) {
+SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
   SyncReport rep;
   std::unordered_set<uint32_t> to_pageable;
   for (const auto& m : r.memcpys)
@@ -100,7 +100,7 @@ SyncReport find_syncs(const RecordSet& r) {
     c.start_ns = a.start_ns;
     c.blocked_ns = a.end_ns - a.start_ns;
     c.gpu_queued_ns = busy.busy(a.start_ns, a.end_ns);
-    c.op = "(no op)";
+    c.op = named_by_call ? a.name : "(no op)";
     if (auto it = ops.find(a.thread_id); it != ops.end()) {
       const ThreadOps& t = it->second;
       auto pos = std::upper_bound(t.ops.begin(), t.ops.end(), a.start_ns, [](uint64_t v, auto* o) { return v < o->start_ns; });

@@ -41,6 +41,7 @@ struct SyncReport {
 // its GPU copy (same correlation) is device to pageable host memory.
 bool is_blocking_call(const ApiRecord& a, bool copy_to_pageable);
 
-SyncReport find_syncs(const RecordSet& records);
+// named_by_call: a call inside no op is named by its API ("cudaMemcpy"), else "(no op)".
+SyncReport find_syncs(const RecordSet& records, bool named_by_call = false);
 
 }  // namespace trace

@@ -18,8 +18,9 @@ std::string report_table(const TraceReport& rep) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  add("%s  (rank %lld, %llu events, %.1f MB of JSON, clock %s)\n", t.file.c_str(), static_cast<long long>(t.rank),
-      static_cast<unsigned long long>(t.events), static_cast<double>(t.bytes) / 1e6, t.records.clock.c_str());
+  add("%s  (rank %lld, %llu events, %.1f MB of %s, clock %s)\n", t.file.c_str(), static_cast<long long>(t.rank),
+      static_cast<unsigned long long>(t.events), static_cast<double>(t.bytes) / 1e6, t.format.c_str(),
+      t.records.clock.c_str());
   for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
   add("\n  %-20s %10s %8s %10s %7s %10s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us", "launch", "launch us",
       "kernels", "kernel us", "busy us", "blocked us", "idle host", "idle kern", "idle oth", "delay p50", "delay p90");

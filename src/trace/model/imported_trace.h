@@ -37,7 +37,11 @@ struct ImportedTrace {
   bool hip = false;          // HIP runtime names seen (an AMD trace)
   uint64_t events = 0;       // traceEvents elements read
   uint64_t ignored_events = 0;  // categories or phases not used (python_function, flows, ...)
-  uint64_t bytes = 0;        // decompressed JSON bytes
+  uint64_t bytes = 0;        // decompressed JSON bytes (an Nsight Systems export: its SQLite bytes)
+  std::string format = "JSON";  // "JSON" (Kineto, Chrome trace) or "SQLite" (an Nsight Systems export)
+  // A blocking call inside no op is named by the call itself instead of "(no op)": in an Nsight
+  // Systems export the ops are NVTX ranges, which many programs never emit.
+  bool syncs_named_by_call = false;
   uint64_t negative_durations = 0;  // clamped to 0
   uint64_t unmatched_correlations = 0;  // GPU events whose correlation matches no host call
   uint64_t launches_without_gpu = 0;    // launch calls whose correlation matches no GPU event

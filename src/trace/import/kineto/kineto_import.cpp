@@ -9,9 +9,9 @@
 #include <thread>
 #include <dirent.h>
 
+#include "trace/import/common/finish_records.h"
 #include "trace/import/kineto/event_pipeline.h"
 #include "trace/import/kineto/json_event_stream.h"
-#include "trace/model/id_map.h"
 
 namespace trace {
 
@@ -468,30 +468,8 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
     for (auto& m : r.memcpys) m.device_id -= m.device_id >= 100 ? 100 : 0;
     for (auto& m : r.memsets) m.device_id -= m.device_id >= 100 ? 100 : 0;
   }
-  // Steps: one per (name, start), in time order (an old trace may carry a step twice).
-  std::sort(r.steps.begin(), r.steps.end(), [](const StepWindow& a, const StepWindow& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.name < b.name;
-  });
-  r.steps.erase(std::unique(r.steps.begin(), r.steps.end(),
-                            [](const StepWindow& a, const StepWindow& b) { return a.start_ns == b.start_ns && a.name == b.name; }),
-                r.steps.end());
-  if (r.steps.empty())  // our own files: the epochs are the steps
-    for (const auto& h : r.ranges)
-      if (h.name == "epoch") r.steps.push_back({h.start_ns, h.end_ns, "epoch"});
-  std::sort(r.steps.begin(), r.steps.end(), [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
-
-  // Correlations that match nothing: counted, never silently dropped.
-  IdMap host(r.api.size()), gpu(r.kernels.size() + r.memcpys.size() + r.memsets.size());
-  for (const auto& a : r.api) host.insert(a.correlation_id, 0);
-  const auto check = [&](uint32_t c) {
-    gpu.insert(c, 0);
-    if (!host.contains(c)) ++out_->unmatched_correlations;
-  };
-  for (const auto& k : r.kernels) check(k.correlation_id);
-  for (const auto& m : r.memcpys) check(m.correlation_id);
-  for (const auto& m : r.memsets) check(m.correlation_id);
-  for (const auto& a : r.api)
-    if (a.kind == ApiKind::Launch && !gpu.contains(a.correlation_id)) ++out_->launches_without_gpu;
+  settle_steps(&r);
+  count_unmatched_correlations(out_);
 
   auto& w = out_->warnings;
   if (out_->hip)

@@ -1,0 +1,38 @@
+#include "trace/import/common/finish_records.h"
+
+#include <algorithm>
+
+#include "trace/model/id_map.h"
+
+namespace trace {
+
+void settle_steps(RecordSet* r) {
+  auto& steps = r->steps;
+  std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.name < b.name;
+  });
+  steps.erase(std::unique(steps.begin(), steps.end(),
+                          [](const StepWindow& a, const StepWindow& b) { return a.start_ns == b.start_ns && a.name == b.name; }),
+              steps.end());
+  if (steps.empty())  // our own files: the epochs are the steps
+    for (const auto& h : r->ranges)
+      if (h.name == "epoch") steps.push_back({h.start_ns, h.end_ns, "epoch"});
+  std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
+}
+
+void count_unmatched_correlations(ImportedTrace* t) {
+  const RecordSet& r = t->records;
+  IdMap host(r.api.size()), gpu(r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  for (const auto& a : r.api) host.insert(a.correlation_id, 0);
+  const auto check = [&](uint32_t c) {
+    gpu.insert(c, 0);
+    if (!host.contains(c)) ++t->unmatched_correlations;
+  };
+  for (const auto& k : r.kernels) check(k.correlation_id);
+  for (const auto& m : r.memcpys) check(m.correlation_id);
+  for (const auto& m : r.memsets) check(m.correlation_id);
+  for (const auto& a : r.api)
+    if (a.kind == ApiKind::Launch && !gpu.contains(a.correlation_id)) ++t->launches_without_gpu;
+}
+
+}  // namespace trace
