@@ -13,6 +13,9 @@ PKGS=(
   libbenchmark-dev      # Google Benchmark: headers, CMake config
   libbenchmark1debian   #   its shared library
   libgtest-dev          # GoogleTest: headers, static libraries, CMake config
+  libsimdjson-dev       # simdjson (the trace library's JSON parser): headers, CMake config
+  libsimdjson14         #   its shared library
+  zlib1g-dev            # zlib's headers; the library is the machine's own libz.so.1 (trace_lib.cmake)
 )
 if [ "${1:-}" = --list ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 [ $# -eq 0 ] || die "unknown argument '$1': expected nothing or --list"
@@ -26,6 +29,16 @@ trap 'rm -rf "$debs"' EXIT
 # Unpacked into a new folder that replaces .deps whole: an interrupted run leaves the old one.
 rm -rf .deps.new && mkdir -p .deps.new/root
 for deb in "$debs"/*.deb; do dpkg -x "$deb" .deps.new/root; done
+# A link to an absolute path points at this machine's file, which the GPU machine may not have
+# (zlib1g-dev's libz.so -> /lib/x86_64-linux-gnu/libz.so.1.2.13): made relative when its target
+# was carried too, else removed, so nothing finds a link that dangles there.
+find .deps.new/root -type l -lname '/*' | while IFS= read -r link; do
+  target=".deps.new/root$(readlink "$link")"
+  if [ -e "$target" ]; then ln -sfn "$(realpath --relative-to="$(dirname "$link")" "$target")" "$link"
+  else say "dropped ${link#.deps.new/root} -> $(readlink "$link") (not carried)"; rm -f "$link"; fi
+done
+# Documentation is not needed there, and what travels is limited to 64 MiB.
+rm -rf .deps.new/root/usr/share/doc .deps.new/root/usr/share/man
 # The version of each, in the order of PKGS (the stamp scripts/device_rehearsal.sh compares).
 for p in "${PKGS[@]}"; do
   echo "$p $(dpkg-deb -f "$debs/${p}_"*.deb Version)"
