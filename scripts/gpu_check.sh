@@ -27,7 +27,7 @@
 #   gpu_check.log                 everything printed
 #   results-<machine>.tar.gz      results/<machine>/ (JSON, logs, steps-<part>.tsv; REPORT.md)
 # Unpack it at the repository root and commit results/<machine>/ (docs/gpu-run.md).
-# Env: PYTHON (python3), MACHINE, BUDGET_S (part 1: 420, part 2: 300, all: 900), CAP_FACTOR (3),
+# Env: PYTHON (python3), MACHINE, BUDGET_S (part 1: 420, part 2 and --steps: 210, all: 900), CAP_FACTOR (3),
 # GRACE_S (30), GPU_BUILD_DIR (build-gpu), IRIS_GIT_COMMIT (the commit, when the copy has no
 # .git), ALLOW_NO_GPU=1 (a CPU dry run, scripts/device_rehearsal.sh: what needs a GPU warns).
 set -uo pipefail
@@ -58,7 +58,7 @@ BENCH="$BUILD_DIR/bench"
 MACHINE="${MACHINE:-$(machine_name)}"
 RESULTS="$REPO_ROOT/results/$MACHINE"
 mkdir -p "$RESULTS"
-case "$PART" in 1) dflt=420 ;; 2) dflt=300 ;; *) dflt=900 ;; esac
+case "$PART" in 1) dflt=420 ;; 2|custom) dflt=210 ;; *) dflt=900 ;; esac
 BUDGET_S="${BUDGET_S:-$dflt}" CAP_FACTOR="${CAP_FACTOR:-3}" GRACE_S="${GRACE_S:-30}"
 ANALYSIS_S=20  # kept at the end for the report and the tarball (scripts/gpu_plan.py ANALYSIS_S)
 LABEL=$([ "$PART" = custom ] && echo custom || echo "part$PART")
