@@ -16,6 +16,8 @@ PKGS=(
   libsimdjson-dev       # simdjson (the trace library's JSON parser): headers, CMake config
   libsimdjson14         #   its shared library
   zlib1g-dev            # zlib's headers; the library is the machine's own libz.so.1 (trace_lib.cmake)
+  libisal-dev           # ISA-L (the trace library's gzip inflate): headers, libisal.so
+  libisal2              #   its shared library
 )
 if [ "${1:-}" = --list ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 [ $# -eq 0 ] || die "unknown argument '$1': expected nothing or --list"
