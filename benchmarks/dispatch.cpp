@@ -4,9 +4,14 @@
 //   <device>-backward    forward + backward of a 2-op graph on 1-element tensors
 //   <device>-train_step  one epoch of the article's loop (Trainer::run, never logging,
 //                        16 epochs per iteration so the final drain is amortised), with
-//                        counters aten_ops_per_step (ATen ops, counted by a RecordFunction
-//                        observer) and, on CUDA, kernels_per_step (CUPTI, traced pass)
+//                        counters aten_ops_per_step (every ATen operator call, nested ones
+//                        included: RecordFunction records with an operator name, so not
+//                        autograd's evaluate_function records), aten_top_ops_per_step (the
+//                        outermost calls only; train/aten_op_counter.h) and, on CUDA,
+//                        kernels_per_step (CUPTI, traced pass)
 #include <torch/torch.h>
+
+#include <utility>
 
 #include "bench_env.h"
 #include "bench_util.h"
@@ -22,12 +27,13 @@ namespace {
 constexpr int kOpsPerIteration = 100;
 constexpr int64_t kEpochsPerIteration = 16;
 
-// ATen ops of one training epoch, including the backward ops LibTorch runs on its autograd
-// thread on CUDA (train::AtenOpCounter says why that needs care).
-int64_t count_aten_ops(train::Trainer& trainer) {
+// ATen operator calls of one training epoch (all, and the outermost only), including the
+// backward ops LibTorch runs on its autograd thread on CUDA (train::AtenOpCounter says why that
+// needs care).
+std::pair<int64_t, int64_t> count_aten_ops(train::Trainer& trainer) {
   train::AtenOpCounter counter;
   trainer.run(1, train::LoggingPolicy{0, false});
-  return counter.count();
+  return {counter.count(), counter.top_level()};
 }
 
 void drain(const torch::Device& d) {
@@ -65,7 +71,9 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
       const auto data = train::make_train_data(env->split);
       train::Trainer trainer(data, dev, env->options.seed);
       trainer.run(kEpochsPerIteration, train::LoggingPolicy{0, false});  // warm-up
-      state.counters["aten_ops_per_step"] = static_cast<double>(count_aten_ops(trainer));
+      const auto [ops, top] = count_aten_ops(trainer);
+      state.counters["aten_ops_per_step"] = static_cast<double>(ops);
+      state.counters["aten_top_ops_per_step"] = static_cast<double>(top);
       std::string label = "wall clock, per epoch (device drained every 16)";
       if (dev.is_cuda()) {
         try {

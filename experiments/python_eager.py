@@ -114,6 +114,8 @@ def context():
                                 text=True).stdout.strip() or "unknown"
     except OSError:
         commit = "unknown"
+    if commit == "unknown" and os.environ.get("IRIS_GIT_COMMIT"):  # a copy without .git (the GPU run)
+        commit = os.environ["IRIS_GIT_COMMIT"] + " (IRIS_GIT_COMMIT)"
     cuda = torch.cuda.is_available()
     # Google Benchmark's names for the machine's load, so the report says how busy it was.
     load = {"load_avg": list(os.getloadavg()), "num_cpus": os.cpu_count()} if hasattr(os, "getloadavg") else {}

@@ -16,6 +16,9 @@ venv_dir() {
   echo "$CACHE_ROOT/venv-$key"
 }
 
+# Cores this process may use. Not plain nproc: it answers OMP_NUM_THREADS when that is set.
+cores() { env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc; }
+
 # A short name for this machine, used as the results folder: the GPU when there is one
 # (nvidia-h200), else the CPU model and core count (cpu-intel-xeon-processor-2c).
 machine_name() {
@@ -25,6 +28,6 @@ machine_name() {
   else
     name=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)
     [ -n "$name" ] || name=unknown-cpu
-    echo "cpu-$(echo "$name" | tr 'A-Z' 'a-z' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')-$(nproc)c"
+    echo "cpu-$(echo "$name" | tr 'A-Z' 'a-z' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')-$(cores)c"
   fi
 }

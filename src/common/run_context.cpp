@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -73,7 +74,12 @@ ContextEntries collect_run_context() {
   ctx.emplace_back("torch_version", TORCH_VERSION);
   const std::string dir = IRIS_SOURCE_DIR;
   std::string commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
-  if (commit.empty()) commit = "unknown";
+  if (commit.empty()) {
+    // A copy without .git (the GPU machine gets a working tree): scripts/gpu_check.sh passes the
+    // commit it was prepared from, marked as such.
+    const char* given = std::getenv("IRIS_GIT_COMMIT");
+    commit = given && *given ? std::string(given) + " (IRIS_GIT_COMMIT)" : "unknown";
+  }
   // Dirty means changed sources; results/ is rewritten by the very runs that record this.
   else if (!run_command("git -C '" + dir + "' status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null").empty())
     commit += "-dirty";

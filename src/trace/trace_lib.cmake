@@ -4,7 +4,12 @@
 # (tools/attribute.cpp) is built from it alone. Included by the root CMakeLists.txt before
 # LibTorch is looked for, so -DIRIS_TRACE_ONLY=ON builds just this in seconds.
 find_package(simdjson REQUIRED)   # Debian: libsimdjson-dev
-find_package(ZLIB REQUIRED)       # Debian: zlib1g-dev
+# zlib: the library by its soname first, so every machine links the same way as the GPU
+# machine, which has libz.so.1 (every Python links it) but neither zlib's headers nor the
+# libz.so link of zlib1g-dev (scripts/fetch_gpu_deps.sh carries the headers, without that link:
+# Debian's points to an absolute path the machine does not have).
+find_library(ZLIB_LIBRARY NAMES libz.so.1 z)
+find_package(ZLIB REQUIRED)       # Debian: zlib1g-dev (headers)
 # ISA-L's igzip inflates gzip traces ~10x faster than zlib (inflate.h); zlib is the fallback
 # when it is missing. Debian: libisal-dev (runtime libisal2). Found by header and library, not
 # pkg-config, so that a copy unpacked under CMAKE_PREFIX_PATH (the GPU machine's .deps) works.

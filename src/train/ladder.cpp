@@ -1,5 +1,6 @@
 #include "train/ladder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -115,18 +116,27 @@ Reference float64_reference(const TrainData& data, int64_t epochs, int64_t recor
   return ref;
 }
 
+// A NaN or an infinity is an infinite error: std::max(worst, NaN) would keep `worst` and let a
+// diverged run pass as exact. Missing or extra values are an infinite error too.
+namespace {
+double relative_error(double a, double b, double floor) {
+  const double e = std::abs(a - b) / std::max(std::abs(b), floor);
+  return std::isfinite(e) ? e : INFINITY;
+}
+}  // namespace
+
 double max_loss_error(const std::vector<float>& losses, const std::vector<double>& ref) {
   if (losses.size() != ref.size()) return INFINITY;
   double worst = 0;
-  for (size_t i = 0; i < ref.size(); ++i)
-    worst = std::max(worst, std::abs(losses[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-3));
+  for (size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, relative_error(losses[i], ref[i], 1e-3));
   return worst;
 }
 
 double max_weight_error(const MlpWeights<float>& w, const MlpWeights<double>& ref) {
   double worst = 0;
   const auto cmp = [&](const std::vector<float>& a, const std::vector<double>& b) {
-    for (size_t i = 0; i < b.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]) / std::max(std::abs(b[i]), 1e-2));
+    if (a.size() != b.size()) worst = INFINITY;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, relative_error(a[i], b[i], 1e-2));
   };
   cmp(w.w1, ref.w1);
   cmp(w.b1, ref.b1);

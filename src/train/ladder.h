@@ -56,7 +56,8 @@ struct Reference {
 };
 Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed);
 
-// Largest |a - b| / max(|b|, floor) over the recorded losses, and over all final weights.
+// Largest |a - b| / max(|b|, floor) over the recorded losses (floor 1e-3), and over all final
+// weights (floor 1e-2); infinite for a NaN or infinity and for a count that differs.
 double max_loss_error(const std::vector<float>& losses, const std::vector<double>& ref);
 double max_weight_error(const MlpWeights<float>& w, const MlpWeights<double>& ref);
 

@@ -12,8 +12,10 @@
 namespace {
 
 constexpr int64_t kEpochs = 2000, kEvery = 100;
-// As in test_ladder.cpp: float32 lands near 1e-5 of float64; a wrong gradient is off by far more.
-constexpr double kTolerance = 1e-3;
+// float32 against float64 after 2000 epochs, measured on every CPU rung here: losses within
+// 3.7e-7 relative, weights within 1.9e-5 (less after 300 epochs, which the padded batches run).
+// The bounds leave about 8x and 5x for another CPU; a wrong gradient is off by far more.
+constexpr double kLossTolerance = 3e-6, kWeightTolerance = 1e-4;
 
 const iris::ArticleSplit& split() {
   static const auto s = iris::load_article_split(iris::default_data_dir());
@@ -30,8 +32,8 @@ const train::Reference& reference() {
 
 void expect_close(const train::LadderResult& r, const train::Reference& ref, const std::string& what) {
   ASSERT_EQ(r.recorded.size(), ref.recorded.size()) << what;
-  EXPECT_LT(train::max_loss_error(r.recorded, ref.recorded), kTolerance) << what;
-  EXPECT_LT(train::max_weight_error(r.final_weights, ref.final_weights), kTolerance) << what;
+  EXPECT_LT(train::max_loss_error(r.recorded, ref.recorded), kLossTolerance) << what;
+  EXPECT_LT(train::max_weight_error(r.final_weights, ref.final_weights), kWeightTolerance) << what;
 }
 
 std::vector<float> xs_of(const train::TrainData& d) {

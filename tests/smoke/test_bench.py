@@ -131,7 +131,10 @@ def test_ladder_rows_match_the_float64_reference(tmp_path):
         if row.get("error_occurred"):
             continue
         assert row["records"] == 3 and row["epochs"] == 300, name
-        assert row["max_loss_error"] < 1e-3 and row["max_weight_error"] < 1e-3, name
+        # float32 vs float64 after 300 epochs: the CPU rungs land near 1e-7 (losses) and 3e-6
+        # (weights); CUDA rungs sum in other orders (tests/cpp/test_ladder.cpp says why 1e-3).
+        loss_tol, weight_tol = (1e-3, 1e-3) if name.startswith("cuda-") else (1e-6, 3e-5)
+        assert row["max_loss_error"] < loss_tol and row["max_weight_error"] < weight_tol, name
         assert "speedup_vs_eager" not in row, name   # the analysis divides the timed rows' medians
     assert rows["cpu-fused_cpu"]["host_syncs"] == 0 and rows["cpu-libtorch_eager"]["host_syncs"] == 6
 
@@ -167,9 +170,12 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
 
 
 def test_primitive_families_run_or_skip(tmp_path):
-    doc = run_bench(tmp_path, "--benchmark_filter=^(Dispatch|KernelLaunch|Sync|Memcpy)/", "--benchmark_min_time=0.01",
-                    "--devices=cpu,cuda")
-    rows = doc["benchmarks"]
+    # Two processes, as scripts/gpu_check.sh runs them: Dispatch/cuda-train_step tears a CUPTI session
+    # down and KernelLaunch/graph_node captures a CUDA graph, and PyTorch disables CUPTI teardown
+    # once graphs are used (a crash on re-initialisation): the two never share a process.
+    doc = run_bench(tmp_path, "--benchmark_filter=^Dispatch/", "--benchmark_min_time=0.01", "--devices=cpu,cuda")
+    rows = doc["benchmarks"] + run_bench(tmp_path, "--benchmark_filter=^(KernelLaunch|Sync|Memcpy)/",
+                                         "--benchmark_min_time=0.01", "--devices=cpu,cuda")["benchmarks"]
     names = {r["name"].rsplit("/manual_time", 1)[0] for r in rows}
     for expected in ("Dispatch/cpu-add", "Dispatch/cpu-backward", "Dispatch/cpu-train_step", "Dispatch/cuda-add"):
         assert expected in names
