@@ -18,6 +18,8 @@ PKGS=(
   zlib1g-dev            # zlib's headers; the library is the machine's own libz.so.1 (trace_lib.cmake)
   libisal-dev           # ISA-L (the trace library's gzip inflate): headers, libisal.so
   libisal2              #   its shared library
+  libsqlite3-dev        # SQLite (the trace library's Nsight Systems reader): headers, libsqlite3.so
+  libsqlite3-0          #   its shared library
 )
 if [ "${1:-}" = --list ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 [ $# -eq 0 ] || die "unknown argument '$1': expected nothing or --list"

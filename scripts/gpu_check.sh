@@ -319,6 +319,12 @@ step_torch_compile() {  # 2 compiles fit the cap
   timeout "$1" "$PY" experiments/torch_compile.py "${TORCH_COMPILE_FLAGS[@]}" --repetitions 2 \
     --batches 1000000 --devices=cuda --out "$RESULTS/torch_compile.json"
 }
+step_nsys() {  # the timeline with CUDA rows under our phases; its files go into the results tarball
+  timeout "$1" scripts/gpu_nsys.sh "$RESULTS/nsys" > "$RESULTS/nsys.log" 2>&1
+  local rc=$?
+  tail -n 5 "$RESULTS/nsys.log"
+  return $rc
+}
 
 run_step() {  # name: starts it if the budget covers it, records how it went, packs
   local name=$1 est limit l t rc need

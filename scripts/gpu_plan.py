@@ -113,6 +113,8 @@ def steps():
         "the article's Python loop, cpu + cuda, 2 repetitions, + a profiler kernel count")
     add("rung_sweep_cuda", "rest", 2, 2 * (4 * (1666 + 10) * GPU_US / 1e6 + 8 * 30 * GPU_US / 1e6) + PROCESS_S,
         "RungSweep cuda at 120, 10^4, 10^6 rows, 2 repetitions")
+    add("nsys", "rest", 2, 120, "scripts/gpu_nsys.sh: an ItemSync cuda row under nsys -t cuda,nvtx,osrt, its export, "
+        "./attribute on it, one report per epoch (guess: it took 99 s in its CPU rehearsal on 2 shared cores)")
     add("memcpy_sweep", "rest", 2, (MEMCPY_ROWS_ALL - MEMCPY_ROWS_CORE) * 2 * PRIMITIVE_ROW_S + PROCESS_S,
         "the other Memcpy sizes")
     add("torch_compile", "rest", 2, 90, "torch.compile mode=reduce-overhead on cuda (compiling: its cap)")
