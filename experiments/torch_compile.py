@@ -18,6 +18,8 @@ definitions). --batches adds `RungSweep/<device>-torch_compile/batch:N` rows (th
 rows tiled to N; epochs as bench's RungSweep: sweep_epochs x 10^4 / N within
 [sweep_epochs, 20000]). Same JSON shape as python_eager.py; a device without a GPU gets a
 row marked skipped. Cost on a 2-core CPU: ~1 min of compiling, then ~1-5 s per repetition.
+Inductor needs a C++ compiler and Python's headers (g++ and python3.X-dev on Debian, both
+installed by scripts/setup.sh); both are checked first, and a missing one is one error line.
 """
 import argparse
 import atexit
@@ -25,6 +27,7 @@ import os
 import shutil
 import signal
 import sys
+import sysconfig
 import tempfile
 import time
 
@@ -138,6 +141,27 @@ def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, chec
     return compile_s, out
 
 
+def toolchain_problem():
+    """What inductor lacks to compile on this machine, as one line naming the Debian packages,
+    or None. Its CPU kernels are C++ built with $CXX (else g++) that includes Python.h from
+    sysconfig's include folder (torch/_inductor/cpp_builder.py: cpp_compiler_search,
+    _get_python_include_dirs); without them the first compiled call fails deep inside
+    inductor with a traceback of thousands of characters, after minutes on a busy machine."""
+    missing = []
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        missing.append((f"a C++ compiler ('{cxx}', from $CXX or else g++, is not on PATH)", "g++"))
+    include = sysconfig.get_path("include")
+    if not os.path.isfile(os.path.join(include, "Python.h")):
+        version = "%d.%d" % sys.version_info[:2]
+        missing.append((f"Python {version}'s C headers (no Python.h in {include})", f"python{version}-dev"))
+    if not missing:
+        return None
+    packages = " ".join(p for _, p in missing)
+    return (f"torch.compile cannot compile here: it needs {' and '.join(w for w, _ in missing)}; "
+            f"install {packages} (sudo apt-get install {packages}; scripts/setup.sh does)")
+
+
 def row(name, rep, repetitions, seconds, epochs, device, extra):
     return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": repetitions,
             "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
@@ -168,6 +192,13 @@ def main(argv=None):
         ap.error(f"--batches: expected comma-separated positive integers, got {args.batches!r}")
     if any(b < 1 for b in batches):
         ap.error(f"--batches: expected positive integers, got {args.batches!r}")
+    # Checked before anything runs, whenever something will compile (the CUDA rows without a
+    # GPU are only marked skipped): the one line is the whole error, and no JSON is written.
+    if "cpu" in devices or torch.cuda.is_available():
+        problem = toolchain_problem()
+        if problem:
+            print(f"experiments/torch_compile.py: error: {problem}", file=sys.stderr)
+            return 1
     x, y = load_split(DATA)
     ctx = context()
     ctx.update(ladder_epochs=str(args.epochs), producer="experiments/torch_compile.py")

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# The README's test command on a fresh Debian 12, as a new user would run it: builds a
+# The README's two commands on a fresh Debian 12, as a new user would run them: builds a
 # minimal bookworm root with debootstrap, installs only what such a person has (git,
-# ca-certificates, python3, python3-venv, sudo; no compiler, no CUDA toolkit), clones this
-# repository's committed HEAD into it, and runs `scripts/test.sh` there as a user with
-# sudo, three times:
-#   1. fresh: everything is installed, downloaded and built;
-#   2. again: what a later run costs;
-#   3. recovery: after a configure that failed half-way (cache left, no build.ninja) and a
-#      PyPI CUDA toolkit whose install stopped before its completion marker.
-# Prints each run's exit status and time, the sizes downloaded and on disk, and PASS/FAIL;
-# the summary is also kept in .fresh-machine/last-result.txt. Needs root on an x86-64
-# Debian host with network access to deb.debian.org and PyPI; downloads ~5 GB, needs
-# ~15 GB in .fresh-machine/ (git-ignored), and takes most of an hour on 2 cores. Not run
-# by CI. The root's caches (pip, apt, the Python environment) are its own: the host's
-# ~/.cache is never used.
+# ca-certificates, python3, python3-venv, sudo; no compiler, no Python headers, no CUDA
+# toolkit), clones this repository's committed HEAD into it, and runs there, as a user with
+# sudo and exactly as the README gives them:
+#   1. `scripts/reproduce.sh` (the main job) first: setup installs, downloads and builds
+#      everything, then the whole experiment runs on the CPU (the root has no GPU);
+#   2. `scripts/test.sh`: what setup costs once done, then every test;
+#   3. `scripts/test.sh` again after a configure that failed half-way (cache left, no
+#      build.ninja) and a PyPI CUDA toolkit whose install stopped before its completion
+#      marker: both must be redone.
+# Prints each run's exit status and time, the tests passed/failed/skipped, the sizes
+# downloaded and on disk, and PASS/FAIL; the summary (with the date and commit) is also kept
+# in .fresh-machine/last-result.txt, and the main job's results/ in .fresh-machine/results/.
+# Needs root on an x86-64 Debian host with network access to deb.debian.org and PyPI;
+# downloads ~3.5 GB, needs ~15 GB in .fresh-machine/ (git-ignored), and takes 1-2 hours on
+# 2 shared cores, most of it the main job. Not run by CI. The root's caches (pip, apt, the
+# Python environment) are its own: the host's ~/.cache is never used.
 # Usage: scripts/fresh_machine_check.sh [--keep]   (--keep reuses the root of the last run
 # instead of starting from debootstrap: for iterating, not for the recorded result)
 set -euo pipefail
@@ -116,33 +119,60 @@ ln -s pts/ptmx "$ROOT/dev/ptmx"
 ln -s /proc/self/fd "$ROOT/dev/fd"
 for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$ROOT/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
 
-# Runs the README's test command in the root as the user, with a login environment.
-# Sets run_rc and run_s.
-run_test() {
+# Runs one README command in the root as the user, with a login environment, and keeps its
+# log in $WORK/run-N.log. Sets run_rc and run_s.
+run_cmd() {  # N, command
   local log="$WORK/run-$1.log" t0
   t0=$(date +%s)
   set +e
+  # CMAKE_BUILD_PARALLEL_LEVEL passes through when set (setup's build then runs that many
+  # jobs, as a user's would): on cores shared with others, the host's choice of load.
   chroot "$ROOT" /usr/bin/env -i TERM=dumb LANG=C.UTF-8 \
-    /bin/su -l "$USER_NAME" -c "cd $CLONE_IN && scripts/test.sh" > "$log" 2>&1
+    /bin/su -l "$USER_NAME" -c "cd $CLONE_IN && ${CMAKE_BUILD_PARALLEL_LEVEL:+CMAKE_BUILD_PARALLEL_LEVEL=$CMAKE_BUILD_PARALLEL_LEVEL }$2" > "$log" 2>&1
   run_rc=$?
   set -e
   run_s=$(( $(date +%s) - t0 ))
   tail -n 4 "$log" | sed "s/^/    run $1 | /"
 }
 human() { printf '%d min %02d s' $(( $1 / 60 )) $(( $1 % 60 )); }
+# Setup's own account of a run ("ready in N s (packages N s, ...)"), without its colours.
+setup_line() {
+  local line
+  line=$(grep -a 'ready in [0-9]* s' "$1" | tail -n1 | sed -e 's/\x1b\[[0-9;]*m//g' -e 's/^\[setup\] //' -e 's/: \.\/bench --help$//')
+  echo "setup ${line:-did not finish}"
+}
+# ctest's counts: "N% tests passed, F tests failed out of T", and the tests it lists as not
+# run ("(Skipped)"; a test that skips some of its cases inside, as the CUDA ones do without
+# a GPU, passes).
+ctest_counts() {
+  local total failed skipped
+  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -n1)
+  failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$1" | tail -n1)
+  [ -n "$total" ] || { echo "no ctest summary in $1"; return; }
+  skipped=$(grep -c '(Skipped)' "$1" || true)
+  echo "$(( total - failed - skipped )) passed, $failed failed, $skipped skipped of $total"
+}
 
 pass=1
-say "run 1: scripts/test.sh on the new clone (log: $WORK/run-1.log)"
-run_test 1
-note "run 1 (first): scripts/test.sh exit $run_rc in $(human "$run_s")"
-[ "$run_rc" = 0 ] || pass=0
-
-if [ "$pass" = 1 ]; then
-  say "run 2: scripts/test.sh again (log: $WORK/run-2.log)"
-  run_test 2
-  note "run 2 (later): exit $run_rc in $(human "$run_s")"
-  [ "$run_rc" = 0 ] || pass=0
+say "run 1: scripts/reproduce.sh, the main job, on the new clone (log: $WORK/run-1.log; tens of minutes)"
+run_cmd 1 scripts/reproduce.sh
+machine=$(sed -n 's/.*done: results\/\([^/]*\)\/REPORT.md.*/\1/p' "$WORK/run-1.log" | tail -n1)
+note "run 1 (first, the main job): scripts/reproduce.sh exit $run_rc in $(human "$run_s") ($(setup_line "$WORK/run-1.log"))"
+if [ "$run_rc" = 0 ] && [ -n "$machine" ] && [ -s "$ROOT$CLONE_IN/results/$machine/REPORT.md" ]; then
+  rm -rf "$WORK/results" && cp -r "$ROOT$CLONE_IN/results/$machine" "$WORK/results"
+  note "run 1 wrote results/$machine/ ($(ls "$WORK/results" | grep -c '\.json$') JSON files, REPORT.md), copied to $WORK/results"
+else
+  pass=0
 fi
+py_headers=$(grep -a "Python's headers for torch.compile" "$WORK/run-1.log" | sed -e 's/\x1b\[[0-9;]*m//g' -e 's/^\[setup\] //' | head -n1)
+[ -z "$py_headers" ] || note "run 1 setup: $py_headers"
+
+# The tests run even when the main job failed: their result says more about why.
+say "run 2: scripts/test.sh (log: $WORK/run-2.log)"
+run_cmd 2 scripts/test.sh
+note "run 2 (later, the tests): scripts/test.sh exit $run_rc in $(human "$run_s") ($(setup_line "$WORK/run-2.log"); $(grep -a 'took [0-9]* s: setup' "$WORK/run-2.log" | tail -n1 | sed -e 's/\x1b\[[0-9;]*m//g' -e 's/^\[test\] //'))"
+note "ctest (run 2): $(ctest_counts "$WORK/run-2.log")"
+[ "$run_rc" = 0 ] || pass=0
 
 if [ "$pass" = 1 ]; then
   # A configure that stopped half-way: its cache stays, build.ninja does not (what made a
@@ -153,12 +183,12 @@ if [ "$pass" = 1 ]; then
   echo 'CUDA_TOOLKIT_ROOT_DIR:PATH=CUDA_TOOLKIT_ROOT_DIR-NOTFOUND' >> "$b/CMakeCache.txt"
   venv="$ROOT$(readlink "$ROOT$CLONE_IN/.venv")"   # the link is absolute inside the root
   rm -f "$venv/.cuda-toolkit-complete" "$venv"/lib/python3*/site-packages/nvidia/cu*/lib/libcudart.so
-  say "run 3: after a failed configure and an interrupted CUDA toolkit install (log: $WORK/run-3.log)"
-  run_test 3
+  say "run 3: scripts/test.sh after a failed configure and an interrupted CUDA toolkit install (log: $WORK/run-3.log)"
+  run_cmd 3 scripts/test.sh
   recovered=yes
   grep -q "configuring afresh" "$WORK/run-3.log" || recovered="no (configure not redone)"
   grep -q "installing CUDA .* from PyPI" "$WORK/run-3.log" || recovered="no (toolkit not reinstalled)"
-  note "run 3 (recovery: failed configure + interrupted toolkit install): exit $run_rc in $(human "$run_s"), redone: $recovered"
+  note "run 3 (recovery: failed configure + interrupted toolkit install): exit $run_rc in $(human "$run_s"), redone: $recovered; ctest: $(ctest_counts "$WORK/run-3.log")"
   [ "$run_rc" = 0 ] && [ "$recovered" = yes ] || pass=0
 fi
 
@@ -175,8 +205,6 @@ note "on disk: Python env + CUDA wheels $(size "$ROOT/home/$USER_NAME/.cache/iri
 if grep -q "CUDA toolkit: none on this machine" "$WORK/run-1.log" 2>/dev/null; then
   note "CUDA: $(grep -m1 'iris: CUDA toolkit' "$WORK/run-1.log" | sed 's/^-- //')"
 fi
-tests_line=$(grep -E 'tests passed|tests failed' "$WORK/run-1.log" | tail -n1 || true)
-[ -z "$tests_line" ] || note "ctest (run 1): $tests_line"
 
 verdict=FAIL; [ "$pass" = 1 ] && verdict=PASS
 kind="fresh Debian 12 root"; [ "$KEEP" = 1 ] && kind="Debian 12 root reused (--keep: new clone, cached environment)"

@@ -2,7 +2,9 @@
 # Installs what the suite needs and builds it. Idempotent: a second run checks and returns
 # in seconds, and it recovers from its own failures (an interrupted or failed step is
 # detected and redone on the next run; no `rm -rf build` needed). Steps:
-#   1. Debian packages: Google Benchmark, GoogleTest, CMake, Ninja, a C++ compiler.
+#   1. Debian packages: Google Benchmark, GoogleTest, CMake, Ninja, a C++ compiler, and the
+#      headers of the Python the environment is built from (python3.X-dev) when it lacks
+#      them: torch.compile's inductor compiles C++ that includes Python.h.
 #   2. The pinned Python environment (requirements.txt: torch 2.11.0 = LibTorch, numpy,
 #      scipy, matplotlib, pytest) in a cache outside the clone; .venv links to it.
 #   3. A CUDA toolkit: the system's when there is one (nvcc on PATH, $CUDACXX or
@@ -28,6 +30,26 @@ for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 "$PYTHON_BASE" -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+# torch.compile (experiments/torch_compile.py, in the main job and torch_compile_smoke)
+# compiles its CPU kernels with g++ and includes Python.h from sysconfig's include folder:
+# the base interpreter's (a venv's is its base's), so that is the one checked. Debian ships
+# it in python3.X-dev, which a fresh install lacks; pyenv, conda and source builds carry
+# their own, so the package is added only when the header is missing and the interpreter
+# is Debian's (a path dpkg knows).
+mapfile -t py_info < <("$PYTHON_BASE" -c 'import os, sys, sysconfig
+print(sysconfig.get_paths()["include"]); print("%d.%d" % sys.version_info[:2]); print(os.path.realpath(sys.executable))')
+[ ${#py_info[@]} -eq 3 ] || die "cannot run the base Python '$PYTHON_BASE' (PYTHON): setup needs Python 3.11 with venv"
+PY_INCLUDE=${py_info[0]}; PY_VERSION=${py_info[1]}; PY_EXE=${py_info[2]}
+if [ -f "$PY_INCLUDE/Python.h" ]; then
+  py_headers="Python's headers for torch.compile present ($PY_INCLUDE)"
+elif dpkg -S "$PY_EXE" >/dev/null 2>&1; then
+  py_headers="Python's headers for torch.compile: installed python$PY_VERSION-dev (Debian's $PY_EXE had no $PY_INCLUDE/Python.h)"
+  missing+=("python$PY_VERSION-dev")
+else
+  die "torch.compile needs the headers of the Python the environment is built from, and $PY_EXE has none" \
+      "($PY_INCLUDE/Python.h is missing); it is not Debian's, so apt cannot add them: install that Python's" \
+      "headers, or use Debian's with PYTHON=/usr/bin/python3 (setup then installs python3.X-dev)"
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   SUDO=""
@@ -37,9 +59,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  [ -f "$PY_INCLUDE/Python.h" ] || die "python$PY_VERSION-dev is installed but $PY_INCLUDE/Python.h, which torch.compile includes, is still missing"
 else
   say "Debian packages present (${APT_PKGS[*]})"
 fi
+say "$py_headers"
 lap packages
 "$REPO_ROOT/scripts/nsys_setup.sh" || true  # Nsight Systems (optional: on failure it says why, and the nsys tests skip)
 

@@ -37,6 +37,47 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
         assert cuda and all(r["error_message"].startswith("skipped: ") for r in cuda)
 
 
+# Runs the script with sysconfig's include folder pointed at FAKE_INCLUDE: how a Python
+# without its headers (a fresh Debian 12 without python3.11-dev) looks to the script.
+FAKE_INCLUDE_RUNNER = """
+import os, runpy, sys, sysconfig
+real_get_path = sysconfig.get_path
+sysconfig.get_path = lambda name, *a, **k: os.environ["FAKE_INCLUDE"] if name == "include" else real_get_path(name, *a, **k)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def run_missing(tmp_path, env):
+    out = tmp_path / "x.json"
+    proc = subprocess.run([sys.executable, "-c", FAKE_INCLUDE_RUNNER, SCRIPT, "--out", str(out), "--devices", "cpu"],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    assert not out.exists()
+    return proc
+
+
+def test_missing_python_headers_is_one_line_naming_the_package(tmp_path):
+    fake = tmp_path / "include"
+    fake.mkdir()
+    proc = run_missing(tmp_path, {"FAKE_INCLUDE": str(fake)})
+    version = "%d.%d" % sys.version_info[:2]
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stderr == (f"experiments/torch_compile.py: error: torch.compile cannot compile here: it needs "
+                           f"Python {version}'s C headers (no Python.h in {fake}); install python{version}-dev "
+                           f"(sudo apt-get install python{version}-dev; scripts/setup.sh does)\n")
+
+
+def test_missing_compiler_is_one_line_naming_the_package(tmp_path):
+    fake = tmp_path / "include"
+    fake.mkdir()
+    (fake / "Python.h").write_text("")  # headers present: only the compiler is missing
+    proc = run_missing(tmp_path, {"FAKE_INCLUDE": str(fake), "CXX": str(tmp_path / "no-such-g++")})
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert f"a C++ compiler ('{tmp_path / 'no-such-g++'}', from $CXX or else g++, is not on PATH)" in proc.stderr
+    assert proc.stderr.rstrip().endswith("install g++ (sudo apt-get install g++; scripts/setup.sh does)")
+
+
 def test_bad_batches_exit_2(tmp_path):
     proc = subprocess.run([sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
                           capture_output=True, text=True, timeout=120)
