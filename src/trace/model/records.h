@@ -48,6 +48,9 @@ struct MemsetRecord {
   uint64_t bytes = 0;
 };
 
+// Stream id of GPU-side events that belong to no stream (Kineto writes -1, e.g. "Context Sync").
+constexpr uint32_t kNoStream = 0xFFFFFFFFu;
+
 // CUPTI's synchronization records: the span a host thread waited in a sync call.
 enum class SyncKind : uint8_t { Stream, Event, Context, StreamWaitEvent, Other };
 struct SyncRecord {
@@ -55,6 +58,11 @@ struct SyncRecord {
   uint32_t correlation_id = 0;
   uint32_t stream_id = 0;
   SyncKind kind = SyncKind::Other;
+  // Kineto's cuda_sync rows for an event (Event Sync, Stream Wait Event): the stream the event
+  // was recorded on and the correlation id of its cudaEventRecord call, when known (the
+  // replay, analyze/replay/, waits for the work queued before that record).
+  uint32_t wait_stream = kNoStream;
+  uint32_t wait_record_correlation = 0;
 };
 
 // One of our own NVTX-named phases (trace::Phase), timestamped on the host.
@@ -87,9 +95,6 @@ struct StepWindow {
   uint64_t start_ns = 0, end_ns = 0;
   std::string name;
 };
-
-// Stream id of GPU-side events that belong to no stream (Kineto writes -1, e.g. "Context Sync").
-constexpr uint32_t kNoStream = 0xFFFFFFFFu;
 
 struct RecordSet {
   std::vector<ApiRecord> api;
