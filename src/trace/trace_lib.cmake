@@ -49,10 +49,22 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/replay/graph.cpp
+  ${_t}/analyze/replay/host_chain.cpp
+  ${_t}/analyze/replay/gpu_edges.cpp
+  ${_t}/analyze/replay/sync_waits.cpp
+  ${_t}/analyze/replay/simulate.cpp
+  ${_t}/analyze/replay/sites.cpp
+  ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/log_every.cpp
+  ${_t}/analyze/replay/what_if_spec.cpp
+  ${_t}/analyze/replay/what_if.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
+  ${_t}/export/replay_json.cpp
+  ${_t}/export/replay_text.cpp
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
