@@ -106,8 +106,10 @@ void Builder::finish() {
     samples[static_cast<size_t>(sorted[best].kind)].push_back(std::max<int64_t>(0, sorted[best].slack));
   }
   // A kind with no edge that bound: the smallest delay of its kind seen (the fastest the trace
-  // shows it can be). A blocking call's own price has no better guess than the wake-up after
-  // the work it waited for.
+  // shows it can be). Two exceptions: a stream gap that never bound was an idle stream, which
+  // says nothing of how soon queued work follows queued work, so work queued behind work is
+  // taken to follow at once (0); a blocking call's own price has no better guess than the
+  // wake-up after the work it waited for.
   g.typical.assign(kKinds, INT64_MAX);
   std::vector<int64_t> smallest(kKinds, INT64_MAX);
   for (const Candidate& c : sorted) {
@@ -115,6 +117,8 @@ void Builder::finish() {
     m = std::min(m, std::max<int64_t>(0, c.slack));
   }
   for (size_t k = 0; k < kKinds; ++k) g.typical[k] = samples[k].empty() ? smallest[k] : median(&samples[k]);
+  const size_t stream = static_cast<size_t>(EdgeKind::Stream);
+  if (samples[stream].empty() && g.typical[stream] != INT64_MAX) g.typical[stream] = 0;
   const size_t sync_call = static_cast<size_t>(EdgeKind::SyncCall), sync_wait = static_cast<size_t>(EdgeKind::SyncWait);
   if (samples[sync_call].empty() && !samples[sync_wait].empty()) g.typical[sync_call] = g.typical[sync_wait];
   const auto& typical = g.typical;
