@@ -192,9 +192,10 @@ int main(int argc, char** argv) {
     out.end_object();
     const double total_s = seconds_since(t0);
     if (timing)
-      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
+      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s)\n",
                    static_cast<double>(bytes) / 1e6, inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
-                   import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s, static_cast<double>(bytes) / 1e6 / total_s);
+                   import_s, static_cast<double>(bytes) / 1e6 / import_s, hta ? "HTA figures" : replay ? "replay" : "attribution",
+                   total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {
     std::fprintf(stderr, "attribute: %s\n", e.what());

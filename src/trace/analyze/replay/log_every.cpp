@@ -55,13 +55,20 @@ std::string explain(const LogEveryCurve& c) {
   const double b = c.blocked_per_sync_ns, q = c.queued_per_sync_ns;
   if (b <= 0) {
     w += " Why: these block on nothing (no GPU work to wait for): what one saves is its own host time.";
+  } else if (std::fabs(per) < 100) {
+    w += " Why: a sync blocked " + us(b) + " us, but the run's critical path does not pass through the syncs: another "
+         "thread, or the GPU, bounds it.";
+  } else if (per >= 0.8 * b) {
+    w += " Why: removing one saves about all the time it blocked (" + us(per) + " of " + us(b) + " us): the GPU work it " +
+         "waited for (" + us(q) + " us) then runs while the CPU goes on, off the critical path.";
   } else if (q < 0.1 * b) {
     w += " Why: the syncs find the GPU queue (almost) empty (" + us(q) + " us of GPU work ran while one blocked " + us(b) +
-         " us), so each costs its fixed price, which removing it saves.";
+         " us), so each costs its fixed price; removing one saves " + us(per) +
+         " us of it, the rest was hidden behind other work (the run was not waiting on that thread then).";
   } else {
-    w += " Why: a sync blocked " + us(b) + " us, " + us(q) + " us of it behind queued GPU work. Removing it saves " + us(per) +
-         " us: the wait behind queued work is not saved, it moves to the next sync (or the step's end); what goes is "
-         "the sync's fixed price and the CPU-GPU overlap it broke.";
+    w += " Why: a sync blocked " + us(b) + " us, " + us(q) + " us of it behind queued GPU work, and removing it saves " +
+         us(per) + " us: the wait behind queued work is not saved, it moves to the next sync (or to the end of the run, "
+         "when the GPU is the bottleneck); what goes is the sync's fixed price and the CPU-GPU overlap it broke.";
   }
   return w;
 }

@@ -131,6 +131,7 @@ class Evaluator {
       out.windows.push_back(std::move(x));
     }
     out.total.name = windows_.size() == 1 && nodes_[0] == kNone ? "whole trace" : "total";
+    if (out.total.name == "whole trace") out.total.bound = out.windows[0].bound;
     if (first_ != kNone && last_ != kNone) {
       out.total.measured_ns = steps_span(g_.observed, g_.duration, Scenario{});
       uint32_t end = kNone;
