@@ -32,21 +32,21 @@ Scenario keep_only(const Graph& g, const std::vector<Site>& sites, const std::ve
   return s;
 }
 
-std::string explain(const LogEveryCurve& c) {
-  if (c.sites == 0) return "No sync of this kind in the trace: nothing to keep or remove.";
+// `one` names a site: "sync", or the op ("`log`") or API the selector picked.
+std::string explain(const LogEveryCurve& c, const std::string& one) {
+  if (c.sites == 0) return "No " + one + " in the trace: nothing to keep or remove.";
   const double per = c.saving_per_sync_ns;
   std::string w;
-  if (std::fabs(per) < 100) {  // below a tenth of a microsecond per sync
-    w = "Flat: keeping or removing these syncs changes the step by less than the replay can tell (" + us(per) +
-        " us per sync).";
+  if (std::fabs(per) < 100) {  // below a tenth of a microsecond per site
+    w = "Flat: keeping or removing them changes the step by less than the replay can tell (" + us(per) + " us per " + one + ").";
   } else if (c.linear) {
-    w = "Linear: every kept sync adds about " + us(per) + " us, however many others are kept";
+    w = "Linear: every kept " + one + " adds about " + us(per) + " us, however many others are kept";
     if (c.isolated_samples) w += " (one kept alone adds " + us(c.isolated_cost_ns) + " us)";
     w += ".";
   } else {
     w = "Not linear: ";
     if (c.isolated_samples && std::fabs(c.isolated_cost_ns - per) > 0.25 * std::fabs(per))
-      w += "one sync kept alone adds " + us(c.isolated_cost_ns) + " us, one among all of them " + us(per) + " us on average";
+      w += "one " + one + " kept alone adds " + us(c.isolated_cost_ns) + " us, one among all of them " + us(per) + " us on average";
     else
       w += "the points stray up to " + std::to_string(static_cast<int>(std::lround(100 * c.max_deviation))) +
            "% of the rise from the straight line between never and every";
@@ -129,7 +129,8 @@ LogEveryCurve log_every_curve(const Graph& g, const std::vector<Site>& sites, co
   const bool isolated_agrees = !c.isolated_samples || std::fabs(c.isolated_cost_ns - c.saving_per_sync_ns) <=
                                                           0.25 * std::fabs(c.saving_per_sync_ns) + 1000.0;
   c.linear = c.max_deviation <= 0.1 && isolated_agrees;
-  c.why = explain(c);
+  const SiteSelector& sel = what_if.sites;
+  c.why = explain(c, sel.by == SiteSelector::By::Op ? "`" + sel.name + "`" : sel.by == SiteSelector::By::Api ? sel.name + " call" : "sync");
   return c;
 }
 
