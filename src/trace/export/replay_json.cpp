@@ -51,7 +51,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   o.key("unlaunched_gpu").value(g.unlaunched_gpu).key("blocking_calls").value(g.blocking_calls);
   o.key("sync_targets_from_rows").value(g.sync_targets_from_rows).key("sync_targets_guessed").value(g.sync_targets_guessed);
   o.key("syncs_waiting_on_nothing").value(g.syncs_waiting_on_nothing);
-  o.key("event_waits").value(g.event_waits).key("gpu_waits").value(g.gpu_waits).key("thread_waits").value(g.thread_waits);
+  o.key("event_waits").value(g.event_waits).key("unnamed_event_waits").value(g.unnamed_event_waits).key("gpu_waits").value(g.gpu_waits).key("thread_waits").value(g.thread_waits);
   o.key("overlapping_calls").value(g.overlapping_calls).key("cycle_edges_dropped").value(g.cycle_edges_dropped);
   o.end_object();
   o.key("replay").begin_object();

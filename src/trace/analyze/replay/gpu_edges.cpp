@@ -141,6 +141,12 @@ void Builder::add_gpu_nodes() {
   }
 
   // Event waits named by Kineto's Stream Wait Event rows.
+  IdMap named(r.syncs.size());
+  for (const SyncRecord& y : r.syncs)
+    if (y.kind == SyncKind::StreamWaitEvent && y.correlation_id) named.insert(y.correlation_id, 0);
+  for (const ApiRecord& a : r.api)
+    if (a.name.find("StreamWaitEvent") != std::string::npos && !(a.correlation_id && named.contains(a.correlation_id)))
+      ++g.stats.unnamed_event_waits;
   for (const SyncRecord& y : r.syncs) {
     if (y.kind != SyncKind::StreamWaitEvent || y.wait_stream == kNoStream || !y.wait_record_correlation) continue;
     const auto src = stream_by_id.find(y.wait_stream), dst = stream_by_id.find(y.stream_id);

@@ -196,10 +196,16 @@ void notes(const Graph& g, ReplayReport& rep) {
     if (!is_delay(e.kind) || e.from == kNone || g.typical[k] == INT64_MAX || e.delay <= g.typical[k]) continue;
     excess[k] += e.delay - g.typical[k], ++count[k];
   }
-  for (size_t k = 0; k < excess.size(); ++k)
-    if (excess[k] > 0)
-      rep.notes.push_back(std::to_string(count[k]) + " " + to_string(static_cast<EdgeKind>(k)) + " delays exceed the typical " +
-                          std::to_string(g.typical[k] / 1000) + " us, by " + std::to_string(excess[k] / 1000) + " us in all");
+  for (size_t k = 0; k < excess.size(); ++k) {
+    if (excess[k] <= 0) continue;
+    std::string n = std::to_string(count[k]) + " " + to_string(static_cast<EdgeKind>(k)) + " delays exceed the typical " +
+                    std::to_string(g.typical[k] / 1000) + " us, by " + std::to_string(excess[k] / 1000) + " us in all";
+    if (static_cast<EdgeKind>(k) == EdgeKind::Stream)
+      n += " (GPU work waited with its stream free and its launch done, for something the trace does not name" +
+           (s.unnamed_event_waits ? ": " + std::to_string(s.unnamed_event_waits) + " cudaStreamWaitEvent calls have no Stream Wait Event row"
+                                  : std::string()) + ")";
+    rep.notes.push_back(n);
+  }
   if (s.cycle_edges_dropped)
     rep.notes.push_back(std::to_string(s.cycle_edges_dropped) + " dependencies contradicted the recorded times and were dropped");
 }
