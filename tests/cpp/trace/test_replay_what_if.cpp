@@ -12,6 +12,7 @@
 #include "replay_fixture.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
+#include "trace/export/chrome_trace.h"
 #include "trace_test_util.h"
 
 using namespace replaytest;
@@ -245,6 +246,34 @@ TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
   const int64_t last_step_end = static_cast<int64_t>(t.records.steps.back().end_ns);
   EXPECT_EQ(rep.replay.total.measured_ns, last_step_end);  // the last sync waited for all the GPU work
   EXPECT_EQ(rep.replay.total.replayed_ns, rep.replay.total.predicted_ns);
+}
+
+TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
+  // What experiments/replay_validation.sh feeds it on a GPU run: bench's --trace_dir file, with
+  // `epoch` ranges as the windows and `item` (the D2H copy and the stream sync) as the op kept.
+  trace::RecordSet r;
+  for (uint64_t e = 0; e < 3; ++e) {
+    trace::RecordSet one = testdata::one_epoch();
+    const uint64_t shift = e * 1000, corr = e * 10;
+    for (auto& x : one.ranges) x.start_ns += shift, x.end_ns += shift, r.ranges.push_back(x);
+    for (auto& x : one.api) x.start_ns += shift, x.end_ns += shift, x.correlation_id += x.correlation_id ? corr : 0, r.api.push_back(x);
+    for (auto& x : one.kernels) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.kernels.push_back(x);
+    for (auto& x : one.memcpys) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.memcpys.push_back(x);
+  }
+  const std::string json = trace::chrome_trace_json(r);
+  auto source = trace::memory_byte_source(json.data(), json.size(), "ours.trace.json");
+  const trace::ImportedTrace t = trace::import_trace(*source, "ours.trace.json");
+  ASSERT_EQ(t.records.steps.size(), 3u);
+  const auto rep = replay_trace(t, {parse_what_if("log-every=1,never:op=item")});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  EXPECT_EQ(rep.replay.windows[1].measured_ns, 1000);
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, 1000);
+  const auto& c = rep.curves.at(0);
+  EXPECT_EQ(c.sites, 3u);
+  // Without `item` (140 ns: the copy call, the 110 ns sync that waited for the copy) each epoch
+  // is shorter; the kernel launched after it waited for its launch, which comes earlier.
+  EXPECT_GT(c.saving_per_sync_ns, 100);
+  EXPECT_LE(c.saving_per_sync_ns, 140);
 }
 
 TEST(AttributeWhatIf, BadSpecExitsTwoAndWritesNothing) {
