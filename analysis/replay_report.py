@@ -97,15 +97,19 @@ def _check_replay(path, r, where):
             raise ReplayJsonError(f"{path}: {where}.notes[{i}]: expected text, got {n!r}")
 
 
-def load(path):
-    """The document of one `./attribute --what-if --json` file, every field used here checked."""
+def _read(path):
     try:
         with open(path) as f:
-            doc = json.load(f)
+            return json.load(f)
     except OSError as e:
         raise ReplayJsonError(f"{path}: cannot read: {e.strerror}") from e
     except ValueError as e:
         raise ReplayJsonError(f"{path}: not valid JSON ({e})") from e
+
+
+def load(path):
+    """The document of one `./attribute --what-if --json` file, every field used here checked."""
+    doc = _read(path)
     if not isinstance(doc, dict) or doc.get("tool") != "attribute" or "replays" not in doc:
         raise ReplayJsonError(f"{path}: expected `./attribute --what-if --json` output (\"tool\": \"attribute\" "
                               "with \"replays\")")
@@ -118,13 +122,7 @@ def load(path):
 
 def load_hta(path):
     """experiments/hta_critical_path.py's document: {(stem, rank): [rows]} (rows checked)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise ReplayJsonError(f"{path}: cannot read: {e.strerror}") from e
-    except ValueError as e:
-        raise ReplayJsonError(f"{path}: not valid JSON ({e})") from e
+    doc = _read(path)
     version = _get(path, doc, "hta_version", str, "top level")
     out = {}
     for stem, t in _get(path, doc, "traces", dict, "top level").items():

@@ -25,7 +25,6 @@ folder (HTA reads a folder of rank files).
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hta_reference import HTA_VERSION, trace_inputs  # noqa: E402  (same traces, same stems)
+from hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # noqa: E402  (same traces, same stems)
 
 OUT = REPO / "results" / "traces"
 CHILD_TIMEOUT_S = 1800
@@ -43,17 +42,7 @@ STEP = "ProfilerStep"
 
 def child(files, out_path):
     """Critical path of every ProfilerStep instance (or the whole trace) of every rank."""
-    import hta
-    from hta.trace_analysis import TraceAnalysis
-    from hta.version import __version_tuple__
-
-    version = ".".join(str(v) for v in __version_tuple__)
-    if version != HTA_VERSION:
-        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
-    with tempfile.TemporaryDirectory(prefix="hta-cp-") as tmp:
-        for f in files:
-            shutil.copy(f, Path(tmp) / Path(f).name)
-        analyzer = TraceAnalysis(trace_dir=tmp)
+    analyzer = load_analyzer(files, prefix="hta-cp-")
     result = {}
     sym = analyzer.t.symbol_table.get_sym_id_map()
     step_ids = [v for k, v in sym.items() if STEP in k]

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trace {
@@ -118,6 +119,10 @@ const char* to_string(SyncKind k);
 // Classifies an API call by its name (cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch
 // -> Launch; *Synchronize -> Sync; *Memcpy* -> Memcpy; *Memset* -> Memset).
 ApiKind classify_api(const std::string& name);
+
+// The span of every record of the set, host and GPU (first start, last end);
+// {UINT64_MAX, 0} when it holds none.
+std::pair<uint64_t, uint64_t> record_span(const RecordSet& r);
 
 // Host calls in start order (at equal starts a runtime call before a driver call: it holds
 // it), and for each call (by its index in `api`) whether it is a driver call made inside a

@@ -156,14 +156,14 @@ void Builder::finish() {
   for (size_t v = 0; v < n; ++v)
     if (!remaining[v]) ready.push_back(static_cast<uint32_t>(v));
   std::vector<uint8_t> done(n, 0);
-  const auto drain = [&] {
+  const auto drain = [&] {  // out-entries of dropped edges are kNone (below)
     while (!ready.empty()) {
       const uint32_t v = ready.back();
       ready.pop_back();
       done[v] = 1;
       g.topo.push_back(v);
       for (uint32_t k = out_begin[v]; k < out_begin[v + 1]; ++k)
-        if (--remaining[out[k]] == 0) ready.push_back(out[k]);
+        if (out[k] != kNone && --remaining[out[k]] == 0) ready.push_back(out[k]);
     }
   };
   drain();
@@ -174,7 +174,7 @@ void Builder::finish() {
       for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e) {
         Edge& x = g.in[e];
         const bool chain = is_chain(x.kind) || x.kind == EdgeKind::Stream;
-        if (chain || done[x.from] || x.from == kNone) continue;
+        if (chain || x.from == kNone || done[x.from]) continue;
         // Only this edge's count: its source still counts it in out[], but a dropped edge is
         // never followed again, since x.from is kNone now.
         for (uint32_t k = out_begin[x.from]; k < out_begin[x.from + 1]; ++k)
@@ -187,15 +187,7 @@ void Builder::finish() {
         if (--remaining[v] == 0) ready.push_back(static_cast<uint32_t>(v));
       }
     }
-    // Drain again, skipping the dropped out-entries.
-    while (!ready.empty()) {
-      const uint32_t v = ready.back();
-      ready.pop_back();
-      done[v] = 1;
-      g.topo.push_back(v);
-      for (uint32_t k = out_begin[v]; k < out_begin[v + 1]; ++k)
-        if (out[k] != kNone && --remaining[out[k]] == 0) ready.push_back(out[k]);
-    }
+    drain();
   }
   g.stats.edges = g.in.size();
 }

@@ -16,15 +16,7 @@ namespace trace::replay {
 std::vector<Window> replay_windows(const RecordSet& r) {
   std::vector<Window> out;
   if (r.steps.empty()) {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    const auto see = [&](uint64_t s, uint64_t e) { lo = std::min(lo, s), hi = std::max(hi, e); };
-    for (const auto& x : r.api) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.kernels) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.memcpys) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.memsets) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.cpu_ops) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.annotations) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.ranges) see(x.start_ns, x.end_ns);
+    const auto [lo, hi] = record_span(r);
     if (lo <= hi) out.push_back({"whole trace", lo, hi, kNone});
     return out;
   }
