@@ -28,7 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       t.file = "fuzz records";
       t.records = testdata::garbage_records(data, size);
     }
-    const auto report = trace::replay::replay_trace(t, what_ifs);
+    trace::replay::ReplayOptions options;
+    options.isolated_samples = 2;  // each is a whole simulation: keep an input under a few ms
+    const auto report = trace::replay::replay_trace(t, what_ifs, options);
     trace::JsonOut out;
     trace::write_replay_json(out, report);
     (void)trace::replay_table(report);

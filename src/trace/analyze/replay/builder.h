@@ -48,6 +48,7 @@ struct Builder {
   uint32_t stream_resource(uint32_t device, uint32_t stream);
   std::unordered_map<uint64_t, uint32_t> stream_res;  // device << 32 | stream -> resource
   std::unordered_map<uint32_t, uint32_t> stream_by_id;  // stream id -> first resource with it
+  IdMap api_by_corr;  // correlation id -> the first API record with it (graph.cpp)
 
   // host_chain.cpp
   std::vector<ThreadWaitGap> waits;
@@ -63,7 +64,6 @@ struct Builder {
   };
   std::vector<GpuOp> ops;                          // by node - host_count
   std::vector<std::vector<uint32_t>> stream_ops;   // per resource (streams only): nodes in stream order
-  std::vector<uint32_t> stream_pos;                // by node - host_count: position in its stream
   // Per stream: (enqueued, stream position) by enqueue time, with the running max position, to
   // answer "the last work on this stream queued before t".
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> by_enqueue;

@@ -37,10 +37,7 @@ uint32_t Builder::last_queued(uint32_t s, uint64_t t, uint64_t by) const {
 }
 
 void Builder::add_gpu_nodes() {
-  IdMap by_corr(r.api.size());
-  for (uint32_t i = 0; i < r.api.size(); ++i)
-    if (r.api[i].correlation_id) by_corr.insert(r.api[i].correlation_id, i);
-
+  IdMap& by_corr = api_by_corr;
   const auto add = [&](uint64_t s, uint64_t e, uint32_t corr, uint32_t device, uint32_t stream, NodeType type, uint32_t index) {
     const uint32_t res = stream_resource(device, stream);
     const uint32_t v = add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
@@ -71,7 +68,6 @@ void Builder::add_gpu_nodes() {
   // Stream order: by recorded start (ties: the shorter first, then record order).
   stream_ops.assign(g.resources.size(), {});
   for (uint32_t i = 0; i < n; ++i) stream_ops[g.resource[h + i]].push_back(h + i);
-  stream_pos.assign(n, 0);
   by_enqueue.assign(g.resources.size(), {});
   std::vector<int64_t> dep_end(n, INT64_MIN);  // the latest recorded end among each op's dependencies
   const auto note = [&](uint32_t from, uint32_t to) {
@@ -83,7 +79,6 @@ void Builder::add_gpu_nodes() {
       return g.observed[a] != g.observed[b] ? g.observed[a] < g.observed[b] : g.duration[a] < g.duration[b];
     });
     for (uint32_t k = 0; k < list.size(); ++k) {
-      stream_pos[list[k] - h] = k;
       by_enqueue[s].push_back({ops[list[k] - h].enqueued, k});
       if (k == 0) continue;
       edge(list[k - 1], list[k], EdgeKind::Stream, g.observed[list[k]] - g.observed_end(list[k - 1]));

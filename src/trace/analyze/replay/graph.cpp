@@ -194,10 +194,12 @@ void Builder::finish() {
 
 Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts, const BuildOptions& options) {
   Builder b(records, options);
-  // Which calls are nodes: top-level calls that queue GPU work, wait for it, or are launches,
-  // copies, memsets or syncs by name.
+  // A driver call inside a runtime call is the runtime call's host time (records.h order_calls).
   const CallOrder order = order_calls(records.api);
   b.nested = order.nested_driver;
+  b.api_by_corr = IdMap(records.api.size());
+  for (uint32_t i = 0; i < records.api.size(); ++i)
+    if (records.api[i].correlation_id) b.api_by_corr.insert(records.api[i].correlation_id, i);
   b.find_thread_waits();
   b.build_chains(cuts);
   b.add_gpu_nodes();

@@ -24,9 +24,7 @@ void Builder::add_sync_waits() {
   IdMap rows(r.syncs.size());
   for (uint32_t i = 0; i < r.syncs.size(); ++i)
     if (r.syncs[i].kind != SyncKind::StreamWaitEvent && r.syncs[i].correlation_id) rows.insert(r.syncs[i].correlation_id, i);
-  IdMap by_corr(r.api.size());
-  for (uint32_t i = 0; i < r.api.size(); ++i)
-    if (r.api[i].correlation_id) by_corr.insert(r.api[i].correlation_id, i);
+  IdMap& by_corr = api_by_corr;
 
   std::vector<uint32_t> targets;
   for (uint32_t a = 0; a < r.api.size(); ++a) {
