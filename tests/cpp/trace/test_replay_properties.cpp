@@ -1,5 +1,6 @@
 // Properties of the replay (analyze/replay/) that hold on any trace, checked on every real trace
-// of tests/data/traces and on seeded random ones (random_trace.h):
+// of tests/data/traces, on the Nsight Systems exports of tests/data/nsys (through their own
+// reader) and on seeded random ones (random_trace.h):
 //   shrinking any duration never lengthens a prediction;
 //   a prediction never falls below the busiest resource's own work;
 //   removing a sync that had nothing queued changes a step by no more than its own duration;
@@ -15,6 +16,7 @@
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/sync_causes.h"
+#include "trace/import/trace_file.h"
 #include "trace_test_util.h"
 
 using namespace trace::replay;
@@ -31,6 +33,9 @@ std::vector<Case> cases() {
   for (const char* f : {"a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync-multistream", "a100-event-sync",
                         "cpu-only", "gp100-steps-annotations", "mi250-rocm", "two-ranks/rank-0", "two-ranks/rank-1"})
     out.push_back({f, trace::import_trace(tracetest::data(std::string("traces/") + f + ".json.gz")).records});
+  // The Nsight Systems exports, through their own reader: the replay reads records, any importer's.
+  for (const char* f : {"a100-saxpy-mpi", "gtx1060-concurrent-streams", "h100-pytorch-2gpu", "rtx3080-small", "t4-power-iteration"})
+    out.push_back({std::string("nsys ") + f, trace::import_file(tracetest::data(std::string("nsys/") + f + ".sqlite.gz")).records});
   for (uint32_t seed = 1; seed <= 40; ++seed) out.push_back({"random seed " + std::to_string(seed), testdata::random_trace(seed)});
   return out;
 }
