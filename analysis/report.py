@@ -21,6 +21,7 @@ if __package__ in (None, ""):  # run as a script: make `analysis` importable
 from analysis import answer, article, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
 from analysis import fit as fitting  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
+from analysis import replay_validation  # noqa: E402
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
 
@@ -342,6 +343,7 @@ def build_report(folder, machine):
     md += ["", f"![time vs .item() calls]({os.path.basename(plots.item_calls_plot(rows, models, machine, os.path.join(folder, 'item_calls.png')))})",
            "", f"*{plots.ITEM_CALLS_CAPTION}*", ""]
     md += attribution_section(rows, machine, folder)
+    md += replay_validation.section(folder, stats)
     md += primitives_section(rows, stats, models, runs)
     md += ["", "## Batch size: where the GPU starts to win, and what a sync costs with more work queued", ""]
     if batch.points:

@@ -431,6 +431,7 @@ def index_page(entries, cost):
     lines = ["# Traces read by `./attribute`", "",
              "One page per trace: the per-step breakdown of host and GPU time and the blocking syncs "
              "grouped by the op that caused them. Written by `python -m analysis.trace_report`.", ""]
+    lines += ["Replayed, and what if the syncs went, or came every N steps: [replay.md](replay.md) (`analysis/replay_report.py`).", ""]
     rows = []
     for stem, trace in entries:
         t = trace["total"]

@@ -55,9 +55,8 @@ def _f(x):
     return float(x)
 
 
-def child(files, out_path, rounding):
-    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
-    import numpy as np
+def load_analyzer(files, prefix="hta-ref-"):
+    """HTA's TraceAnalysis of one trace (one or more rank files), after checking it is HTA_VERSION."""
     import hta
     from hta.version import __version_tuple__
     from hta.trace_analysis import TraceAnalysis
@@ -65,13 +64,18 @@ def child(files, out_path, rounding):
     version = ".".join(str(v) for v in __version_tuple__)
     if version != HTA_VERSION:
         raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
-
-    with tempfile.TemporaryDirectory(prefix="hta-ref-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for f in files:
             # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
             shutil.copy(f, Path(tmp) / Path(f).name)
-        analyzer = TraceAnalysis(trace_dir=tmp)
+        return TraceAnalysis(trace_dir=tmp)
 
+
+def child(files, out_path, rounding):
+    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+    import numpy as np
+
+    analyzer = load_analyzer(files)
     ranks = sorted(analyzer.t.traces)
     result = {"ranks": {}}
 

@@ -2,8 +2,8 @@
 # The trace library's unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and
 # under ThreadSanitizer (the importer parses on several threads: event_pipeline.h), and short
 # libFuzzer runs from the real traces: the Kineto importer (fuzz_kineto_import, ISA-L's inflater
-# where built in), the Nsight Systems reader (fuzz_nsys_import) and the two gzip decoders against
-# each other (fuzz_inflate) (ctest: trace_sanitizers).
+# where built in), the Nsight Systems reader (fuzz_nsys_import), the two gzip decoders against
+# each other (fuzz_inflate) and the replay (fuzz_replay) (ctest: trace_sanitizers).
 # Builds the trace-only project (no LibTorch) into $1 with clang when present (needed for
 # libFuzzer), else g++ (tests only). Usage: tests/trace_sanitizers.sh BUILD_DIR [FUZZ_SECONDS]
 set -euo pipefail
@@ -41,9 +41,27 @@ if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
   done
   "$out/fuzz_kineto_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "$corpus" 2>&1 | tail -15
-# libFuzzer runs from the real traces: the Kineto importer (fuzz_kineto_import, ISA-L's inflater
-# where built in), the Nsight Systems reader (fuzz_nsys_import) and the two gzip decoders against
-# each other (fuzz_inflate) (ctest: trace_sanitizers).
+  # The Nsight Systems reader: exports the fuzzer describes (an empty corpus starts it), and
+  # a real export as a database image (a leading 0 byte selects that mode).
+  nsys_corpus="$out/fuzz-corpus-nsys"
+  rm -rf "$nsys_corpus" && mkdir -p "$nsys_corpus"
+  { printf '\0'; gzip -dc "$src/tests/data/nsys/rtx3080-small.sqlite.gz"; } > "$nsys_corpus/rtx3080-small.image"
+  "$out/fuzz_nsys_import" -max_total_time="$fuzz_seconds" -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$nsys_corpus" 2>&1 | tail -15
+  # The decoders: seeded with the small gzip traces; the last byte of an input picks the piece size.
+  gz_corpus="$out/fuzz-corpus-gz"
+  rm -rf "$gz_corpus" && mkdir -p "$gz_corpus"
+  cp "$corpus"/*.json.gz "$gz_corpus/"
+  "$out/fuzz_inflate" -max_total_time="$fuzz_seconds" -max_len=100000 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$gz_corpus" 2>&1 | tail -15
+  # The replay, from the small JSON seeds and from raw bytes read as records (fuzz_replay.cpp);
+  # inputs kept small, since each runs a dozen simulations.
+  rcorpus="$out/fuzz-corpus-replay"
+  rm -rf "$rcorpus" && mkdir -p "$rcorpus"
+  find "$corpus" -maxdepth 1 -name '*.json' -size -60k -exec cp {} "$rcorpus/" \;
+  for n in 64 512 4096; do head -c "$n" /dev/urandom > "$rcorpus/random-records-$n"; done
+  "$out/fuzz_replay" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$rcorpus" 2>&1 | tail -15
 fi
 # ThreadSanitizer: a build of its own (it cannot be combined with ASan).
 tsan="$out-tsan"

@@ -3,8 +3,9 @@
 // --trace_dir files, with bench's traced-pass definitions (attribution.h) per
 // step and over the whole trace, and every blocking sync with the op that caused it
 // (sync_causes.h). --hta: Holistic Trace Analysis 0.5.0's definitions instead
-// (hta_breakdown.h), to compare with its figures. Exit 2 on bad input or flags, with
-// nothing written.
+// (hta_breakdown.h), to compare with its figures. --replay / --what-if: replay the trace and
+// predict its steps under changes (analyze/replay/what_if.h). Exit 2 on bad input or flags,
+// with nothing written.
 #include <sys/stat.h>
 
 #include <chrono>
@@ -16,9 +17,12 @@
 #include <vector>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/replay_json.h"
+#include "trace/export/replay_text.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/trace_file.h"
@@ -26,7 +30,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding]] [--time] [--quiet] TRACE...\n"
+    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] | --replay | --what-if SPEC...]\n"
+    "                   [--time] [--quiet] TRACE...\n"
     "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files;\n"
     "         or an Nsight Systems export (.sqlite, plain or gzip), or a .nsys-rep / .qdstrm\n"
     "         when an nsys is found ($IRIS_NSYS, else PATH)\n"
@@ -36,6 +41,14 @@ const char* kUsage =
     "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
     "                      per-stream idle breakdown, kernel launch delay), per rank\n"
     "  --hta-no-rounding   as HTA with HTA_DISABLE_NS_ROUNDING=1 (also read from the environment)\n"
+    "  --replay            replay the trace with every recorded duration: predicted vs measured\n"
+    "                      per step (docs/what-if.md)\n"
+    "  --what-if SPEC      replay it changed (repeatable; implies --replay):\n"
+    "                        no-syncs[:op=NAME|:api=NAME]   remove the blocking syncs\n"
+    "                        log-every=N,...,never[:op=NAME|:api=NAME]  keep every N-th\n"
+    "                        scale-kernels=F[:name=PART]    kernels take F times as long\n"
+    "                        scale-launches=F               launch calls take F times as long\n"
+    "                        graph-steps[:launch-us=US]     one graph launch per step\n"
     "  --time              print import and attribution time, MB/s of JSON and the gzip\n"
     "                      decoder (ISA-L or zlib) on stderr\n"
     "  --quiet             no table on stdout\n";
@@ -69,7 +82,19 @@ int main(int argc, char** argv) {
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") && std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
+  bool replay = false;
+  std::vector<trace::replay::WhatIf> what_ifs;
   std::vector<std::string> inputs;
+  const auto what_if = [&](const std::string& spec) {
+    try {
+      what_ifs.push_back(trace::replay::parse_what_if(spec));
+      replay = true;
+      return true;
+    } catch (const std::invalid_argument& e) {
+      usage_error(e.what());
+      return false;
+    }
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -88,6 +113,13 @@ int main(int argc, char** argv) {
       hta = true;
     } else if (a == "--hta-no-rounding") {
       hta = true, rounding = false;
+    } else if (a == "--replay") {
+      replay = true;
+    } else if (a == "--what-if") {
+      if (++i >= argc) return usage_error("--what-if needs a SPEC");
+      if (!what_if(argv[i])) return 2;
+    } else if (a.rfind("--what-if=", 0) == 0) {
+      if (!what_if(a.substr(10))) return 2;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--time") {
@@ -99,13 +131,16 @@ int main(int argc, char** argv) {
     }
   }
   if (inputs.empty()) return usage_error("no trace given");
+  if (hta && replay) return usage_error("--hta and --replay/--what-if are separate reports: pick one");
 
   try {
     const auto t0 = std::chrono::steady_clock::now();
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
     options.hta_events = hta;
-    options.kernel_names = false;  // no figure here names a kernel
+    options.kernel_names = false;  // no figure here names a kernel, unless a what-if picks kernels by name
+    for (const auto& w : what_ifs)
+      if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty()) options.kernel_names = true;
     std::vector<trace::ImportedTrace> traces;
     uint64_t bytes = 0;
     std::string inflaters;  // for --time: which gzip decoder ran, if any
@@ -134,6 +169,17 @@ int main(int argc, char** argv) {
       out.key("hta").begin_object().key("ns_rounding").value(rounding).key("ranks");
       trace::write_hta_json(out, ranks);
       out.end_object();
+    } else if (replay) {
+      out.key("what_if").begin_array();
+      for (const auto& w : what_ifs) out.value(w.text);
+      out.end_array();
+      out.key("replays").begin_array();
+      for (auto& t : traces) {
+        const auto report = trace::replay::replay_trace(t, what_ifs);
+        if (!quiet) std::printf("%s\n", trace::replay_table(report).c_str());
+        trace::write_replay_json(out, report);
+      }
+      out.end_array();
     } else {
       out.key("traces").begin_array();
       for (auto& t : traces) {
@@ -146,9 +192,10 @@ int main(int argc, char** argv) {
     out.end_object();
     const double total_s = seconds_since(t0);
     if (timing)
-      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + attribution %.3f s (%.0f MB/s)\n",
+      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s)\n",
                    static_cast<double>(bytes) / 1e6, inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
-                   import_s, static_cast<double>(bytes) / 1e6 / import_s, total_s, static_cast<double>(bytes) / 1e6 / total_s);
+                   import_s, static_cast<double>(bytes) / 1e6 / import_s, hta ? "HTA figures" : replay ? "replay" : "attribution",
+                   total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {
     std::fprintf(stderr, "attribute: %s\n", e.what());

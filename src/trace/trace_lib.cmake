@@ -49,10 +49,22 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/replay/graph.cpp
+  ${_t}/analyze/replay/host_chain.cpp
+  ${_t}/analyze/replay/gpu_edges.cpp
+  ${_t}/analyze/replay/sync_waits.cpp
+  ${_t}/analyze/replay/simulate.cpp
+  ${_t}/analyze/replay/sites.cpp
+  ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/log_every.cpp
+  ${_t}/analyze/replay/what_if_spec.cpp
+  ${_t}/analyze/replay/what_if.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
+  ${_t}/export/replay_json.cpp
+  ${_t}/export/replay_text.cpp
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
@@ -72,15 +84,18 @@ target_compile_options(attribute PRIVATE -Wall -Wextra)
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 
 # libFuzzer targets (clang only): -DIRIS_FUZZ=ON with CXX=clang++. fuzz_kineto_import and
-# fuzz_nsys_import: the importers; fuzz_inflate: ISA-L's and zlib's gzip decoders against each other.
-option(IRIS_FUZZ "Build the libFuzzer targets fuzz_kineto_import, fuzz_nsys_import and fuzz_inflate (need clang)" OFF)
+# fuzz_nsys_import: the importers; fuzz_inflate: ISA-L's and zlib's gzip decoders against each
+# other; fuzz_replay: the replay (analyze/replay/) on imported JSON or on records made from the
+# bytes directly (tests/cpp/trace/garbage_records.h).
+option(IRIS_FUZZ "Build the libFuzzer targets fuzz_kineto_import, fuzz_nsys_import, fuzz_inflate and fuzz_replay (need clang)" OFF)
 if(IRIS_FUZZ)
-  foreach(_fuzz fuzz_kineto_import fuzz_nsys_import fuzz_inflate)
+  foreach(_fuzz fuzz_kineto_import fuzz_nsys_import fuzz_inflate fuzz_replay)
     add_executable(${_fuzz} ${CMAKE_CURRENT_LIST_DIR}/../../tests/fuzz/${_fuzz}.cpp)
     target_link_libraries(${_fuzz} PRIVATE iris_trace)
     target_compile_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
     target_link_options(${_fuzz} PRIVATE -fsanitize=fuzzer)
   endforeach()
+  target_include_directories(fuzz_replay PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../../tests/cpp/trace)
   target_compile_options(iris_trace PRIVATE -fsanitize=fuzzer-no-link)  # coverage for the fuzzers
 endif()
 

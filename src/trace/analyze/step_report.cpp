@@ -41,15 +41,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   } else {
     // A Kineto trace: the whole recorded span, host ops and annotations included (attribute()
     // alone would take only the CUDA records' span).
-    uint64_t lo = UINT64_MAX, hi = 0;
-    const auto see = [&](uint64_t s, uint64_t e) { lo = std::min(lo, s), hi = std::max(hi, e); };
-    for (const auto& x : r.api) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.kernels) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.memcpys) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.memsets) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.cpu_ops) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.annotations) see(x.start_ns, x.end_ns);
-    for (const auto& x : r.steps) see(x.start_ns, x.end_ns);
+    const auto [lo, hi] = record_span(r);
     rep.total.start_ns = lo <= hi ? lo : 0;
     if (lo <= hi) {
       AttributionOptions whole = options;

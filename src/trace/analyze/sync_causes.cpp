@@ -99,6 +99,7 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
     c.thread_id = a.thread_id;
     c.start_ns = a.start_ns;
     c.blocked_ns = a.end_ns - a.start_ns;
+    c.api_index = static_cast<uint32_t>(i);
     c.gpu_queued_ns = busy.busy(a.start_ns, a.end_ns);
     c.op = named_by_call ? a.name : "(no op)";
     if (auto it = ops.find(a.thread_id); it != ops.end()) {

@@ -22,6 +22,7 @@ struct SyncCall {
   uint32_t thread_id = 0;
   uint64_t start_ns = 0, blocked_ns = 0, gpu_queued_ns = 0;
   int64_t op_instance = -1;  // which cpu_op occurrence (one .item() may block in two calls)
+  uint32_t api_index = 0;    // the call's index in RecordSet::api
 };
 
 struct SyncCause {

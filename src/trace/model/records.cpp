@@ -1,5 +1,6 @@
 #include "trace/model/records.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "trace/model/sorted_order.h"
@@ -50,6 +51,16 @@ ApiKind classify_api(const std::string& name) {
   if (has("Memcpy")) return ApiKind::Memcpy;
   if (has("Memset")) return ApiKind::Memset;
   return ApiKind::Other;
+}
+
+std::pair<uint64_t, uint64_t> record_span(const RecordSet& r) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  const auto see = [&](const auto& list) {
+    for (const auto& x : list) lo = std::min(lo, x.start_ns), hi = std::max(hi, x.end_ns);
+  };
+  see(r.api), see(r.kernels), see(r.memcpys), see(r.memsets), see(r.syncs);
+  see(r.ranges), see(r.cpu_ops), see(r.annotations), see(r.steps);
+  return {lo, hi};
 }
 
 CallOrder order_calls(const std::vector<ApiRecord>& api) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trace {
@@ -48,6 +49,9 @@ struct MemsetRecord {
   uint64_t bytes = 0;
 };
 
+// Stream id of GPU-side events that belong to no stream (Kineto writes -1, e.g. "Context Sync").
+constexpr uint32_t kNoStream = 0xFFFFFFFFu;
+
 // CUPTI's synchronization records: the span a host thread waited in a sync call.
 enum class SyncKind : uint8_t { Stream, Event, Context, StreamWaitEvent, Other };
 struct SyncRecord {
@@ -55,6 +59,11 @@ struct SyncRecord {
   uint32_t correlation_id = 0;
   uint32_t stream_id = 0;
   SyncKind kind = SyncKind::Other;
+  // Kineto's cuda_sync rows for an event (Event Sync, Stream Wait Event): the stream the event
+  // was recorded on and the correlation id of its cudaEventRecord call, when known (the
+  // replay, analyze/replay/, waits for the work queued before that record).
+  uint32_t wait_stream = kNoStream;
+  uint32_t wait_record_correlation = 0;
 };
 
 // One of our own NVTX-named phases (trace::Phase), timestamped on the host.
@@ -88,9 +97,6 @@ struct StepWindow {
   std::string name;
 };
 
-// Stream id of GPU-side events that belong to no stream (Kineto writes -1, e.g. "Context Sync").
-constexpr uint32_t kNoStream = 0xFFFFFFFFu;
-
 struct RecordSet {
   std::vector<ApiRecord> api;
   std::vector<KernelRecord> kernels;
@@ -113,6 +119,10 @@ const char* to_string(SyncKind k);
 // Classifies an API call by its name (cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch
 // -> Launch; *Synchronize -> Sync; *Memcpy* -> Memcpy; *Memset* -> Memset).
 ApiKind classify_api(const std::string& name);
+
+// The span of every record of the set, host and GPU (first start, last end);
+// {UINT64_MAX, 0} when it holds none.
+std::pair<uint64_t, uint64_t> record_span(const RecordSet& r);
 
 // Host calls in start order (at equal starts a runtime call before a driver call: it holds
 // it), and for each call (by its index in `api`) whether it is a driver call made inside a

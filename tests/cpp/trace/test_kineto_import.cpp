@@ -60,6 +60,33 @@ TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
   EXPECT_EQ(t.unmatched_correlations, 0u);
 }
 
+TEST(KinetoImport, CudaSyncRowsNameTheEventTheyWaitFor) {
+  // Event Sync rows carry the stream the event was recorded on and its cudaEventRecord's
+  // correlation; -1 means "not known" (the multistream trace's first Event Sync).
+  const auto t = trace::import_trace(data("traces/a100-event-sync.json.gz"));
+  int events = 0;
+  for (const auto& y : t.records.syncs) {
+    if (y.kind == trace::SyncKind::Event) {
+      ++events;
+      EXPECT_EQ(y.wait_stream, 7u);
+      EXPECT_EQ(y.wait_record_correlation, 1533u);
+    } else {
+      EXPECT_EQ(y.wait_stream, trace::kNoStream);
+      EXPECT_EQ(y.wait_record_correlation, 0u);
+    }
+  }
+  EXPECT_EQ(events, 2);
+  const auto m = trace::import_trace(data("traces/a100-event-sync-multistream.json.gz"));
+  bool unknown = false, wait_event = false;
+  for (const auto& y : m.records.syncs) {
+    unknown |= y.kind == trace::SyncKind::Event && y.wait_stream == trace::kNoStream && y.wait_record_correlation == 0;
+    if (y.kind == trace::SyncKind::StreamWaitEvent && y.correlation_id == 1389)
+      wait_event = y.stream_id == 24 && y.wait_stream == 20 && y.wait_record_correlation == 1385;
+  }
+  EXPECT_TRUE(unknown);
+  EXPECT_TRUE(wait_event);
+}
+
 TEST(KinetoImport, CudaGraphsTraceCounts) {
   const auto t = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"));
   EXPECT_EQ(t.records.kernels.size(), 6080u);

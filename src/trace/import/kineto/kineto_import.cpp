@@ -281,7 +281,7 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   std::string_view name_view, cat_view;
   std::string_view ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
-  Number pid, tid, correlation, stream, device, bytes, depth;
+  Number pid, tid, correlation, stream, device, bytes, depth, wait_stream, wait_record;
   std::string_view stream_text;
   bool stream_is_text = false;
   std::string_view src_word, dst_word;
@@ -355,6 +355,8 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
           } else if (key_is(k, "device")) device = read_number(av);
           else if (key_is(k, "bytes")) bytes = read_number(av);
           else if (key_is(k, "depth")) depth = read_number(av);
+          else if (key_is(k, "wait_on_stream")) wait_stream = read_number(av);  // cuda_sync rows
+          else if (key_is(k, "wait_on_cuda_event_record_corr_id")) wait_record = read_number(av);
           else if (key_is(k, "src") || key_is(k, "dst")) {
             std::string_view str;
             if (!av.get_string().get(str)) (k[0] == 's' ? src_word : dst_word) = str;  // ours: "pinned", ...
@@ -436,9 +438,14 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
     case Cat::Memset:
       r.memsets.push_back({start, end, corr, dev, str, bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0});
       break;
-    case Cat::Sync:
-      r.syncs.push_back({start, end, corr, str, sync_kind(name_view)});
+    case Cat::Sync: {
+      SyncRecord y{start, end, corr, str, sync_kind(name_view)};
+      // -1 (Kineto's "not known") and absent stay kNoStream / 0.
+      if (wait_stream.present && wait_stream.i >= 0 && wait_stream.i < kNoStream) y.wait_stream = static_cast<uint32_t>(wait_stream.i);
+      if (wait_record.present && wait_record.i > 0 && wait_record.i <= UINT32_MAX) y.wait_record_correlation = static_cast<uint32_t>(wait_record.i);
+      r.syncs.push_back(y);
       break;
+    }
     case Cat::CpuOp:
       if (step) r.steps.push_back({start, end, std::string(name_view)});
       r.cpu_ops.push_back({start, end, thread, std::string(name_view)});

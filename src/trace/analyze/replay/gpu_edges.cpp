@@ -1,0 +1,189 @@
+// Rules on the GPU side of the replay graph (graph.h).
+//
+// Stream order: work on one stream runs one piece after another, in the order it ran in the
+// trace (a stream is a FIFO queue).
+// Launch: a kernel starts after the call that launched it returned (its correlation id names
+// the call; a cudaGraphLaunch's kernels all carry the graph launch's id, so every kernel of the
+// graph waits for it). A copy or memset is queued inside its call and may start before the
+// call returns (a blocking copy always does), so it waits only for the call's start.
+// Event waits: cudaStreamWaitEvent makes the work queued after it on one stream wait for the
+// work queued before the matching cudaEventRecord on another. Kineto's cuda_sync rows name
+// both (Stream Wait Event: stream, wait_on_stream, wait_on_cuda_event_record_corr_id).
+// GPU waits: work that started well after its launch returned and its stream was free, right
+// after work on another stream ended, waited for that work (an event wait the trace does not
+// name: traces without cuda_sync rows, NCCL's own stream waits).
+#include <algorithm>
+
+#include "trace/analyze/replay/builder.h"
+
+namespace trace::replay {
+
+uint32_t Builder::last_queued(uint32_t s, uint64_t t, uint64_t by) const {
+  if (s >= by_enqueue.size()) return kNone;
+  const auto& q = by_enqueue[s];
+  // q: (enqueued, running max of stream position) by enqueue time.
+  auto it = std::lower_bound(q.begin(), q.end(), std::make_pair(t, uint32_t{0}));
+  if (it == q.begin()) return kNone;
+  const auto& order = stream_ops[s];
+  uint32_t pos = std::prev(it)->second;
+  // Work that ended after `by` cannot be what a call that returned at `by` waited for.
+  for (int walked = 0; walked < 4096; ++walked) {
+    const uint32_t v = order[pos];
+    if (static_cast<uint64_t>(g.observed_end(v)) <= by) return v;
+    if (pos == 0) return kNone;
+    --pos;
+  }
+  return kNone;
+}
+
+void Builder::add_gpu_nodes() {
+  IdMap& by_corr = api_by_corr;
+  const auto add = [&](uint64_t s, uint64_t e, uint32_t corr, uint32_t device, uint32_t stream, NodeType type, uint32_t index) {
+    const uint32_t res = stream_resource(device, stream);
+    const uint32_t v = add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
+    GpuOp op{v, kNone, s};
+    if (const uint32_t* c = corr ? by_corr.find(corr) : nullptr) {
+      const uint32_t top = top_call[*c];
+      if (top != kNone && call_is_node[top] && g.call_node[top] != kNone) op.call = top, op.enqueued = call_start[top];
+    }
+    ops.push_back(op);
+  };
+  for (uint32_t i = 0; i < r.kernels.size(); ++i) {
+    const auto& k = r.kernels[i];
+    add(k.start_ns, k.end_ns, k.correlation_id, k.device_id, k.stream_id, NodeType::Kernel, i);
+  }
+  for (uint32_t i = 0; i < r.memcpys.size(); ++i) {
+    const auto& m = r.memcpys[i];
+    add(m.start_ns, m.end_ns, m.correlation_id, m.device_id, m.stream_id, NodeType::Memcpy, i);
+  }
+  for (uint32_t i = 0; i < r.memsets.size(); ++i) {
+    const auto& m = r.memsets[i];
+    add(m.start_ns, m.end_ns, m.correlation_id, m.device_id, m.stream_id, NodeType::Memset, i);
+  }
+  g.thread_first.resize(g.resources.size(), 0);
+  g.thread_count.resize(g.resources.size(), 0);
+  const uint32_t h = g.host_count;
+  const size_t n = ops.size();
+
+  // Stream order: by recorded start (ties: the shorter first, then record order).
+  stream_ops.assign(g.resources.size(), {});
+  for (uint32_t i = 0; i < n; ++i) stream_ops[g.resource[h + i]].push_back(h + i);
+  by_enqueue.assign(g.resources.size(), {});
+  std::vector<int64_t> dep_end(n, INT64_MIN);  // the latest recorded end among each op's dependencies
+  const auto note = [&](uint32_t from, uint32_t to) {
+    dep_end[to - h] = std::max(dep_end[to - h], g.observed_end(from));
+  };
+  for (uint32_t s = 0; s < stream_ops.size(); ++s) {
+    auto& list = stream_ops[s];
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      return g.observed[a] != g.observed[b] ? g.observed[a] < g.observed[b] : g.duration[a] < g.duration[b];
+    });
+    for (uint32_t k = 0; k < list.size(); ++k) {
+      by_enqueue[s].push_back({ops[list[k] - h].enqueued, k});
+      if (k == 0) continue;
+      edge(list[k - 1], list[k], EdgeKind::Stream, g.observed[list[k]] - g.observed_end(list[k - 1]));
+      note(list[k - 1], list[k]);
+    }
+    auto& q = by_enqueue[s];
+    std::stable_sort(q.begin(), q.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t k = 1; k < q.size(); ++k) q[k].second = std::max(q[k].second, q[k - 1].second);
+  }
+
+  // Launches. Per API record, its GPU work (CSR) for the what-ifs that remove or regroup calls.
+  g.call_gpu_begin.assign(r.api.size() + 1, 0);
+  for (const GpuOp& op : ops)
+    if (op.call != kNone) ++g.call_gpu_begin[op.call + 1];
+  for (size_t a = 0; a < r.api.size(); ++a) g.call_gpu_begin[a + 1] += g.call_gpu_begin[a];
+  g.call_gpu.assign(g.call_gpu_begin.back(), kNone);
+  {
+    std::vector<uint32_t> fill(g.call_gpu_begin.begin(), g.call_gpu_begin.end() - 1);
+    for (const GpuOp& op : ops)
+      if (op.call != kNone) g.call_gpu[fill[op.call]++] = op.node;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const GpuOp& op = ops[i];
+    if (op.call == kNone) {
+      ++g.stats.unlaunched_gpu;
+      continue;
+    }
+    const uint32_t start_node = g.call_node[op.call], end_node = start_node + 1;
+    if (g.type[op.node] == NodeType::Kernel) {
+      edge(end_node, op.node, EdgeKind::Launch, g.observed[op.node] - g.observed[end_node]);
+      note(end_node, op.node);
+      ++g.stats.launches;
+      if (g.call_gpu_begin[op.call + 1] - g.call_gpu_begin[op.call] > 1) ++g.stats.graph_launch_kernels;
+    } else {
+      edge(start_node, op.node, EdgeKind::Enqueue, g.observed[op.node] - g.observed[start_node]);
+      note(start_node, op.node);
+    }
+  }
+
+  // The stream each call's thread queued work on last before it (the stream a
+  // cudaStreamSynchronize without a cuda_sync row most likely syncs: sync_waits.cpp).
+  last_stream_of_call.assign(r.api.size(), kNone);
+  {
+    std::vector<uint32_t> order;
+    for (uint32_t a = 0; a < r.api.size(); ++a)
+      if (call_is_node[a] && g.call_node[a] != kNone) order.push_back(a);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return g.call_node[a] < g.call_node[b]; });
+    uint32_t thread = kNone, last = kNone;
+    for (uint32_t a : order) {
+      const uint32_t t = g.resource[g.call_node[a]];
+      if (t != thread) thread = t, last = kNone;
+      last_stream_of_call[a] = last;
+      if (g.call_gpu_begin[a + 1] > g.call_gpu_begin[a]) last = g.resource[g.call_gpu[g.call_gpu_begin[a + 1] - 1]];
+    }
+  }
+
+  // Event waits named by Kineto's Stream Wait Event rows.
+  IdMap named(r.syncs.size());
+  for (const SyncRecord& y : r.syncs)
+    if (y.kind == SyncKind::StreamWaitEvent && y.correlation_id) named.insert(y.correlation_id, 0);
+  for (const ApiRecord& a : r.api)
+    if (a.name.find("StreamWaitEvent") != std::string::npos && !(a.correlation_id && named.contains(a.correlation_id)))
+      ++g.stats.unnamed_event_waits;
+  for (const SyncRecord& y : r.syncs) {
+    if (y.kind != SyncKind::StreamWaitEvent || y.wait_stream == kNoStream || !y.wait_record_correlation) continue;
+    const auto src = stream_by_id.find(y.wait_stream), dst = stream_by_id.find(y.stream_id);
+    const uint32_t* rec = by_corr.find(y.wait_record_correlation);
+    if (src == stream_by_id.end() || dst == stream_by_id.end() || !rec) continue;
+    const uint32_t* wait_call = y.correlation_id ? by_corr.find(y.correlation_id) : nullptr;
+    const uint64_t w = wait_call ? r.api[*wait_call].start_ns : y.start_ns;
+    const uint32_t target = last_queued(src->second, r.api[*rec].start_ns, UINT64_MAX);
+    // The first work on the waiting stream queued after the wait call.
+    const auto& q = by_enqueue[dst->second];
+    auto it = std::upper_bound(q.begin(), q.end(), std::make_pair(w, UINT32_MAX));
+    if (target == kNone || it == q.end()) continue;
+    uint32_t pos = it == q.begin() ? 0 : std::prev(it)->second + 1;  // after everything queued by w
+    if (pos >= stream_ops[dst->second].size()) continue;
+    const uint32_t dep = stream_ops[dst->second][pos];
+    if (g.resource[target] == g.resource[dep]) continue;
+    edge(target, dep, EdgeKind::EventWait, g.observed[dep] - g.observed_end(target));
+    note(target, dep);
+    ++g.stats.event_waits;
+  }
+
+  // GPU waits: the latest end on another stream of the same device just before the op started.
+  std::vector<uint32_t> by_end(n);
+  for (uint32_t i = 0; i < n; ++i) by_end[i] = h + i;
+  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) { return g.observed_end(a) < g.observed_end(b); });
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t v = h + i;
+    if (dep_end[i] == INT64_MIN || g.observed[v] - dep_end[i] <= static_cast<int64_t>(opt.gpu_wait_min_ns)) continue;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), g.observed[v],
+                               [&](int64_t t, uint32_t u) { return t < g.observed_end(u); });
+    const Resource& mine = g.resources[g.resource[v]];
+    while (it != by_end.begin()) {
+      const uint32_t u = *--it;
+      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(opt.gpu_wake_ns) || g.observed_end(u) <= dep_end[i]) break;
+      const Resource& other = g.resources[g.resource[u]];
+      if (g.resource[u] != g.resource[v] && other.device == mine.device) {
+        edge(u, v, EdgeKind::GpuWait, g.observed[v] - g.observed_end(u));
+        ++g.stats.gpu_waits;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace trace::replay

@@ -1,0 +1,59 @@
+// Running the replay graph (graph.h): every node starts at the latest of its in-edges, in
+// topological order, with a scenario's changes applied (transforms.h makes them). With no
+// change every recorded duration and delay is used: the unchanged replay.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/analyze/replay/graph.h"
+
+namespace trace::replay {
+
+// Per-node changes of a scenario.
+enum NodeFlag : uint8_t {
+  kRemoved = 1,      // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
+  kGraphMember = 2,  // host node ending a launch call folded into a graph launch: the call costs nothing
+  kGraphHead = 4,    // host node ending the launch call that becomes the graph launch
+  kScaled = 8,       // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
+                     // leading to it (the chain edge) by cpu_scale
+};
+
+struct Scenario {
+  std::vector<uint8_t> flags;           // per node; empty: no flags
+  double launch_scale = 1.0;            // every launch call's length
+  double kernel_scale = 1.0;            // GPU nodes flagged kScaled (transforms.h flags kernels only)
+  double cpu_scale = 1.0;               // host nodes flagged kScaled
+  int64_t graph_launch_ns = 0;          // a kGraphHead call's length
+  std::vector<uint32_t> launch_from;    // per node: a kernel's new launch call end (graph launch), else kNone; empty: none
+  // Every delay between resources (launch latency, stream gaps, waits, wake-ups) takes its
+  // kind's typical value instead of the recorded one; durations and CPU time stay as recorded.
+  // Replaying so asks how much of the trace the dependencies alone explain.
+  bool typical_delays = false;
+  uint8_t flag(uint32_t v) const { return flags.empty() ? 0 : flags[v]; }
+};
+
+struct Timeline {
+  std::vector<int64_t> start, duration;  // per node, simulated
+  std::vector<uint32_t> via;             // per node: the in-edge that set its start (index into Graph::in), kNone for a source
+  bool removed(uint32_t v, const Scenario& s) const { return (s.flag(v) & kRemoved) != 0; }
+};
+
+// A removed GPU node that nothing else constrains starts here: far before anything, so that
+// it holds back no one.
+constexpr int64_t kNowhere = INT64_MIN / 4;
+
+Timeline simulate(const Graph& graph, const Scenario& scenario = {});
+
+// Where the time of a window went along its critical path: walking back from node `end` over
+// the edges that set each start, until `from` (a simulated time). The work of a GPU node counts
+// for its stream; a delay counts for the resource of the node it leads to (a thread's CPU
+// time, a wait's wake-up, a stream's gaps and launch latency).
+struct Share {
+  uint32_t resource = kNone;
+  int64_t ns = 0;
+};
+std::vector<Share> critical_path(const Graph& graph, const Timeline& timeline, uint32_t end, int64_t from);
+
+}  // namespace trace::replay

@@ -1,0 +1,88 @@
+#include "trace/analyze/replay/sites.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace trace::replay {
+
+std::string SiteSelector::text() const {
+  switch (by) {
+    case By::Op: return "op " + name;
+    case By::Api: return "api " + name;
+    default: return "blocking syncs";
+  }
+}
+
+namespace {
+
+void add_call(Site* s, const SyncCall& c) {
+  s->calls.push_back(c.api_index);
+  s->blocked_ns += c.blocked_ns;
+  s->queued_ns += c.gpu_queued_ns;
+}
+
+}  // namespace
+
+std::vector<Site> find_sites(const RecordSet& r, const SyncReport& syncs, const SiteSelector& sel) {
+  std::vector<Site> out;
+  if (sel.by == SiteSelector::By::Blocking) {
+    std::unordered_map<int64_t, size_t> by_op;  // op instance -> site
+    for (const SyncCall& c : syncs.calls) {
+      const auto it = c.op_instance >= 0 ? by_op.find(c.op_instance) : by_op.end();
+      if (it != by_op.end()) {
+        Site& s = out[it->second];
+        s.end_ns = std::max(s.end_ns, c.start_ns + c.blocked_ns);
+        add_call(&s, c);
+        continue;
+      }
+      Site s;
+      s.thread = c.thread_id;
+      s.start_ns = c.start_ns, s.end_ns = c.start_ns + c.blocked_ns;
+      add_call(&s, c);
+      if (c.op_instance >= 0) by_op[c.op_instance] = out.size();
+      out.push_back(std::move(s));
+    }
+  } else if (sel.by == SiteSelector::By::Api) {
+    for (const SyncCall& c : syncs.calls) {
+      if (c.api != sel.name) continue;
+      Site s;
+      s.thread = c.thread_id;
+      s.start_ns = c.start_ns, s.end_ns = c.start_ns + c.blocked_ns;
+      add_call(&s, c);
+      out.push_back(std::move(s));
+    }
+  } else {
+    // Instances of the op on each thread, outermost only (an op nested in one of its own kind,
+    // as a recursive call, goes with its outer instance).
+    std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> spans;
+    for (const auto& o : r.cpu_ops)
+      if (o.name == sel.name) spans[o.thread_id].push_back({o.start_ns, o.end_ns});
+    for (const auto& a : r.annotations)
+      if (!a.gpu && a.name == sel.name) spans[a.thread_id].push_back({a.start_ns, a.end_ns});
+    for (const auto& h : r.ranges)
+      if (h.name == sel.name) spans[h.thread_id].push_back({h.start_ns, h.end_ns});
+    std::map<uint32_t, std::vector<const SyncCall*>> calls;  // blocking calls by thread, by start
+    for (const SyncCall& c : syncs.calls) calls[c.thread_id].push_back(&c);
+    for (auto& [thread, list] : spans) {
+      std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+      uint64_t covered = 0;
+      bool any = false;
+      const auto& mine = calls[thread];
+      for (const auto& [s0, s1] : list) {
+        if (any && s1 <= covered) continue;  // inside the previous instance
+        Site s;
+        s.thread = thread, s.start_ns = s0, s.end_ns = s1, s.region = true;
+        auto it = std::lower_bound(mine.begin(), mine.end(), s0, [](const SyncCall* c, uint64_t t) { return c->start_ns < t; });
+        for (; it != mine.end() && (*it)->start_ns <= s1; ++it)
+          if ((*it)->start_ns + (*it)->blocked_ns <= s1) add_call(&s, **it);
+        out.push_back(std::move(s));
+        covered = std::max(covered, s1), any = true;
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Site& a, const Site& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+}  // namespace trace::replay

@@ -1,0 +1,110 @@
+#include "trace/analyze/replay/transforms.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace trace::replay {
+
+namespace {
+
+void remove_call(const Graph& g, uint32_t a, Scenario* s) {
+  const uint32_t c = g.call_node[a];
+  if (c == kNone) return;
+  s->flags[c + 1] |= kRemoved;
+  for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k) s->flags[g.call_gpu[k]] |= kRemoved;
+}
+
+}  // namespace
+
+void remove_site(const Graph& g, const Site& site, SiteNodes nodes, Scenario* s) {
+  if (s->flags.empty()) s->flags.assign(g.size(), 0);
+  if (site.region && nodes.open != kNone && nodes.close != kNone && nodes.open < nodes.close) {
+    for (uint32_t v = nodes.open + 1; v <= nodes.close; ++v) {
+      s->flags[v] |= kRemoved;
+      if (g.node_call[v] != kNone) remove_call(g, g.node_call[v], s);
+    }
+    // A zero-length call at the region's very start or end sorts outside its cut nodes (a call
+    // at a time sorts after the cuts at that time): it is in the region all the same.
+    const uint32_t first = g.thread_first[g.resource[nodes.open]], last = first + g.thread_count[g.resource[nodes.open]];
+    const auto inside = [&](uint32_t v) {
+      const uint32_t a = g.node_call[v];
+      return a != kNone && g.observed[v] >= static_cast<int64_t>(site.start_ns) && g.observed[v + 1] <= static_cast<int64_t>(site.end_ns);
+    };
+    for (uint32_t v = nodes.close + 1; v + 1 < last && g.observed[v] == static_cast<int64_t>(site.end_ns); ++v)
+      if (inside(v)) s->flags[v + 1] |= kRemoved, remove_call(g, g.node_call[v], s);
+    for (uint32_t v = nodes.open; v > first && g.observed[v - 1] == static_cast<int64_t>(site.start_ns);) {
+      --v;
+      if (inside(v)) s->flags[v + 1] |= kRemoved, remove_call(g, g.node_call[v], s);
+    }
+  }
+  for (uint32_t a : site.calls) remove_call(g, a, s);
+}
+
+Scenario scale_kernels(const Graph& g, const RecordSet& r, double factor, const std::string& pattern) {
+  Scenario s;
+  s.kernel_scale = factor;
+  s.flags.assign(g.size(), 0);
+  if (!pattern.empty() && !r.kernels.empty() && std::all_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.name.empty(); }))
+    throw std::invalid_argument("scale-kernels:name=" + pattern + ": the trace was read without kernel names");
+  for (uint32_t v = g.host_count; v < g.size(); ++v)
+    if (g.type[v] == NodeType::Kernel && (pattern.empty() || r.kernels[g.record[v]].name.find(pattern) != std::string::npos))
+      s.flags[v] |= kScaled;
+  return s;
+}
+
+Scenario scale_launches(double factor) {
+  Scenario s;
+  s.launch_scale = factor;
+  return s;
+}
+
+Scenario graph_steps(const Graph& g, const RecordSet& r, const std::vector<std::pair<uint64_t, uint64_t>>& windows,
+                     int64_t launch_ns) {
+  Scenario s;
+  s.flags.assign(g.size(), 0);
+  s.launch_from.assign(g.size(), kNone);
+  s.graph_launch_ns = launch_ns;
+  auto sorted = windows;
+  std::sort(sorted.begin(), sorted.end());
+  for (uint32_t t = 0; t < g.resources.size(); ++t) {
+    if (g.resources[t].gpu) continue;
+    uint32_t head = kNone;
+    size_t head_window = SIZE_MAX;
+    for (uint32_t v = g.thread_first[t]; v < g.thread_first[t] + g.thread_count[t]; ++v) {
+      const uint32_t a = g.node_call[v];
+      if (a == kNone) continue;
+      if (g.call_blocking[a]) {
+        head = kNone;  // a graph cannot span a host sync
+        continue;
+      }
+      if (r.api[a].kind != ApiKind::Launch) continue;
+      const uint64_t at = r.api[a].start_ns;
+      auto w = std::upper_bound(sorted.begin(), sorted.end(), std::make_pair(at, UINT64_MAX));
+      if (w == sorted.begin() || std::prev(w)->second < at) continue;  // in no window
+      const size_t window = static_cast<size_t>(std::prev(w) - sorted.begin());
+      if (head == kNone || head_window != window) {
+        head = v + 1, head_window = window;
+        s.flags[v + 1] |= kGraphHead;
+      } else {
+        s.flags[v + 1] |= kGraphMember;
+        for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k)
+          if (g.type[g.call_gpu[k]] == NodeType::Kernel) s.launch_from[g.call_gpu[k]] = head;
+      }
+    }
+  }
+  return s;
+}
+
+int64_t typical_graph_launch_ns(const RecordSet& r) {
+  std::vector<int64_t> graph, any;
+  for (const auto& a : r.api) {
+    if (a.kind != ApiKind::Launch) continue;
+    (a.name.find("GraphLaunch") != std::string::npos ? graph : any).push_back(static_cast<int64_t>(a.end_ns - a.start_ns));
+  }
+  auto& v = graph.empty() ? any : graph;
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace trace::replay

@@ -1,0 +1,97 @@
+// parse_what_if (what_if.h): the --what-if mini-language.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "trace/analyze/replay/what_if.h"
+
+namespace trace::replay {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& spec, const std::string& what) {
+  throw std::invalid_argument("--what-if " + spec + ": " + what);
+}
+
+double positive_number(const std::string& spec, const std::string& text, const char* what) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 || v > 1e6)
+    bad(spec, std::string("expected ") + what + " (a number from 0 to 1e6), got '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+WhatIf parse_what_if(const std::string& spec) {
+  WhatIf w;
+  w.text = spec;
+  // The option (":op=", ":api=", ":name=", ":launch-us=") is the first of them; its value runs
+  // to the end, since op names hold ':' themselves.
+  std::string head = spec, key, value;
+  size_t cut = std::string::npos;
+  for (const char* k : {":op=", ":api=", ":name=", ":launch-us="}) {
+    const size_t at = spec.find(k);
+    if (at != std::string::npos && at < cut) cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
+  }
+  if (cut != std::string::npos) {
+    head = spec.substr(0, cut);
+    value = spec.substr(cut + key.size() + 2);
+    if (value.empty()) bad(spec, "':" + key + "=' needs a name");
+  }
+  const size_t eq = head.find('=');
+  const std::string name = head.substr(0, eq), arg = eq == std::string::npos ? "" : head.substr(eq + 1);
+  const bool has_arg = eq != std::string::npos;
+  const auto sites_option = [&] {
+    if (key == "op") w.sites = {SiteSelector::By::Op, value};
+    else if (key == "api") w.sites = {SiteSelector::By::Api, value};
+    else if (!key.empty()) bad(spec, name + " takes :op=NAME or :api=NAME, not :" + key + "=");
+  };
+  if (name == "no-syncs") {
+    w.kind = WhatIf::Kind::NoSyncs;
+    if (has_arg) bad(spec, "no-syncs takes no value");
+    sites_option();
+  } else if (name == "log-every") {
+    w.kind = WhatIf::Kind::LogEvery;
+    if (arg.empty()) bad(spec, "expected log-every=N[,N...] (N: 1, 2, ..., or never)");
+    size_t from = 0;
+    while (from <= arg.size()) {
+      const size_t comma = arg.find(',', from);
+      const std::string item = arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (item == "never") {
+        w.every.push_back(0);
+      } else {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long n = item.empty() ? 0 : std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || item[0] == '-' || *end != '\0' || errno != 0 || n == 0 || n > 1000000000UL)
+          bad(spec, "expected a positive whole number or 'never' in the list, got '" + item + "'");
+        w.every.push_back(static_cast<uint32_t>(n));
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    sites_option();
+  } else if (name == "scale-kernels") {
+    w.kind = WhatIf::Kind::ScaleKernels;
+    w.factor = positive_number(spec, arg, "scale-kernels=FACTOR");
+    if (!key.empty() && key != "name") bad(spec, "scale-kernels takes :name=PART, not :" + key + "=");
+    w.pattern = value;
+  } else if (name == "scale-launches") {
+    w.kind = WhatIf::Kind::ScaleLaunches;
+    w.factor = positive_number(spec, arg, "scale-launches=FACTOR");
+    if (!key.empty()) bad(spec, "scale-launches takes no option");
+  } else if (name == "graph-steps") {
+    w.kind = WhatIf::Kind::GraphSteps;
+    if (has_arg) bad(spec, "graph-steps takes no value (its option is :launch-us=US)");
+    if (!key.empty() && key != "launch-us") bad(spec, "graph-steps takes :launch-us=US, not :" + key + "=");
+    if (!value.empty()) w.launch_ns = static_cast<int64_t>(std::llround(positive_number(spec, value, "launch-us=US") * 1000.0));
+  } else {
+    bad(spec, "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F or graph-steps");
+  }
+  return w;
+}
+
+}  // namespace trace::replay

@@ -1,0 +1,232 @@
+// Properties of the replay (analyze/replay/) that hold on any trace, checked on every real trace
+// of tests/data/traces, on the Nsight Systems exports of tests/data/nsys (through their own
+// reader) and on seeded random ones (random_trace.h):
+//   shrinking any duration never lengthens a prediction;
+//   a prediction never falls below the busiest resource's own work;
+//   removing a sync that had nothing queued changes a step by no more than its own duration;
+//   no kernel starts before its launch returns or overlaps another on its stream;
+//   the graph has no cycle.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "garbage_records.h"
+#include "random_trace.h"
+#include "trace/analyze/replay/transforms.h"
+#include "trace/analyze/replay/what_if.h"
+#include "trace/analyze/sync_causes.h"
+#include "trace/import/trace_file.h"
+#include "trace_test_util.h"
+
+using namespace trace::replay;
+
+namespace {
+
+struct Case {
+  std::string name;
+  trace::RecordSet records;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const char* f : {"a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync-multistream", "a100-event-sync",
+                        "cpu-only", "gp100-steps-annotations", "mi250-rocm", "two-ranks/rank-0", "two-ranks/rank-1"})
+    out.push_back({f, trace::import_trace(tracetest::data(std::string("traces/") + f + ".json.gz")).records});
+  // The Nsight Systems exports, through their own reader: the replay reads records, any importer's.
+  for (const char* f : {"a100-saxpy-mpi", "gtx1060-concurrent-streams", "h100-pytorch-2gpu", "rtx3080-small", "t4-power-iteration"})
+    out.push_back({std::string("nsys ") + f, trace::import_file(tracetest::data(std::string("nsys/") + f + ".sqlite.gz")).records});
+  for (uint32_t seed = 1; seed <= 40; ++seed) out.push_back({"random seed " + std::to_string(seed), testdata::random_trace(seed)});
+  return out;
+}
+
+const std::vector<Case>& all() {
+  static const std::vector<Case> c = cases();
+  return c;
+}
+
+// The graph with its windows' ends as nodes (cut_nodes[2i], [2i + 1]; kNone without a thread).
+struct Replay {
+  std::vector<Window> windows;
+  Graph g;
+  std::vector<uint32_t> nodes;
+  explicit Replay(const trace::RecordSet& r) : windows(replay_windows(r)) {
+    std::vector<Cut> cuts;
+    for (const Window& w : windows)
+      if (w.thread != kNone) cuts.push_back({w.thread, w.start_ns, true}), cuts.push_back({w.thread, w.end_ns, false});
+    g = build_graph(r, cuts);
+    size_t c = 0;
+    for (const Window& w : windows) {
+      if (w.thread == kNone) nodes.push_back(kNone), nodes.push_back(kNone);
+      else nodes.push_back(g.cut_nodes[c]), nodes.push_back(g.cut_nodes[c + 1]), c += 2;
+    }
+  }
+  // When each window ends (from the recorded start of the trace), then the whole span. A window's
+  // length alone is no prediction of the run: a step whose start moves up more than its end
+  // (the time saved before it waits in it) gets longer while the run gets shorter.
+  std::vector<int64_t> ends(const Timeline& t, const Scenario& s) const {
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < windows.size(); ++i)
+      if (nodes[2 * i] != kNone) out.push_back(t.start[nodes[2 * i + 1]]);
+    out.push_back(lengths(t, s).back());
+    return out;
+  }
+  // Each window's length, then the whole span as the last entry.
+  std::vector<int64_t> lengths(const Timeline& t, const Scenario& s) const {
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < windows.size(); ++i)
+      if (nodes[2 * i] != kNone) out.push_back(t.start[nodes[2 * i + 1]] - t.start[nodes[2 * i]]);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t v = 0; v < g.size(); ++v)
+      if (!t.removed(v, s)) lo = std::min(lo, t.start[v]), hi = std::max(hi, t.start[v] + t.duration[v]);
+    out.push_back(hi - lo);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST(ReplayProperties, TheGraphHasNoCycle) {
+  for (const Case& c : all()) {
+    const Replay r(c.records);
+    EXPECT_EQ(r.g.stats.cycle_edges_dropped, 0u) << c.name;
+    EXPECT_EQ(r.g.topo.size(), r.g.size()) << c.name;
+  }
+}
+
+TEST(ReplayProperties, ShrinkingAnyDurationNeverLengthensAPrediction) {
+  std::mt19937 rng(7);
+  for (const Case& c : all()) {
+    const Replay r(c.records);
+    const Scenario none;
+    const auto base = r.ends(simulate(r.g), none);
+    for (int trial = 0; trial < 6; ++trial) {
+      Scenario s;
+      s.flags.assign(r.g.size(), 0);
+      s.cpu_scale = std::uniform_real_distribution<double>(0, 1)(rng);
+      s.kernel_scale = std::uniform_real_distribution<double>(0, 1)(rng);
+      s.launch_scale = trial % 2 ? 1.0 : s.cpu_scale;
+      const double share = trial < 2 ? 1.0 : 0.2;
+      for (auto& f : s.flags)
+        if (std::uniform_real_distribution<double>(0, 1)(rng) < share) f = kScaled;
+      const auto shrunk = r.ends(simulate(r.g, s), s);
+      for (size_t i = 0; i < base.size(); ++i) EXPECT_LE(shrunk[i], base[i]) << c.name << " window " << i << " trial " << trial;
+    }
+  }
+}
+
+TEST(ReplayProperties, APredictionNeverFallsBelowTheBusiestResourcesOwnWork) {
+  for (const Case& c : all()) {
+    const Replay r(c.records);
+    for (const bool typical : {false, true}) {
+      Scenario s;
+      s.typical_delays = typical;
+      const Timeline t = simulate(r.g, s);
+      const auto len = r.lengths(t, s);
+      // A window: the CPU work of its thread between its ends (the chain edges' weights).
+      size_t k = 0;
+      for (size_t i = 0; i < r.windows.size(); ++i) {
+        if (r.nodes[2 * i] == kNone) continue;
+        int64_t own = 0;
+        for (uint32_t v = r.nodes[2 * i] + 1; v <= r.nodes[2 * i + 1]; ++v)
+          if (r.g.first_is_chain[v] && r.g.in[r.g.in_begin[v]].kind != EdgeKind::SyncCall) own += r.g.in[r.g.in_begin[v]].delay;
+        EXPECT_GE(len[k++], own) << c.name << " window " << i;
+      }
+      // The whole span: any stream's work, any thread's CPU work.
+      std::map<uint32_t, int64_t> work;
+      for (uint32_t v = 0; v < r.g.size(); ++v) {
+        if (v >= r.g.host_count) work[r.g.resource[v]] += t.duration[v];
+        else if (r.g.first_is_chain[v]) work[r.g.resource[v]] += r.g.in[r.g.in_begin[v]].kind == EdgeKind::SyncCall ? 0 : r.g.in[r.g.in_begin[v]].delay;
+      }
+      for (const auto& [res, ns] : work) EXPECT_GE(len.back(), ns) << c.name << " " << r.g.resources[res].label();
+    }
+  }
+}
+
+TEST(ReplayProperties, RemovingASyncWithNothingQueuedChangesAStepByNoMoreThanItsDuration) {
+  size_t tried = 0;
+  for (const Case& c : all()) {
+    const Replay r(c.records);
+    const auto syncs = trace::find_syncs(c.records);
+    const auto sites = find_sites(c.records, syncs, {});
+    const Scenario none;
+    const auto base = r.lengths(simulate(r.g), none);
+    size_t here = 0;
+    for (const Site& site : sites) {
+      if (site.queued_ns > 0 || here >= 12) continue;
+      ++here, ++tried;
+      Scenario s;
+      remove_site(r.g, site, {}, &s);
+      const auto after = r.lengths(simulate(r.g, s), s);
+      for (size_t i = 0; i + 1 < base.size(); ++i)
+        EXPECT_LE(std::abs(base[i] - after[i]), static_cast<int64_t>(site.blocked_ns)) << c.name << " window " << i;
+    }
+  }
+  EXPECT_GT(tried, 20u);  // the property was exercised
+}
+
+TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnItsStream) {
+  for (const Case& c : all()) {
+    const Replay r(c.records);
+    const Graph& g = r.g;
+    const auto syncs = trace::find_syncs(c.records);
+    const auto sites = find_sites(c.records, syncs, {});
+    Scenario no_syncs;
+    for (const Site& site : sites) remove_site(g, site, {}, &no_syncs);
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const Window& w : r.windows) spans.push_back({w.start_ns, w.end_ns});
+    Scenario typical;
+    typical.typical_delays = true;
+    const Scenario plain;
+    for (const Scenario* s : {&plain, static_cast<const Scenario*>(&no_syncs), static_cast<const Scenario*>(&typical)}) {
+      const Scenario& sc = *s;
+      const Timeline t = simulate(g, sc);
+      for (uint32_t v = g.host_count; v < g.size(); ++v) {
+        if (t.removed(v, sc)) continue;
+        for (uint32_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e) {
+          const Edge& x = g.in[e];
+          if (x.kind == EdgeKind::Stream && !t.removed(x.from, sc))
+            EXPECT_GE(t.start[v], t.start[x.from] + t.duration[x.from]) << c.name << " node " << v;
+          if (x.kind == EdgeKind::Launch) EXPECT_GE(t.start[v], t.start[x.from]) << c.name << " node " << v;
+        }
+      }
+    }
+    const Scenario graphs = graph_steps(g, c.records, spans, 5000);
+    const Timeline t = simulate(g, graphs);
+    for (uint32_t v = g.host_count; v < g.size(); ++v)
+      if (graphs.launch_from[v] != kNone) EXPECT_GE(t.start[v], t.start[graphs.launch_from[v]]) << c.name;
+  }
+}
+
+TEST(ReplayProperties, RandomTracesReplayWhereTheyWereRecorded) {
+  // The generator's traces are consistent, so the unchanged replay puts every step where it was.
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    trace::ImportedTrace t;
+    t.records = testdata::random_trace(seed);
+    const auto rep = replay_trace(t, {});
+    EXPECT_EQ(rep.max_error, 0.0) << "seed " << seed;
+  }
+}
+
+TEST(ReplayProperties, InconsistentRecordsNeverBreakTheReplay) {
+  // Records from random bytes (garbage_records.h: anything out of order, dangling or shared):
+  // every what-if runs, the graph always orders every node, every prediction is finite.
+  std::mt19937 rng(11);
+  const std::vector<WhatIf> what_ifs = {parse_what_if("no-syncs"), parse_what_if("log-every=1,3,never"),
+                                        parse_what_if("no-syncs:op=aten::item"), parse_what_if("graph-steps"),
+                                        parse_what_if("scale-kernels=0.3:name=k"), parse_what_if("scale-launches=2")};
+  size_t cycles = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<uint8_t> bytes(std::uniform_int_distribution<size_t>(0, 600)(rng));
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+    trace::ImportedTrace t;
+    t.records = testdata::garbage_records(bytes.data(), bytes.size());
+    const Graph g = build_graph(t.records);
+    ASSERT_EQ(g.topo.size(), g.size());
+    cycles += g.stats.cycle_edges_dropped > 0;
+    const auto rep = replay_trace(t, what_ifs);
+    for (const auto& s : rep.what_ifs)
+      for (const auto& w : s.windows) ASSERT_GT(w.predicted_ns, INT64_MIN / 8) << i;
+  }
+  EXPECT_GT(cycles, 0u);  // the cycle breaker was exercised
+}

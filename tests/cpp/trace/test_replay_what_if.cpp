@@ -1,0 +1,295 @@
+// What-ifs on the replay (analyze/replay/what_if.h): the --what-if language, the syncs a
+// selector picks, each transformation on a hand-built trace with a known answer, the log-every
+// curve's verdict, and ./attribute --what-if's exit codes and JSON.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "replay_fixture.h"
+#include "trace/analyze/replay/transforms.h"
+#include "trace/analyze/replay/what_if.h"
+#include "trace/export/chrome_trace.h"
+#include "trace_test_util.h"
+
+using namespace replaytest;
+using trace::replay::parse_what_if;
+using trace::replay::replay_trace;
+using trace::replay::SiteSelector;
+using trace::replay::WhatIf;
+
+namespace {
+
+const uint64_t us = 1000;
+
+trace::ImportedTrace imported(trace::RecordSet r) {
+  trace::ImportedTrace t;
+  t.file = "hand-built";
+  t.records = std::move(r);
+  return t;
+}
+
+// `steps` steps of a loop whose GPU work (100 us) outlasts its CPU work (about 10 us): a launch,
+// then `.item()`: a copy into pinned memory and a stream sync that waits for the kernel.
+trace::RecordSet gpu_bound_loop(int steps) {
+  trace::RecordSet r;
+  uint64_t t = 0, gpu_free = 0;
+  for (int i = 0; i < steps; ++i) {
+    const uint32_t c = 3 * static_cast<uint32_t>(i) + 1;
+    const uint64_t s = t;
+    r.api.push_back(call("cudaLaunchKernel", t, t + 5 * us, c));
+    const uint64_t k0 = std::max(t + 7 * us, gpu_free);
+    r.kernels.push_back(kernel(k0, k0 + 100 * us, c));
+    gpu_free = k0 + 100 * us;
+    r.api.push_back(call("cudaMemcpyAsync", t + 5 * us, t + 8 * us, c + 1));
+    const uint64_t m0 = std::max(t + 9 * us, gpu_free);
+    r.memcpys.push_back(d2h(m0, m0 + 2 * us, c + 1));
+    gpu_free = m0 + 2 * us;
+    const uint64_t sync_end = gpu_free + 3 * us;
+    r.api.push_back(call("cudaStreamSynchronize", t + 8 * us, sync_end, c + 2));
+    r.cpu_ops.push_back({t + 5 * us, sync_end + 1 * us, 7, "aten::item"});
+    t = sync_end + 2 * us;
+    step(&r, "ProfilerStep#" + std::to_string(i), s, t);
+  }
+  return r;
+}
+
+// A CPU loop: each step's `aten::item` is 3 us of host time and blocks on nothing.
+trace::RecordSet cpu_loop(int steps) {
+  trace::RecordSet r;
+  uint64_t t = 0;
+  for (int i = 0; i < steps; ++i) {
+    r.cpu_ops.push_back({t + 1 * us, t + 50 * us, 7, "aten::addmm"});
+    r.cpu_ops.push_back({t + 51 * us, t + 54 * us, 7, "aten::item"});
+    step(&r, "ProfilerStep#" + std::to_string(i), t, t + 55 * us);
+    t += 55 * us;
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(WhatIfSpec, ParsesEveryForm) {
+  WhatIf w = parse_what_if("no-syncs");
+  EXPECT_EQ(w.kind, WhatIf::Kind::NoSyncs);
+  EXPECT_EQ(w.sites.by, SiteSelector::By::Blocking);
+  w = parse_what_if("no-syncs:op=aten::item");  // the name keeps its colons
+  EXPECT_EQ(w.sites.by, SiteSelector::By::Op);
+  EXPECT_EQ(w.sites.name, "aten::item");
+  w = parse_what_if("log-every=1,2,100,never:api=cudaStreamSynchronize");
+  EXPECT_EQ(w.kind, WhatIf::Kind::LogEvery);
+  EXPECT_EQ(w.every, (std::vector<uint32_t>{1, 2, 100, 0}));
+  EXPECT_EQ(w.sites.by, SiteSelector::By::Api);
+  w = parse_what_if("scale-kernels=0.5:name=gemm");
+  EXPECT_EQ(w.factor, 0.5);
+  EXPECT_EQ(w.pattern, "gemm");
+  EXPECT_EQ(parse_what_if("scale-launches=0").factor, 0.0);
+  EXPECT_EQ(parse_what_if("graph-steps").launch_ns, -1);
+  EXPECT_EQ(parse_what_if("graph-steps:launch-us=7.5").launch_ns, 7500);
+}
+
+TEST(WhatIfSpec, SaysWhatWasExpected) {
+  const auto error = [](const std::string& spec) {
+    try {
+      parse_what_if(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("faster").find("expected no-syncs"), std::string::npos);
+  EXPECT_NE(error("log-every=").find("log-every=N"), std::string::npos);
+  EXPECT_NE(error("log-every=0").find("positive whole number"), std::string::npos);
+  EXPECT_NE(error("log-every=2,x").find("'x'"), std::string::npos);
+  EXPECT_NE(error("scale-kernels=-1").find("from 0 to 1e6"), std::string::npos);
+  EXPECT_NE(error("scale-kernels=nan").find("scale-kernels=FACTOR"), std::string::npos);
+  EXPECT_NE(error("no-syncs:op=").find("needs a name"), std::string::npos);
+  EXPECT_NE(error("no-syncs=3").find("takes no value"), std::string::npos);
+  EXPECT_NE(error("scale-launches=2:op=x").find("no option"), std::string::npos);
+  EXPECT_EQ(error("no-syncs:api=cudaDeviceSynchronize"), "");
+}
+
+TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {
+  trace::RecordSet r;
+  r.cpu_ops = {{0, 100, 7, "aten::item"}, {200, 300, 7, "aten::item"}};
+  r.api = {call("cudaMemcpyAsync", 10, 50, 1), call("cudaStreamSynchronize", 50, 90, 0), call("cudaDeviceSynchronize", 210, 290, 0)};
+  r.memcpys = {d2h(20, 30, 1, trace::MemoryKind::Pageable)};
+  const auto syncs = trace::find_syncs(r);
+  const auto blocking = trace::replay::find_sites(r, syncs, {});
+  ASSERT_EQ(blocking.size(), 2u);
+  EXPECT_EQ(blocking[0].calls.size(), 2u);
+  EXPECT_EQ(blocking[0].blocked_ns, 80u);
+  EXPECT_FALSE(blocking[0].region);
+  const auto api = trace::replay::find_sites(r, syncs, {SiteSelector::By::Api, "cudaStreamSynchronize"});
+  ASSERT_EQ(api.size(), 1u);
+  EXPECT_EQ(api[0].calls.size(), 1u);
+  const auto op = trace::replay::find_sites(r, syncs, {SiteSelector::By::Op, "aten::item"});
+  ASSERT_EQ(op.size(), 2u);
+  EXPECT_TRUE(op[0].region);
+  EXPECT_EQ(op[0].start_ns, 0u);
+  EXPECT_EQ(op[0].end_ns, 100u);
+  EXPECT_EQ(op[1].calls.size(), 1u);
+}
+
+TEST(ReplayWhatIf, RemovingARegionTakesItsTimeItsCallsAndTheirGpuWork) {
+  // aten::item [100, 200]: a copy call and a stream sync that ends exactly where the op does,
+  // with a zero-length call at that same time (sorted after the region's end cut).
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaMemcpyAsync", 110, 120, 2), call("cudaStreamSynchronize", 120, 200, 3),
+           call("cudaMemsetAsync", 200, 200, 4), call("cudaLaunchKernel", 250, 260, 5)};
+  r.kernels = {kernel(20, 150, 1), kernel(265, 300, 5)};
+  r.memcpys = {d2h(155, 160, 2)};
+  r.memsets = {{201, 202, 4, 0, 7, 4}};
+  r.cpu_ops = {{100, 200, 7, "aten::item"}};
+  step(&r, "ProfilerStep#1", 0, 300);
+  const auto t = imported(r);
+  const auto rep = replay_trace(t, {parse_what_if("no-syncs:op=aten::item")});
+  ASSERT_EQ(rep.what_ifs.size(), 1u);
+  EXPECT_EQ(rep.replay.windows[0].predicted_ns, 300);
+  // 100 ns of host time go; the second kernel then waits only for its launch (5 ns typical).
+  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 200);
+  const auto graph = trace::replay::build_graph(t.records, {{7, 100, true}, {7, 200, false}});
+  trace::replay::Scenario s;
+  trace::replay::Site site;
+  site.thread = 7, site.start_ns = 100, site.end_ns = 200, site.region = true;
+  trace::replay::remove_site(graph, site, {graph.cut_nodes[0], graph.cut_nodes[1]}, &s);
+  EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memcpy, 0)] & trace::replay::kRemoved);
+  EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memset, 0)] & trace::replay::kRemoved);   // the zero-length call's
+  EXPECT_FALSE(s.flags[kernel_node(graph, 1)] & trace::replay::kRemoved);
+}
+
+TEST(ReplayWhatIf, ASyncWithNothingQueuedCostsItsFixedPriceAndTheCurveIsLinear) {
+  const auto t = imported(cpu_loop(8));
+  const auto rep = replay_trace(t, {parse_what_if("log-every=1,2,4,100,never:op=aten::item")});
+  ASSERT_EQ(rep.curves.size(), 1u);
+  const auto& c = rep.curves[0];
+  EXPECT_EQ(c.sites, 8u);
+  EXPECT_NEAR(c.saving_per_sync_ns, 3000, 1);
+  EXPECT_NEAR(c.isolated_cost_ns, 3000, 1);
+  EXPECT_TRUE(c.linear) << c.why;
+  EXPECT_NE(c.why.find("block on nothing"), std::string::npos) << c.why;
+  ASSERT_EQ(c.points.size(), 5u);
+  EXPECT_EQ(c.points[1].kept, 4u);
+  EXPECT_NEAR(c.points[1].predicted_ns, 55000 - 1500, 1);  // half the steps keep their 3 us
+  EXPECT_TRUE(c.points[3].extrapolated);                   // 100 > the 8 steps of the trace
+  EXPECT_NEAR(c.points[3].kept_per_window, 0.01, 1e-9);
+  EXPECT_NEAR(c.points[3].predicted_ns, 52000 + 30, 1);
+  EXPECT_NEAR(c.points[4].predicted_ns, 52000, 1);
+}
+
+TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
+  const auto t = imported(gpu_bound_loop(10));
+  const auto rep = replay_trace(t, {parse_what_if("no-syncs"), parse_what_if("log-every=1,2,never")});
+  EXPECT_TRUE(rep.target_met);
+  // Without the syncs each step's CPU window shrinks to its own 10 us...
+  const auto& none = rep.what_ifs[0];
+  EXPECT_LT(none.windows[5].predicted_ns, static_cast<int64_t>(12 * us));
+  // ...but the GPU still has its 10 x 102 us to do: the total saves far less than the syncs blocked.
+  EXPECT_GT(none.total.predicted_ns, static_cast<int64_t>(1020 * us));
+  const auto& c = rep.curves[0];
+  EXPECT_GT(c.queued_per_sync_ns, 0.5 * c.blocked_per_sync_ns);
+  EXPECT_LT(c.saving_per_sync_ns, 0.3 * c.blocked_per_sync_ns);
+  EXPECT_NE(c.why.find("moves to the next sync"), std::string::npos) << c.why;
+}
+
+TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaLaunchKernel", 10, 20, 2), call("cudaDeviceSynchronize", 20, 205, 3)};
+  r.kernels = {kernel(15, 100, 1), kernel(100, 200, 2)};
+  r.kernels[1].name = "big_gemm";
+  step(&r, "ProfilerStep#1", 0, 210);
+  const auto t = imported(r);
+  const auto rep = replay_trace(t, {parse_what_if("scale-kernels=0.5:name=gemm"), parse_what_if("scale-kernels=2"),
+                                    parse_what_if("scale-launches=0")});
+  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 160);   // big_gemm 50 ns shorter
+  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, 395);   // both kernels twice as long
+  // GPU-bound, but the first kernel waited for its launch: all of it 10 ns earlier, not 20.
+  EXPECT_EQ(rep.what_ifs[2].windows[0].predicted_ns, 200);
+  EXPECT_EQ(rep.what_ifs[0].windows[0].bound[0].resource, "GPU 0 stream 7");
+  trace::RecordSet unnamed = r;
+  unnamed.kernels[1].name.clear(), unnamed.kernels[0].name.clear();
+  const auto u = imported(unnamed);
+  EXPECT_THROW(replay_trace(u, {parse_what_if("scale-kernels=0.5:name=gemm")}), std::invalid_argument);
+}
+
+TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
+  // Launch-bound: four 20 us launches 5 us apart, each kernel 1 us; then a sync.
+  trace::RecordSet r;
+  for (uint32_t i = 0; i < 4; ++i) {
+    r.api.push_back(call("cudaLaunchKernel", i * 25 * us, i * 25 * us + 20 * us, i + 1));
+    r.kernels.push_back(kernel(i * 25 * us + 22 * us, i * 25 * us + 23 * us, i + 1));
+  }
+  r.api.push_back(call("cudaStreamSynchronize", 100 * us, 104 * us, 9));
+  step(&r, "ProfilerStep#1", 0, 105 * us);
+  const auto t = imported(r);
+  const auto rep = replay_trace(t, {parse_what_if("graph-steps:launch-us=10")});
+  // One 10 us launch; the CPU time between the calls stays (3 x 5 us, then 5 us to the sync);
+  // the sync found nothing queued, so it costs its recorded 4 us; the step's last 1 us.
+  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(35 * us));
+  // The kernels wait for the graph launch, not for their own (free) launch calls: one after
+  // another from 12 us (no kernel waited behind another in the trace: they follow at once).
+  const auto g = trace::replay::build_graph(t.records);
+  const auto s = trace::replay::graph_steps(g, t.records, {{0, 105 * us}}, 10 * us);
+  const auto times = trace::replay::simulate(g, s);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>((12 + i) * us)) << i;
+}
+
+TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
+  const auto t = imported(gpu_bound_loop(3));
+  const auto windows = trace::replay::replay_windows(t.records);
+  ASSERT_EQ(windows.size(), 3u);
+  EXPECT_EQ(windows[0].thread, 7u);
+  const auto rep = replay_trace(t, {});
+  const int64_t last_step_end = static_cast<int64_t>(t.records.steps.back().end_ns);
+  EXPECT_EQ(rep.replay.total.measured_ns, last_step_end);  // the last sync waited for all the GPU work
+  EXPECT_EQ(rep.replay.total.replayed_ns, rep.replay.total.predicted_ns);
+}
+
+TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
+  // What experiments/replay_validation.sh feeds it on a GPU run: bench's --trace_dir file, with
+  // `epoch` ranges as the windows and `item` (the D2H copy and the stream sync) as the op kept.
+  trace::RecordSet r;
+  for (uint64_t e = 0; e < 3; ++e) {
+    trace::RecordSet one = testdata::one_epoch();
+    const uint64_t shift = e * 1000, corr = e * 10;
+    for (auto& x : one.ranges) x.start_ns += shift, x.end_ns += shift, r.ranges.push_back(x);
+    for (auto& x : one.api) x.start_ns += shift, x.end_ns += shift, x.correlation_id += x.correlation_id ? corr : 0, r.api.push_back(x);
+    for (auto& x : one.kernels) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.kernels.push_back(x);
+    for (auto& x : one.memcpys) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.memcpys.push_back(x);
+  }
+  const std::string json = trace::chrome_trace_json(r);
+  auto source = trace::memory_byte_source(json.data(), json.size(), "ours.trace.json");
+  const trace::ImportedTrace t = trace::import_trace(*source, "ours.trace.json");
+  ASSERT_EQ(t.records.steps.size(), 3u);
+  const auto rep = replay_trace(t, {parse_what_if("log-every=1,never:op=item")});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  EXPECT_EQ(rep.replay.windows[1].measured_ns, 1000);
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, 1000);
+  const auto& c = rep.curves.at(0);
+  EXPECT_EQ(c.sites, 3u);
+  // Without `item` (140 ns: the copy call, the 110 ns sync that waited for the copy) each epoch
+  // is shorter; the kernel launched after it waited for its launch, which comes earlier.
+  EXPECT_GT(c.saving_per_sync_ns, 100);
+  EXPECT_LE(c.saving_per_sync_ns, 140);
+}
+
+TEST(AttributeWhatIf, BadSpecExitsTwoAndWritesNothing) {
+  const std::string out = ::testing::TempDir() + "/what-if.json";
+  std::remove(out.c_str());
+  const std::string trace = tracetest::data("traces/a100-event-sync.json.gz");
+  int rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " --what-if faster " + trace + " 2>/dev/null").c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_FALSE(std::ifstream(out).good());
+  rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --hta --replay " + trace + " 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " --what-if log-every=1,never " + trace).c_str());
+  EXPECT_EQ(rc, 0);
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  for (const char* key : {"\"replays\"", "\"what_if\"", "\"typical_delays\"", "\"log_every\"", "\"why\"", "\"bound\""})
+    EXPECT_NE(text.str().find(key), std::string::npos) << key;
+}
