@@ -55,22 +55,10 @@ def _f(x):
     return float(x)
 
 
-def child(files, out_path, rounding):
-    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+def hta_figures(analyzer):
+    """HTA's figures for every rank of a loaded TraceAnalysis, in the schema of
+    tests/data/hta_expected/README.md: what HTA's public calls return, nothing recomputed."""
     import numpy as np
-    import hta
-    from hta.version import __version_tuple__
-    from hta.trace_analysis import TraceAnalysis
-
-    version = ".".join(str(v) for v in __version_tuple__)
-    if version != HTA_VERSION:
-        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
-
-    with tempfile.TemporaryDirectory(prefix="hta-ref-") as tmp:
-        for f in files:
-            # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
-            shutil.copy(f, Path(tmp) / Path(f).name)
-        analyzer = TraceAnalysis(trace_dir=tmp)
 
     ranks = sorted(analyzer.t.traces)
     result = {"ranks": {}}
@@ -141,6 +129,32 @@ def child(files, out_path, rounding):
         if errors:
             r["hta_errors"] = errors
         result["ranks"][str(rank)] = r
+
+    return result
+
+
+def check_hta_version():
+    """Stop unless the HTA imported here is the reference version."""
+    import hta
+    from hta.version import __version_tuple__
+
+    version = ".".join(str(v) for v in __version_tuple__)
+    if version != HTA_VERSION:
+        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
+
+
+def child(files, out_path, rounding):
+    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+    from hta.trace_analysis import TraceAnalysis
+
+    check_hta_version()
+
+    with tempfile.TemporaryDirectory(prefix="hta-ref-") as tmp:
+        for f in files:
+            # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
+            shutil.copy(f, Path(tmp) / Path(f).name)
+        analyzer = TraceAnalysis(trace_dir=tmp)
+    result = hta_figures(analyzer)
 
     tmp_out = Path(str(out_path) + ".partial")
     tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
