@@ -13,6 +13,7 @@ add_library(iris_trace STATIC
   ${_t}/import/kineto/json_event_stream.cpp
   ${_t}/import/kineto/kineto_import.cpp
   ${_t}/analyze/attribution.cpp
+  ${_t}/analyze/blocking_calls.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/hta_breakdown.cpp
