@@ -32,8 +32,8 @@ rounding on); elsewhere within float rounding (1e-9 us + 1e-12 relative), becaus
 with numpy and pandas in an order C++ does not reproduce bit for bit.
 """
 import argparse
-import contextlib
 import datetime
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -57,27 +57,6 @@ MODES = (("rounding", True), ("no-rounding", False))
 
 # --- HTA -----------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def hta_observed(stable):
-    """HTA as it runs, with its tie order pinned (stable) or left native, and its idle figures
-    read before the final round(2). Only this process is touched; HTA's files are not."""
-    import pandas as pd
-
-    sort_values, round_ = pd.DataFrame.sort_values, pd.DataFrame.round
-
-    def stable_sort(self, *a, **k):
-        k.setdefault("kind", "stable")
-        return sort_values(self, *a, **k)
-
-    if stable:
-        pd.DataFrame.sort_values = stable_sort
-    pd.DataFrame.round = lambda self, *a, **k: self
-    try:
-        yield
-    finally:
-        pd.DataFrame.sort_values, pd.DataFrame.round = sort_values, round_
-
-
 def hta_load(trace_dir, rounding):
     """HTA's TraceAnalysis for a folder, parsed in this process (its multiprocessing only splits
     the parse across ranks; the rows are the same)."""
@@ -96,7 +75,7 @@ def hta_load(trace_dir, rounding):
 
 def hta_run(trace_dir, rounding, native=True):
     """{"stable": figures, "native": figures} (native only when asked), or {"error": ...}."""
-    from hta_reference import hta_figures
+    from hta_reference import hta_figures, hta_observed
 
     try:
         a = hta_load(trace_dir, rounding)
@@ -257,13 +236,14 @@ def shrink(files, binary, rounding, want, budget_s=180):
 
 
 def save_case(case_dir, name, files, binary, meta):
-    """A shrunk trace and HTA's figures in both modes (tie order stable), for trace_tests."""
+    """A shrunk trace (<case>/trace/rank-N.json) and HTA's figures in both modes, tie order
+    stable (<case>/hta.json), for trace_tests."""
     d = Path(case_dir) / name
     tmp = Path(str(d) + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    (tmp / "trace").mkdir(parents=True)
     for fname, doc in files.items():
-        (tmp / fname).write_text(json.dumps(doc, indent=1) + "\n")
+        (tmp / "trace" / fname).write_text(json.dumps(doc, indent=1) + "\n")
     expected = dict(meta, hta_version="0.5.0", tie_order="stable (pandas kind='stable')",
                     idle_rounding="before HTA's round(2)", modes={})
     for mode, rounding in MODES:
@@ -312,6 +292,10 @@ def main():
     if not binary.is_file():
         raise SystemExit(f"hta_differential: {binary} is not built (see README: build-trace)")
 
+    # What was tested, taken before the run: the binary can be rebuilt and HEAD move meanwhile.
+    attribute_sha = hashlib.sha256(binary.read_bytes()).hexdigest()
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
     t0, load0 = time.monotonic(), os.getloadavg()[0]
     jobs = [(a.seed * 1000000 + k, str(binary)) for k in range(a.traces)]
     results = []
@@ -329,8 +313,9 @@ def main():
         "seed": a.seed, "traces": a.traces, "wall_s": round(wall, 1), "jobs": a.jobs,
         "load_1min_start": load0, "load_1min_end": os.getloadavg()[0],
         "attribute": str(binary.relative_to(REPO)) if binary.is_relative_to(REPO) else str(binary),
-        "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                                 capture_output=True, text=True).stdout.strip(),
+        "attribute_sha256": attribute_sha,
+        "commit_at_start": commit,
+        "generator": "experiments/hta_trace_gen.py at that commit",
         "tie_order": "stable (pandas kind='stable'); native order counted apart",
         "modes": {},
     }

@@ -21,6 +21,7 @@ one setting can never leak into the other. HTA reads a folder of rank files, so 
 copied into its own temporary folder first.
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -53,6 +54,34 @@ def trace_inputs():
 def _f(x):
     """A plain float for JSON (numpy scalars are not serialisable)."""
     return float(x)
+
+
+@contextlib.contextmanager
+def hta_observed(stable):
+    """HTA as it runs, with its tie order pinned (stable) or left native, and its idle figures
+    read before its final round(2). Only this process is touched; HTA's files are not.
+
+    Why: HTA sorts by "ts" with pandas' default quicksort, which is not stable: rows with equal
+    ts (common after rounding to whole us) come out in the order numpy's SIMD sort picks, which
+    differs between machines (AVX-512, AVX2). A stable sort is one of the orders HTA's code
+    allows, and the one ./attribute uses; callers run the native order too and say where it
+    differs. HTA rounds its idle breakdown to 0.01 us for display (result_df.round(2)); the
+    value before that shows a rule difference of a nanosecond."""
+    import pandas as pd
+
+    sort_values, round_ = pd.DataFrame.sort_values, pd.DataFrame.round
+
+    def stable_sort(self, *a, **k):
+        k.setdefault("kind", "stable")
+        return sort_values(self, *a, **k)
+
+    if stable:
+        pd.DataFrame.sort_values = stable_sort
+    pd.DataFrame.round = lambda self, *a, **k: self
+    try:
+        yield
+    finally:
+        pd.DataFrame.sort_values, pd.DataFrame.round = sort_values, round_
 
 
 def hta_figures(analyzer):
@@ -154,7 +183,13 @@ def child(files, out_path, rounding):
             # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
             shutil.copy(f, Path(tmp) / Path(f).name)
         analyzer = TraceAnalysis(trace_dir=tmp)
-    result = hta_figures(analyzer)
+    with hta_observed(stable=True):
+        result = hta_figures(analyzer)
+    with hta_observed(stable=False):
+        native = hta_figures(analyzer)
+    same = native == result
+    result["tie_order"] = "stable"
+    result["native_tie_order_gives_same_figures"] = same
 
     tmp_out = Path(str(out_path) + ".partial")
     tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
