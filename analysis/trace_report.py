@@ -262,12 +262,12 @@ def sync_cost_markdown(cost):
     """Lines the main report can place beside the article's 46 us per call."""
     if cost is None:
         return ["No blocking sync is listed in these traces."]
-    lines = [f"Over {cost.n} synchronisation calls (blocking copies not included) listed in {len(cost.sources)} "
+    lines = [f"Over {plural(cost.n, 'synchronisation call')} (blocking copies not included) listed in {len(cost.sources)} "
              f"trace file(s) ({', '.join(cost.sources)}): host time blocked per call median "
              f"{fmt_us(cost.median_blocked_us)} us, mean {fmt_us(cost.mean_blocked_us)} us, p90 {fmt_us(cost.p90_blocked_us)} us."]
     if cost.idle_n:
         lines.append(f"With (almost) nothing queued on the GPU (less than {IDLE_QUEUED_US:g} us of GPU work "
-                     f"during the call), {cost.idle_n} calls: median {fmt_us(cost.idle_median_blocked_us)} us "
+                     f"during the call), {plural(cost.idle_n, 'call')}: median {fmt_us(cost.idle_median_blocked_us)} us "
                      "per call, the price of the synchronisation itself.")
     if cost.fit:
         f = cost.fit
