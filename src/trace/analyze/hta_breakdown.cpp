@@ -81,21 +81,41 @@ struct Row {
   int64_t index_corr;  // trace.py, transform_correlation_to_index
 };
 
-// Which of a rank's columns pandas holds as int64 (see Scalar).
+// A rank's column types: 0 for float64, else the width in bits of the integer type HTA keeps.
+// trace_parser.py, _compress_df, downcasts every integer column to the smallest of int8,
+// int16, int32, int64 that holds its values (pd.to_numeric(downcast="integer")), and numpy
+// arithmetic on such columns wraps around: ts = 124 and dur = 7 as int8 end at -125.
 struct Dtypes {
-  bool ts_int, end_int;  // end = ts + dur: int64 only when both are
+  int ts_bits = 0, dur_bits = 0;
+  int end_bits() const { return ts_bits && dur_bits ? std::max(ts_bits, dur_bits) : 0; }  // ts + dur
 };
+
+int downcast_bits(int64_t lo, int64_t hi) {
+  for (int bits : {8, 16, 32})
+    if (lo >= -(int64_t{1} << (bits - 1)) && hi < (int64_t{1} << (bits - 1))) return bits;
+  return 64;
+}
+
+// a + b in a column of `bits` (0: float64), wrapping as numpy does; *wrapped notes a wrap.
+double column_op(double a, double b, int bits, bool* wrapped) {
+  if (!bits) return a + b;
+  const int64_t exact = static_cast<int64_t>(a) + static_cast<int64_t>(b);  // both fit int64 (importer bounds)
+  const int shift = 64 - bits;
+  const int64_t w = bits == 64 ? exact : wrap(static_cast<uint64_t>(exact) << shift) >> shift;
+  if (w != exact) *wrapped = true;
+  return static_cast<double>(w);
+}
 
 // utils.py, merge_kernel_intervals: rows sorted by ts; a row opens a new interval when its ts
 // is after the running maximum of every earlier end (pandas: ts > end.shift().cummax()).
 struct Interval {
   double ts, end;
 };
-std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts) {
+std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts, Dtypes t, bool* wrapped) {
   std::vector<Interval> out;
   double cummax = kNaN;
   for (const Row* r : by_ts) {
-    const double end = r->ts + r->dur;
+    const double end = column_op(r->ts, r->dur, t.end_bits(), wrapped);
     if (out.empty() || r->ts > cummax) out.push_back({r->ts, end});
     else out.back().end = std::max(out.back().end, end);
     cummax = std::isnan(cummax) ? end : std::max(cummax, end);
@@ -107,7 +127,7 @@ std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts) {
 Scalar run_time(const std::vector<Interval>& v, Dtypes t) {
   std::vector<double> ends, starts;
   for (const auto& i : v) ends.push_back(i.end), starts.push_back(i.ts);
-  return column_sum(ends, t.end_int) - column_sum(starts, t.ts_int);
+  return column_sum(ends, t.end_bits() != 0) - column_sum(starts, t.ts_bits != 0);
 }
 
 // pandas sort_values(by="ts"): equal ts keep frame order here (see hta_breakdown.h).
@@ -162,16 +182,17 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
   sort_by_ts(&dev, [](const Row* r) { return r->ts; });
   if (!dev.empty()) {
     out.has_gpu = true;
-    const auto merged = merge_intervals(dev);
-    const bool row_int = types.ts_int && types.end_int;
-    const Scalar last_end{row_int, static_cast<int64_t>(merged.back().end), merged.back().end};
-    const Scalar first_ts{row_int, static_cast<int64_t>(merged.front().ts), merged.front().ts};
-    const Scalar kernel_time = last_end - first_ts;
+    const auto merged = merge_intervals(dev, types, &out.int_wrapped);
+    // A row of the merged frame holds ts and end in their common type; its scalars subtract
+    // in that type (a narrow int wraps), then meet the int64 sums.
+    const int row_bits = types.ts_bits && types.end_bits() ? std::max(types.ts_bits, types.end_bits()) : 0;
+    const double span = column_op(merged.back().end, -merged.front().ts, row_bits, &out.int_wrapped);
+    const Scalar kernel_time{row_bits != 0, static_cast<int64_t>(span), span};
     const Scalar idle = kernel_time - run_time(merged, types);
     std::vector<const Row*> comp;
     for (const Row* r : dev)
       if (r->e->flags & HtaEvent::kComputeName) comp.push_back(r);
-    const Scalar compute = run_time(merge_intervals(comp), types);
+    const Scalar compute = run_time(merge_intervals(comp, types, &out.int_wrapped), types);
     out.kernel_time_us = kernel_time.f();
     out.idle_us = idle.f();
     out.compute_us = compute.f();
@@ -201,7 +222,7 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     sort_by_ts(&v, [](const Joined& j) { return j.r->ts; });
     Kahan host, kernel, other;
     for (size_t i = 1; i < v.size(); ++i) {
-      const double prev_end = v[i - 1].r->ts + v[i - 1].r->dur;
+      const double prev_end = column_op(v[i - 1].r->ts, v[i - 1].r->dur, types.end_bits(), &out.int_wrapped);
       const double gap = v[i].r->ts - prev_end;
       if (v[i].runtime_ts > prev_end) host.add(gap);  // NaN runtime ts: not host wait
       else if (gap < opt.consecutive_kernel_delay_us) kernel.add(gap);
@@ -223,7 +244,9 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     auto it = gpu_by_corr.find(c->e->correlation);
     if (it == gpu_by_corr.end()) continue;
     for (const Row* g : it->second) {
-      const double d = g->ts - c->ts - c->dur;
+      // (ts_y - ts_x) in the ts column's type, then - dur_x in the common type of both.
+      const double since = column_op(g->ts, -c->ts, types.ts_bits, &out.int_wrapped);
+      const double d = column_op(since, -c->dur, types.end_bits(), &out.int_wrapped);
       delays.push_back(d < 0 ? 0.0 : d);  // clip(lower=0)
     }
   }
@@ -272,10 +295,10 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
   for (size_t k : order) {
     const ImportedTrace& t = *traces[k];
     const bool round = options.ns_rounding && t.hta_float_ts;
-    types[k].ts_int = round ? !t.hta_missing_ts : !t.hta_float_ts;
+    const bool ts_int = round ? !t.hta_missing_ts : !t.hta_float_ts;
     const bool dur_int = round ? !t.hta_missing_ts && !t.hta_missing_dur : !t.hta_float_dur;
-    types[k].end_int = types[k].ts_int && dur_int;
-    double rank_min = std::numeric_limits<double>::infinity();
+    double rank_min = std::numeric_limits<double>::infinity(), rank_max = -rank_min;
+    double dur_min = rank_min, dur_max = -rank_min;
     rows[k].reserve(t.hta.size());
     for (const auto& e : t.hta) {
       Row r{&e, e.ts_us, e.dur_us, false, 0};
@@ -285,15 +308,18 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
         r.dur = std::floor(end) - r.ts;
       }
       r.gpu = (e.stream >= 0 && e.correlation >= 0) || (e.flags & HtaEvent::kDeviceSyncName);
-      rank_min = std::min(rank_min, r.ts);
+      rank_min = std::min(rank_min, r.ts), rank_max = std::max(rank_max, r.ts);
+      dur_min = std::min(dur_min, r.dur), dur_max = std::max(dur_max, r.dur);
       rows[k].push_back(r);
     }
-    if (!rows[k].empty() && (!have_min || rank_min < min_ts)) have_min = true, min_ts = rank_min, min_is_int = types[k].ts_int;
+    if (rows[k].empty()) continue;
+    if (ts_int) types[k].ts_bits = downcast_bits(static_cast<int64_t>(rank_min), static_cast<int64_t>(rank_max));
+    if (dur_int) types[k].dur_bits = downcast_bits(static_cast<int64_t>(dur_min), static_cast<int64_t>(dur_max));
+    if (!have_min || rank_min < min_ts) have_min = true, min_ts = rank_min, min_is_int = ts_int;
   }
   for (size_t k = 0; k < traces.size(); ++k) {
     for (auto& r : rows[k]) r.ts -= min_ts;
-    types[k].ts_int = types[k].ts_int && min_is_int;  // int64 - float64 is float64
-    types[k].end_int = types[k].end_int && min_is_int;
+    if (!min_is_int) types[k].ts_bits = 0;  // an int column minus a float is float64; minus an int keeps its type
   }
 
   // The step filter runs when the symbol table of all ranks holds two or more step names.

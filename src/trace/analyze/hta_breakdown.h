@@ -7,7 +7,8 @@
 // HTA works on a pandas DataFrame per rank, and its figures depend on that frame's rows and
 // their order, so the rows are rebuilt as HTA builds them:
 //  - rows: events with "dur" and "cat", except cat "Trace"; times are the doubles Python reads
-//    from the text. When a file's "ts" column is float64 (any decimal, or a missing ts) and
+//    from the text. Integer columns are narrowed to the smallest integer type that holds them,
+//    and ts + dur wraps around in it as in numpy (flagged: HtaRank::int_wrapped). When a file's "ts" column is float64 (any decimal, or a missing ts) and
 //    rounding is on: end = ts + dur, ts rounded up, end down, dur = end - ts (may go negative).
 //  - every rank's ts minus the smallest ts of all ranks (the alignment), before anything else.
 //  - index_correlation: a GPU row's host row is the last one in file order with its
@@ -60,6 +61,10 @@ struct HtaLaunchStats {
 
 struct HtaRank {
   bool has_gpu = false;  // temporal figures exist
+  // HTA's int8/int16/int32 columns wrapped around in a sum (a trace of small integer
+  // timestamps whose ends cross the type's limit): its figures, and ours, are then not the
+  // true ones. Said by ./attribute --hta.
+  bool int_wrapped = false;
   double idle_us = 0, compute_us = 0, non_compute_us = 0, kernel_time_us = 0;
   std::map<int64_t, HtaIdle> idle_by_stream;
   HtaLaunchStats launch_delay;

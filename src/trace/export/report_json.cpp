@@ -120,6 +120,7 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
   o.begin_object();
   for (const auto& [rank, r] : ranks) {
     o.key(std::to_string(rank)).begin_object();
+    if (r.int_wrapped) o.key("int_wrapped").value(true);  // HTA's narrow int columns wrapped (hta_breakdown.h)
     o.key("temporal").begin_object();
     if (r.has_gpu) {
       o.key("idle_time_us").value(r.idle_us).key("compute_time_us").value(r.compute_us);

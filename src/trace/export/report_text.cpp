@@ -66,6 +66,9 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
   add("Holistic Trace Analysis 0.5.0 definitions (ns rounding %s)\n", ns_rounding ? "on" : "off");
   for (const auto& [rank, r] : ranks) {
     add("\nrank %lld\n", static_cast<long long>(rank));
+    if (r.int_wrapped)
+      out += "  note: HTA 0.5.0 narrows small integer timestamps to int8/16/32 and ts + dur wrapped around\n"
+             "  there; these figures follow HTA's, and are not the true ones\n";
     if (!r.has_gpu) {
       out += "  no GPU events: no temporal or idle breakdown\n";
       continue;
