@@ -172,7 +172,8 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
           "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "]
     md += [" ".join(trace_report.sync_cost_markdown(cost))]
     if cost is not None and cost.idle_n:
-        per_file = {name: sum(len(t["syncs"]) for t in doc["traces"]) for name, doc in docs}
+        # the calls the fit is over: synchronisation calls, not blocking copies (as trace_report.sync_cost)
+        per_file = {name: sum(s["kind"] == trace_report.KIND_SYNC for t in doc["traces"] for s in t["syncs"]) for name, doc in docs}
         top = max(per_file, key=per_file.get)
         md += [f"The price of a sync itself is the measured one: with nothing queued, the median of those "
                f"{cost.idle_n} calls, {trace_report.fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "

@@ -20,6 +20,7 @@ import re
 import sys
 
 from analysis.tables import markdown_table, write_atomic
+from analysis.trace_report import SCHEMA_VERSION  # one version for every `./attribute --json` reader
 
 
 class ReplayJsonError(ValueError):
@@ -113,8 +114,9 @@ def load(path):
     if not isinstance(doc, dict) or doc.get("tool") != "attribute" or "replays" not in doc:
         raise ReplayJsonError(f"{path}: expected `./attribute --what-if --json` output (\"tool\": \"attribute\" "
                               "with \"replays\")")
-    if doc.get("version") != 1:
-        raise ReplayJsonError(f"{path}: field 'version' must be 1, got {doc.get('version')!r}")
+    if doc.get("version") != SCHEMA_VERSION:
+        raise ReplayJsonError(f"{path}: field 'version' must be {SCHEMA_VERSION} (rerun ./attribute --json), "
+                              f"got {doc.get('version')!r}")
     for i, r in enumerate(_get(path, doc, "replays", list, "top level")):
         _check_replay(path, r, f"replays[{i}]")
     return doc

@@ -8,7 +8,13 @@ main report.
 Every input file is read and checked before anything is written, so bad input (not JSON, a
 missing or mistyped field) exits 2 with a message naming the file and the field, and leaves the
 pages already in --out as they were. Each page and plot is written to a temporary file and
-renamed. The schema is the one `./attribute --json` writes (tool "attribute", version 1).
+renamed. The schema is the one `./attribute --json` writes (tool "attribute", version 2).
+
+One definition per figure (src/trace/analyze/blocking_calls.h): "synchronisation" is the
+*Synchronize calls; "blocking copies" the copy calls that hold the host (a call without Async,
+or an Async copy with pageable host memory); "non-blocking copy calls" the rest; "blocked" the
+first two together. Every table's rows add up to the total it prints (checked here: a page is
+not written when they do not), and "calls" counts API calls everywhere.
 """
 import argparse
 import json
@@ -28,12 +34,18 @@ class TraceJsonError(ValueError):
     """Bad input: the message names the file and the field."""
 
 
-STEP_NUMBERS = ("wall_us", "launch_api_us", "kernel_us", "gpu_busy_us", "sync_api_us", "memcpy_api_us",
-                "blocked_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
-STEP_COUNTS = ("launches", "kernels", "memsets")
-CAUSE_FIELDS = (("op", str), ("calls", int), ("blocked_us", float), ("share_of_steps", float),
-                ("gpu_queued_us", float))
-SYNC_FIELDS = (("api", str), ("start_us", float), ("blocked_us", float), ("gpu_queued_us", float))
+SCHEMA_VERSION = 2
+STEP_NUMBERS = ("wall_us", "launch_api_us", "kernel_us", "gpu_busy_us", "sync_api_us", "blocking_copy_us",
+                "nonblocking_copy_us", "memcpy_api_us", "blocked_us", "host_rest_us", "idle_host_wait_us",
+                "idle_kernel_wait_us", "idle_other_us")
+STEP_COUNTS = ("launches", "kernels", "memsets", "syncs", "blocking_copies", "nonblocking_copies")
+CAUSE_FIELDS = (("op", str), ("calls", int), ("op_occurrences", int), ("sync_us", float), ("blocking_copy_us", float),
+                ("blocked_us", float), ("share_of_steps", float), ("gpu_queued_us", float))
+SYNC_FIELDS = (("api", str), ("kind", str), ("start_us", float), ("blocked_us", float), ("gpu_queued_us", float))
+BLOCKING_FIELDS = (("syncs", int), ("sync_us", float), ("blocking_copies", int), ("blocking_copy_us", float),
+                   ("blocked_us", float))
+COPY_REASONS = ("not Async", "pageable")
+KIND_SYNC = "sync"
 
 
 # ---- reading, with every field checked ---------------------------------------------------
@@ -64,13 +76,20 @@ def _check_step(path, s, where):
         _get(path, s, k, int, where)
     _get(path, s, "launch_delay_us", dict, where)
     _get(path, s, "memcpy_by_kind", dict, where)
+    reasons = _get(path, s, "blocking_copies_by_reason", dict, where)
+    for r in COPY_REASONS:
+        _get(path, reasons, r, dict, f"{where}.blocking_copies_by_reason")
+        _get(path, reasons[r], "calls", int, f"{where}.blocking_copies_by_reason.{r}")
+        _get(path, reasons[r], "us", float, f"{where}.blocking_copies_by_reason.{r}")
 
 
 def _check_trace(path, t, where):
     for key, kind in (("file", str), ("rank", int), ("gpu_events", bool), ("steps", list),
-                      ("total", dict), ("syncs_by_cause", list), ("syncs", list),
+                      ("total", dict), ("blocking_calls", dict), ("syncs_by_cause", list), ("syncs", list),
                       ("unmatched_correlations", int), ("warnings", list)):
         _get(path, t, key, kind, where)
+    for k, kind in BLOCKING_FIELDS:
+        _get(path, t["blocking_calls"], k, kind, f"{where}.blocking_calls")
     for i, s in enumerate(t["steps"]):
         _check_step(path, s, f"{where}.steps[{i}]")
         _get(path, s, "name", str, f"{where}.steps[{i}]")
@@ -97,8 +116,9 @@ def load(path):
         raise TraceJsonError(f"{path}: not valid JSON ({e})") from e
     if not isinstance(doc, dict) or doc.get("tool") != "attribute":
         raise TraceJsonError(f"{path}: expected `./attribute --json` output (an object with \"tool\": \"attribute\")")
-    if doc.get("version") != 1:
-        raise TraceJsonError(f"{path}: field 'version' must be 1, got {doc.get('version')!r}")
+    if doc.get("version") != SCHEMA_VERSION:
+        raise TraceJsonError(f"{path}: field 'version' must be {SCHEMA_VERSION} (rerun ./attribute --json), "
+                             f"got {doc.get('version')!r}")
     traces = _get(path, doc, "traces", list, "top level")
     for i, t in enumerate(traces):
         _check_trace(path, t, f"traces[{i}]")
@@ -114,15 +134,18 @@ def step_rows(trace):
     return [("whole trace", trace["total"])]
 
 
-HOST_PARTS = [("launch_api_us", "launch calls"), ("blocked_us", "blocked in sync")]
+HOST_PARTS = [("launch_api_us", "launch calls"), ("sync_api_us", "blocked in synchronisation"),
+              ("blocking_copy_us", "blocking copies")]
 GPU_PARTS = [("gpu_busy_us", "GPU busy (kernels + copies, union)"),
              ("idle_host_wait_us", "idle: host wait"), ("idle_kernel_wait_us", "idle: kernel wait"),
              ("idle_other_us", "idle: other")]
 
 
 def host_other_us(s):
-    """Host time of the step outside launch calls and syncs (the CPU's own work)."""
-    return max(s["wall_us"] - s["launch_api_us"] - s["blocked_us"], 0.0)
+    """Host time of the step outside launch calls, syncs and blocking copies (the CPU's own work
+    and every other call, non-blocking copies included); ./attribute's host_rest_us. Negative
+    when calls on several threads overlap: the bars then show 0 and the page says so."""
+    return s["host_rest_us"]
 
 
 def gpu_unaccounted_us(s):
@@ -143,13 +166,37 @@ def fmt_pct(x):
     return f"{p:.1f}%" if p >= 0.1 or p == 0 else f"{p:.2g}%"
 
 
+def plural(n, word):
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def cause_line(c):
-    """'aten::item — 16 calls, 559 us blocked, 0.4% of the steps'."""
-    return (f"{c['op']} — {c['calls']} call{'s' if c['calls'] != 1 else ''}, {fmt_us(c['blocked_us'])} us blocked, "
+    """'aten::item — 16 calls, 559 us blocked, 0.4% of the steps' (calls: API calls)."""
+    return (f"{c['op']} — {plural(c['calls'], 'call')}, {fmt_us(c['blocked_us'])} us blocked, "
             f"{fmt_pct(c['share_of_steps'])} of the steps")
 
 
+def blocking_line(s):
+    """The host calls of a window, one figure each: 'synchronisation 1497 us (21 calls), ...'."""
+    r = s["blocking_copies_by_reason"]
+    why = ", ".join(f"{r[k]['calls']} {k}" for k in COPY_REASONS if r[k]["calls"])
+    return (f"blocked in synchronisation {fmt_us(s['sync_api_us'])} us ({plural(s['syncs'], 'call')}), "
+            f"in blocking copies {fmt_us(s['blocking_copy_us'])} us ({plural(s['blocking_copies'], 'call')}"
+            + (f": {why}" if why else "") + f"); non-blocking copy calls {fmt_us(s['nonblocking_copy_us'])} us "
+            f"({plural(s['nonblocking_copies'], 'call')})")
+
+
+class TablesDoNotAddUp(ValueError):
+    """A page would print rows that do not add up to the total beside them."""
+
+
+def check_adds_up(rows, total, what, tol_us=0.01):
+    if abs(sum(rows) - total) > tol_us * max(1, len(rows)):
+        raise TablesDoNotAddUp(f"{what}: the rows add up to {sum(rows)}, the total is {total}")
+
+
 IDLE_QUEUED_US = 1.0   # below this much queued GPU work, a sync's cost is the sync itself
+MIN_FIT_N = 5          # a straight line through 3 or 4 calls says nothing (its slope swings with one call)
 
 
 @dataclass
@@ -173,18 +220,21 @@ class SyncCost:
 
 
 def sync_cost(docs):
-    """Host time per blocking sync and how it grows with the GPU work queued ahead of it.
+    """Host time per synchronisation call and how it grows with the GPU work queued ahead of it.
 
-    docs: (name, attribute document) pairs. Fits blocked_us = base_us + per_queued_us x
-    gpu_queued_us by least squares over every listed sync, with 95% intervals: base_us is
-    what a sync costs the host with nothing queued, per_queued_us how many microseconds of host
-    time each microsecond of queued GPU work adds (1 when the host simply waits it out).
-    Returns None when no sync is listed."""
+    docs: (name, attribute document) pairs. Over the listed calls of kind "sync" (blocking copies
+    are not syncs: their host time is also the copy itself). Fits blocked_us = base_us +
+    per_queued_us x gpu_queued_us by least squares, with 95% intervals, when there are at least
+    MIN_FIT_N calls: base_us is what a sync costs the host with nothing queued, per_queued_us how
+    many microseconds of host time each microsecond of queued GPU work adds (1 when the host
+    simply waits it out). Returns None when no sync is listed."""
     blocked, queued, sources = [], [], []
     for name, doc in docs:
         n0 = len(blocked)
         for t in doc["traces"]:
             for s in t["syncs"]:
+                if s["kind"] != KIND_SYNC:
+                    continue
                 blocked.append(s["blocked_us"])
                 queued.append(s["gpu_queued_us"])
         if len(blocked) > n0:
@@ -198,8 +248,9 @@ def sync_cost(docs):
     cost.idle_n = int(idle.size)
     if idle.size:
         cost.idle_median_blocked_us = float(np.median(idle))
-    if len(b) < 3:
-        cost.note = f"only {len(b)} sync(s): too few to fit the growth with queued GPU work"
+    if len(b) < MIN_FIT_N:
+        cost.note = (f"n = {len(b)}: too few calls for a fit of the growth with queued GPU work to mean "
+                     f"anything (a line through fewer than {MIN_FIT_N} points swings with any one of them); not shown")
     elif np.ptp(q) == 0:
         cost.note = "every sync had the same GPU work queued: the growth with it cannot be fitted"
     else:
@@ -211,24 +262,28 @@ def sync_cost_markdown(cost):
     """Lines the main report can place beside the article's 46 us per call."""
     if cost is None:
         return ["No blocking sync is listed in these traces."]
-    lines = [f"Over {cost.n} blocking syncs listed in {len(cost.sources)} trace file(s) ({', '.join(cost.sources)}): host time "
-             f"blocked per call median {fmt_us(cost.median_blocked_us)} us, mean {fmt_us(cost.mean_blocked_us)} us, "
-             f"p90 {fmt_us(cost.p90_blocked_us)} us."]
+    lines = [f"Over {plural(cost.n, 'synchronisation call')} (blocking copies not included) listed in {len(cost.sources)} "
+             f"trace file(s) ({', '.join(cost.sources)}): host time blocked per call median "
+             f"{fmt_us(cost.median_blocked_us)} us, mean {fmt_us(cost.mean_blocked_us)} us, p90 {fmt_us(cost.p90_blocked_us)} us."]
     if cost.idle_n:
         lines.append(f"With (almost) nothing queued on the GPU (less than {IDLE_QUEUED_US:g} us of GPU work "
-                     f"during the call), {cost.idle_n} calls: median {fmt_us(cost.idle_median_blocked_us)} us "
+                     f"during the call), {plural(cost.idle_n, 'call')}: median {fmt_us(cost.idle_median_blocked_us)} us "
                      "per call, the price of the synchronisation itself.")
     if cost.fit:
         f = cost.fit
         lo, hi = f.interval("base_us")
         slo, shi = f.interval("per_queued_us")
-        lines.append(f"Least squares over those calls: blocked = {fmt_us(f.value('base_us'))} us "
+        lines.append(f"Least squares over those {f.n} calls: blocked = {fmt_us(f.value('base_us'))} us "
                      f"(95% CI {fmt_us(lo)} to {fmt_us(hi)}) + {f.value('per_queued_us'):.3f} "
                      f"(95% CI {slo:.3f} to {shi:.3f}) x GPU work queued ahead (us); R^2 = {f.r2:.3f}, "
                      f"n = {f.n}. The constant is what a sync costs with nothing queued; the slope is "
                      "the host time each microsecond of queued GPU work adds (above 1: the call also "
                      "waited through GPU idle gaps, e.g. work on other streams or not yet launched). Ordinary "
-                     "least squares: the longest calls weigh most.")
+                     "least squares: the longest calls weigh most."
+                     + (" The slope is negative, which no queue explains: the line does not describe these calls."
+                        if f.value("per_queued_us") < 0 else "")
+                     + (" The constant is negative, which no call can cost: the longest calls pull the line, so it "
+                        "is not a price; the median with nothing queued (above) is." if f.value("base_us") < 0 else ""))
     else:
         lines.append(cost.note + ".")
     return lines
@@ -257,22 +312,35 @@ ADDITIVE = STEP_NUMBERS + STEP_COUNTS   # figures that add up over disjoint wind
 def step_table(trace):
     """The per-step table. With ProfilerSteps, a row `outside the steps` (the whole trace minus
     the steps) comes before the whole trace, so that the rows add up to it."""
-    header = ["step", "wall us", "launches", "launch calls us", "kernels", "kernel us", "GPU busy us",
-              "blocked us", "idle host wait us", "idle kernel wait us", "idle other us", "launch delay p50/p90 us"]
+    header = ["step", "wall us", "launches", "launch calls us", "syncs", "sync us", "blocking copies",
+              "blocking copy us", "rest of host us", "kernels", "kernel us", "GPU busy us", "idle host wait us",
+              "idle kernel wait us", "idle other us", "launch delay p50/p90 us"]
 
     def cells(name, s, delay=True):
         ld = s.get("launch_delay_us", {})
         d = (f"{fmt_us(ld['p50'])} / {fmt_us(ld['p90'])}" if delay and ld.get("count") and "p50" in ld
              and "p90" in ld and ld["p50"] is not None else "-")
-        return [name, fmt_us(s["wall_us"]), str(s["launches"]), fmt_us(s["launch_api_us"]), str(s["kernels"]),
-                fmt_us(s["kernel_us"]), fmt_us(s["gpu_busy_us"]), fmt_us(s["blocked_us"]),
+        return [name, fmt_us(s["wall_us"]), str(s["launches"]), fmt_us(s["launch_api_us"]), str(s["syncs"]),
+                fmt_us(s["sync_api_us"]), str(s["blocking_copies"]), fmt_us(s["blocking_copy_us"]),
+                fmt_us(s["host_rest_us"]), str(s["kernels"]), fmt_us(s["kernel_us"]), fmt_us(s["gpu_busy_us"]),
                 fmt_us(s["idle_host_wait_us"]), fmt_us(s["idle_kernel_wait_us"]), fmt_us(s["idle_other_us"]), d]
 
     rows = [cells(name, s) for name, s in step_rows(trace)]
     if trace["steps"]:
         rows.append(cells("outside the steps", outside_steps(trace), delay=False))
         rows.append(cells("**whole trace**", trace["total"]))
-    return markdown_table(header, rows)
+    lines = markdown_table(header, rows)
+    lines += ["", "Each row: wall = launch calls + sync + blocking copies + rest of host (the CPU's own work and "
+              "every other call, non-blocking copy calls included), and, where the trace has GPU events, wall = "
+              "GPU busy + the three idle columns."]
+    if trace["steps"]:
+        lines += ["With steps, the row `outside the steps` is the whole trace minus the steps (the time before, "
+                  "between and after them), so the step rows and it add up to the whole-trace row."]
+    windows = step_rows(trace) + ([("", outside_steps(trace)), ("", trace["total"])] if trace["steps"] else [])
+    if any(s["host_rest_us"] < 0 for _, s in windows):
+        lines += ["A negative rest of host: calls on several threads overlap, so together they hold the host for "
+                  "longer than the wall time (the plot draws it as 0)."]
+    return lines
 
 
 def outside_steps(trace):
@@ -293,24 +361,36 @@ def step_table_note(trace):
 
 
 def sync_tables(trace):
-    causes = trace["syncs_by_cause"]
+    causes, totals = trace["syncs_by_cause"], trace["blocking_calls"]
     if not causes:
-        return ["No blocking synchronisation in this trace."]
-    lines = ["Grouped by the innermost `cpu_op` that issued the call on the same thread, most costly first:", ""]
+        return ["No blocking call (synchronisation or blocking copy) in this trace."]
+    for key, field in (("sync_us", "sync_us"), ("blocking_copy_us", "blocking_copy_us"), ("blocked_us", "blocked_us")):
+        check_adds_up([c[key] for c in causes], totals[field], f"{trace['file']}: syncs_by_cause {key}")
+    check_adds_up([s["blocked_us"] for s in trace["syncs"]], totals["blocked_us"], f"{trace['file']}: syncs")
+    lines = [f"Every call that held the host until the GPU caught up: {plural(totals['syncs'], 'synchronisation call')} "
+             f"({fmt_us(totals['sync_us'])} us) and {plural(totals['blocking_copies'], 'blocking copy call')} "
+             f"({fmt_us(totals['blocking_copy_us'])} us), {fmt_us(totals['blocked_us'])} us in all, the same calls "
+             "as the table above. Grouped by the innermost `cpu_op` that issued the call on the same thread, most "
+             "costly first (calls: API calls; op occurrences: how many times the op ran and blocked, e.g. one "
+             "`.item()` blocks in a copy and a sync):", ""]
     lines += [f"- {cause_line(c)}" for c in causes]
     lines.append("")
-    rows = [[c["op"], str(c["calls"]), fmt_us(c["blocked_us"]), fmt_us(c["blocked_us"] / c["calls"]) if c["calls"] else "-",
+    rows = [[c["op"], str(c["calls"]), str(c["op_occurrences"]), fmt_us(c["sync_us"]), fmt_us(c["blocking_copy_us"]),
+             fmt_us(c["blocked_us"]), fmt_us(c["blocked_us"] / c["calls"]) if c["calls"] else "-",
              fmt_pct(c["share_of_steps"]), fmt_us(c["gpu_queued_us"])] for c in causes]
-    lines += markdown_table(["op", "calls", "blocked us", "us per call", "share of the steps", "GPU work queued us"], rows)
-    syncs = trace["syncs"]
-    if syncs:
-        by_api = {}
-        for s in syncs:
-            a = by_api.setdefault(s["api"], [0, 0.0])
-            a[0] += 1
-            a[1] += s["blocked_us"]
-        lines += ["", "By call: " + "; ".join(f"{api} {n} call{'s' if n != 1 else ''}, {fmt_us(us)} us blocked"
-                                            for api, (n, us) in sorted(by_api.items(), key=lambda kv: -kv[1][1])) + "."]
+    rows.append(["**total**", str(sum(c["calls"] for c in causes)), str(sum(c["op_occurrences"] for c in causes)),
+                 fmt_us(totals["sync_us"]), fmt_us(totals["blocking_copy_us"]), fmt_us(totals["blocked_us"]),
+                 "", fmt_pct(sum(c["share_of_steps"] for c in causes)), fmt_us(sum(c["gpu_queued_us"] for c in causes))])
+    lines += markdown_table(["op", "calls", "op occurrences", "sync us", "blocking copy us", "blocked us",
+                             "us per call", "share of the steps", "GPU work queued us"], rows)
+    by_api = {}
+    for s in trace["syncs"]:
+        label = s["api"] + (f" ({s['kind']}, {s['reason']})" if s.get("reason") else f" ({s['kind']})")
+        a = by_api.setdefault(label, [0, 0.0])
+        a[0] += 1
+        a[1] += s["blocked_us"]
+    lines += ["", "By call: " + "; ".join(f"{api} {plural(n, 'call')}, {fmt_us(us)} us blocked"
+                                        for api, (n, us) in sorted(by_api.items(), key=lambda kv: -kv[1][1])) + "."]
     return lines
 
 
@@ -324,10 +404,11 @@ def trace_page(trace, stem, plot_name, source):
         lines += ["**No GPU events in this trace: host figures only.**", ""]
     steps_note = (f"{len(trace['steps'])} ProfilerStep windows" if trace["steps"]
                   else "no ProfilerStep: the whole trace is one window")
-    lines += [f"{steps_note}; summed over the trace: wall {fmt_us(t['wall_us'])} us, launch calls "
-              f"{fmt_us(t['launch_api_us'])} us ({t['launches']} calls), {t['kernels']} kernels "
-              f"({fmt_us(t['kernel_us'])} us of GPU time), GPU busy {fmt_us(t['gpu_busy_us'])} us, host blocked "
-              f"in sync {fmt_us(t['blocked_us'])} us ({fmt_pct(share(t['blocked_us'], t['wall_us']))} of the wall).", ""]
+    lines += [f"{steps_note}; over the whole trace: wall {fmt_us(t['wall_us'])} us, launch calls "
+              f"{fmt_us(t['launch_api_us'])} us ({plural(t['launches'], 'call')}), {t['kernels']} kernels "
+              f"({fmt_us(t['kernel_us'])} us of GPU time), GPU busy {fmt_us(t['gpu_busy_us'])} us; host "
+              f"{blocking_line(t)}. Blocked in all: {fmt_us(t['blocked_us'])} us "
+              f"({fmt_pct(share(t['blocked_us'], t['wall_us']))} of the wall).", ""]
     if trace["unmatched_correlations"]:
         lines += [f"{trace['unmatched_correlations']} correlation ids matched no event on the other side "
                   "(counted, not attributed).", ""]
@@ -335,10 +416,10 @@ def trace_page(trace, stem, plot_name, source):
         lines += ["Warnings from `./attribute`:", ""] + [f"- {w}" for w in trace["warnings"]] + [""]
     lines += ["## Per step", "", f"![per-step breakdown]({plot_name})", "", step_caption(trace), ""]
     lines += step_table(trace) + step_table_note(trace)
-    lines += ["", "## Blocking synchronisation and what caused it", ""] + sync_tables(trace)
+    lines += ["", "## Blocking calls and what caused them", ""] + sync_tables(trace)
     cost = sync_cost([(stem, {"traces": [trace]})])
     if cost:
-        lines += ["", "### What one sync cost here", ""] + paragraphs(sync_cost_markdown(cost))
+        lines += ["", "### What one synchronisation call cost here", ""] + paragraphs(sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"
 
 
@@ -356,8 +437,9 @@ def step_caption(trace):
     gpu = ("Right: the GPU's view of the same window: busy (union over streams) and idle split by cause (host "
            "wait: nothing queued; kernel wait: short gaps between queued work; other)." if trace["gpu_events"] else
            "Right: empty, as the trace holds no GPU events.")
-    return (f"Left: the host's step time: launch calls, blocked in synchronisation, and the rest (the CPU's own "
-            f"work). {gpu} Both axes in {unit}.")
+    return (f"Left: the host's step time: launch calls, blocked in synchronisation, blocking copies (copy calls "
+            f"that hold the host: without Async, or with pageable host memory) and the rest (the CPU's own work and "
+            f"every other call). {gpu} Both axes in {unit}.")
 
 
 def _label_segments(fig, segments):
@@ -406,10 +488,12 @@ def step_plot(trace, stem, path):
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(rows) + 3)), ncol=2)
 
     host = [([s[k] for _, s in rows], name, {"color": cmap(i)}) for i, (k, name) in enumerate(HOST_PARTS)]
-    host.append(([host_other_us(s) for _, s in rows], "other host time (CPU's own work)", {"color": "lightgray"}))
+    host.append(([max(host_other_us(s), 0.0) for _, s in rows], "rest of host time (CPU's own work, other calls)",
+                 {"color": "lightgray"}))
     stack(ax1, host, "Host: where the step's wall time went")
     if trace["gpu_events"]:
-        gpu = [([s[k] for _, s in rows], name, {"color": cmap(i + 2)}) for i, (k, name) in enumerate(GPU_PARTS)]
+        gpu = [([s[k] for _, s in rows], name, {"color": cmap(i + len(HOST_PARTS))})
+               for i, (k, name) in enumerate(GPU_PARTS)]
         if any(gpu_unaccounted_us(s) > 0 for _, s in rows):
             # Hatched and outlined, so that its legend swatch shows as well as its bars.
             gpu.append(([gpu_unaccounted_us(s) for _, s in rows], "not covered by the GPU split",
@@ -429,20 +513,23 @@ def step_plot(trace, stem, path):
 
 def index_page(entries, cost):
     lines = ["# Traces read by `./attribute`", "",
-             "One page per trace: the per-step breakdown of host and GPU time and the blocking syncs "
+             "One page per trace: the per-step breakdown of host and GPU time and the blocking calls "
              "grouped by the op that caused them. Written by `python -m analysis.trace_report`.", ""]
     lines += ["Replayed, and what if the syncs went, or came every N steps: [replay.md](replay.md) (`analysis/replay_report.py`).", ""]
     rows = []
     for stem, trace in entries:
         t = trace["total"]
         top = cause_line(trace["syncs_by_cause"][0]) if trace["syncs_by_cause"] else "none"
-        per = [s["blocked_us"] for s in trace["syncs"]]
+        per = [s["blocked_us"] for s in trace["syncs"] if s["kind"] == KIND_SYNC]
         rows.append([f"[{stem}]({stem}.md)", str(trace["rank"]), str(len(trace["steps"])),
-                     "yes" if trace["gpu_events"] else "no", fmt_us(t["wall_us"]), fmt_us(t["blocked_us"]),
-                     str(len(per)), fmt_us(float(np.median(per))) if per else "-", top])
-    lines += markdown_table(["trace", "rank", "steps", "GPU events", "wall us", "blocked us", "syncs",
-                             "median us per sync", "costliest sync cause"], rows)
-    lines += ["", "## What one blocking sync cost on these GPUs", ""] + paragraphs(sync_cost_markdown(cost))
+                     "yes" if trace["gpu_events"] else "no", fmt_us(t["wall_us"]), str(t["syncs"]),
+                     fmt_us(t["sync_api_us"]), str(t["blocking_copies"]), fmt_us(t["blocking_copy_us"]),
+                     fmt_us(float(np.median(per))) if per else "-", top])
+    lines += markdown_table(["trace", "rank", "steps", "GPU events", "wall us", "syncs", "sync us", "blocking copies",
+                             "blocking copy us", "median us per sync", "costliest blocking cause"], rows)
+    lines += ["", "Syncs: *Synchronize calls; blocking copies: copy calls that hold the host (without Async, or with "
+              "pageable host memory). Both over the whole trace; calls count API calls.",
+              "", "## What one synchronisation call cost on these GPUs", ""] + paragraphs(sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"
 
 
@@ -461,7 +548,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         docs = [(p, load(p)) for p in args.inputs]   # all checked before anything is written
-    except TraceJsonError as e:
+        for path, doc in docs:
+            for t in doc["traces"]:
+                sync_tables(t)                        # rows that do not add up stop it here
+    except (TraceJsonError, TablesDoNotAddUp) as e:
         print(f"analysis.trace_report: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)

@@ -52,6 +52,7 @@ void add_counters(benchmark::State& state, const trace::Attribution& a, bool cud
   c["attr_memcpys"] = per_epoch(a.memcpys);
   c["attr_memcpy_us"] = us(a.memcpy_gpu_ns);
   c["attr_sync_api_us"] = us(a.sync_api_ns);
+  c["attr_blocking_copy_us"] = us(a.blocking_copy_ns);
   c["attr_memcpy_api_us"] = us(a.memcpy_api_ns);
   c["attr_blocked_us"] = us(a.blocked_ns);
   c["attr_idle_host_wait_us"] = us(a.idle_host_wait_ns);

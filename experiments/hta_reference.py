@@ -21,6 +21,7 @@ one setting can never leak into the other. HTA reads a folder of rank files, so 
 copied into its own temporary folder first.
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -55,27 +56,39 @@ def _f(x):
     return float(x)
 
 
-def load_analyzer(files, prefix="hta-ref-"):
-    """HTA's TraceAnalysis of one trace (one or more rank files), after checking it is HTA_VERSION."""
-    import hta
-    from hta.version import __version_tuple__
-    from hta.trace_analysis import TraceAnalysis
+@contextlib.contextmanager
+def hta_observed(stable):
+    """HTA as it runs, with its tie order pinned (stable) or left native, and its idle figures
+    read before its final round(2). Only this process is touched; HTA's files are not.
 
-    version = ".".join(str(v) for v in __version_tuple__)
-    if version != HTA_VERSION:
-        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        for f in files:
-            # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
-            shutil.copy(f, Path(tmp) / Path(f).name)
-        return TraceAnalysis(trace_dir=tmp)
+    Why: HTA sorts by "ts" with pandas' default quicksort, which is not stable: rows with equal
+    ts (common after rounding to whole us) come out in the order numpy's SIMD sort picks, which
+    differs between machines (AVX-512, AVX2). A stable sort is one of the orders HTA's code
+    allows, and the one ./attribute uses; callers run the native order too and say where it
+    differs. HTA rounds its idle breakdown to 0.01 us for display (result_df.round(2)); the
+    value before that shows a rule difference of a nanosecond."""
+    import pandas as pd
+
+    sort_values, round_ = pd.DataFrame.sort_values, pd.DataFrame.round
+
+    def stable_sort(self, *a, **k):
+        k.setdefault("kind", "stable")
+        return sort_values(self, *a, **k)
+
+    if stable:
+        pd.DataFrame.sort_values = stable_sort
+    pd.DataFrame.round = lambda self, *a, **k: self
+    try:
+        yield
+    finally:
+        pd.DataFrame.sort_values, pd.DataFrame.round = sort_values, round_
 
 
-def child(files, out_path, rounding):
-    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+def hta_figures(analyzer):
+    """HTA's figures for every rank of a loaded TraceAnalysis, in the schema of
+    tests/data/hta_expected/README.md: what HTA's public calls return, nothing recomputed."""
     import numpy as np
 
-    analyzer = load_analyzer(files)
     ranks = sorted(analyzer.t.traces)
     result = {"ranks": {}}
 
@@ -145,6 +158,42 @@ def child(files, out_path, rounding):
         if errors:
             r["hta_errors"] = errors
         result["ranks"][str(rank)] = r
+
+    return result
+
+
+def check_hta_version():
+    """Stop unless the HTA imported here is the reference version."""
+    import hta
+    from hta.version import __version_tuple__
+
+    version = ".".join(str(v) for v in __version_tuple__)
+    if version != HTA_VERSION:
+        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
+
+
+def load_analyzer(files, prefix="hta-ref-"):
+    """HTA's TraceAnalysis of one trace (one or more rank files), after checking it is HTA_VERSION."""
+    from hta.trace_analysis import TraceAnalysis
+
+    check_hta_version()
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        for f in files:
+            # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.
+            shutil.copy(f, Path(tmp) / Path(f).name)
+        return TraceAnalysis(trace_dir=tmp)
+
+
+def child(files, out_path, rounding):
+    """Run HTA on one trace (one or more rank files) and write its figures to out_path."""
+    analyzer = load_analyzer(files)
+    with hta_observed(stable=True):
+        result = hta_figures(analyzer)
+    with hta_observed(stable=False):
+        native = hta_figures(analyzer)
+    same = native == result
+    result["tie_order"] = "stable"
+    result["native_tie_order_gives_same_figures"] = same
 
     tmp_out = Path(str(out_path) + ".partial")
     tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")

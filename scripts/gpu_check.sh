@@ -224,6 +224,10 @@ step_item_sync_cpu() {  # the article's comparison is CPU vs GPU on one machine
   TRACE_EPOCHS=200 ITEM_FLAGS
   bench_json item_sync_cpu "$1" "${ITEM_SYNC_FLAGS[@]}" --devices=cpu
 }
+step_replay_validation() {  # issue #22 item 6: the interval-1 traced pass predicts the rows that log less often
+  build attribute || return 1
+  BUILD_DIR="$BUILD_DIR" timeout "$1" experiments/replay_validation.sh "$RESULTS"  # the report puts them beside the measured rows
+}
 # PRIMITIVE_FLAGS with another filter: bench_with_filter name limit filter [flags...]
 bench_with_filter() {
   local name=$1 limit=$2 f=$3; shift 3

@@ -85,6 +85,8 @@ def steps():
         f"+ traced passes {TRACED_BUDGET_S} s, 1 repetition")
     add("item_sync_cpu", "a", 1, rows * (EPOCHS + WARMUP) * CPU_US / 1e6 + rows * 200 * CPU_US * 2 / 1e6 + PROCESS_S,
         f"{rows} rows x {EPOCHS + WARMUP} epochs x {CPU_US:.0f} us + traced passes of 200 epochs, 1 repetition")
+    add("replay_validation", "a", 1, 12, "./attribute built (the trace library is bench's), then the ItemSync "
+        "interval-1 traced passes replayed with the log phase kept every 100, 1000 epochs or never (guess)")
     add("dispatch", "b", 1, 6 * 2 * PRIMITIVE_ROW_S + 2 * (10 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S) + PROCESS_S,
         "Dispatch cpu/cuda add, backward, train_step x 2 repetitions; its CUPTI kernel count, alone in its process")
     prim_rows = KERNEL_LAUNCH_ROWS + SYNC_ROWS + MEMCPY_ROWS_CORE

@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
     const double import_s = seconds_since(t0);
 
     trace::JsonOut out;
-    out.begin_object().key("tool").value("attribute").key("version").value(1);
+    // version 2: sync and blocking-copy figures apart (blocking_calls.h); "calls" counts API calls.
+    out.begin_object().key("tool").value("attribute").key("version").value(2);
     if (hta) {
       std::vector<const trace::ImportedTrace*> ptrs;
       for (const auto& t : traces) ptrs.push_back(&t);

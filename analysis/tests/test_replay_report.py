@@ -44,7 +44,7 @@ def replay_doc(file="tests/data/traces/job.json.gz", rank=0, steps=True):
 
 
 def write(path, *replays, doc=None):
-    path.write_text(json.dumps(doc if doc is not None else {"tool": "attribute", "version": 1, "what_if": [],
+    path.write_text(json.dumps(doc if doc is not None else {"tool": "attribute", "version": replay_report.SCHEMA_VERSION, "what_if": [],
                                                              "replays": list(replays)}))
     return str(path)
 
@@ -82,7 +82,7 @@ def test_rank_files_are_named_by_their_folder(tmp_path):
 
 @pytest.mark.parametrize("break_it, message", [
     (lambda d: d.pop("replays"), "expected `./attribute --what-if --json` output"),
-    (lambda d: d.update(version=2), "field 'version' must be 1"),
+    (lambda d: d.update(version=1), "field 'version' must be 2"),
     (lambda d: d["replays"][0]["replay"]["windows"][0].pop("error"), "replays[0].replay.windows[0]: missing field 'error'"),
     (lambda d: d["replays"][0]["what_ifs"][0]["total"].update(predicted_us="x"),
      "replays[0].what_ifs[0].total: field 'predicted_us' must be a finite number"),
@@ -90,7 +90,7 @@ def test_rank_files_are_named_by_their_folder(tmp_path):
     (lambda d: d["replays"][0].update(windows="epochs"), "field 'windows' must be 'steps' or 'whole trace'"),
 ])
 def test_bad_input_exits_2_naming_the_field_and_writes_nothing(tmp_path, capsys, break_it, message):
-    doc = {"tool": "attribute", "version": 1, "what_if": [], "replays": [replay_doc()]}
+    doc = {"tool": "attribute", "version": replay_report.SCHEMA_VERSION, "what_if": [], "replays": [replay_doc()]}
     break_it(doc)
     src = write(tmp_path / "bad.json", doc=doc)
     out = tmp_path / "pages"

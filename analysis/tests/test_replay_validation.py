@@ -17,7 +17,7 @@ def validation_doc(path, replayed=100.0, never=90.0):
     # A 10 us `log` per epoch: never saves 10 us per epoch, every 100 saves 9.9.
     points = [{"every": 1, "predicted_us": replayed}, {"every": 100, "predicted_us": never + (replayed - never) / 100},
               {"every": 1000, "predicted_us": never + (replayed - never) / 1000}, {"every": "never", "predicted_us": never}]
-    doc = {"tool": "attribute", "version": 1, "replays": [{"replay": {"windows": [{}] * 5},
+    doc = {"tool": "attribute", "version": 2, "replays": [{"replay": {"windows": [{}] * 5},
                                                            "log_every": [{"replayed_us": replayed, "points": points,
                                                                           "why": "Linear."}]}]}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -210,7 +210,7 @@ def test_the_answer_sets_the_real_gpu_traces_sync_cost_beside_the_posts(tmp_path
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
     assert "**One sync on real GPUs**" in text
-    assert "blocking syncs listed in 5 trace file(s)" in text and "mi250" not in text
+    assert "synchronisation calls (blocking copies not included) listed in 5 trace file(s)" in text and "mi250" not in text
     assert "median" in text.split("**One sync on real GPUs**")[1].split("\n\n")[0]
     assert "not available" in " ".join(answer.real_gpu_sync_lines(str(tmp_path / "none")))
 

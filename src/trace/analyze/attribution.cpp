@@ -86,11 +86,14 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
   const auto see = [&](uint64_t s, uint64_t e) { lo_ = std::min(lo_, s), hi_ = std::max(hi_, e); };
 
   const CallOrder order = order_calls(r.api);
+  const auto copies = copies_by_correlation(r);
   calls_.reserve(r.api.size());
   for (uint32_t i : order.by_start) {
     const ApiRecord& x = r.api[i];
     see(x.start_ns, x.end_ns);
-    calls_.push_back({x.start_ns, x.end_ns, x.kind, !order.nested_driver[i]});
+    const auto copy = x.kind == ApiKind::Memcpy ? copies.find(x.correlation_id) : copies.end();
+    const Blocking b = blocking_kind(x, copy == copies.end() ? nullptr : &r.memcpys[copy->second]);
+    calls_.push_back({x.start_ns, x.end_ns, x.kind, b, !order.nested_driver[i]});
   }
 
   // GPU work with the host call that queued it: the first call (in record order) with its
@@ -147,14 +150,20 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   for (; c != calls_.end() && c->start <= w1; ++c) {
     if (!c->counted) continue;
     const uint64_t d = c->end - c->start;
-    switch (c->kind) {
-      case ApiKind::Launch: ++a.launches, a.launch_api_ns += d; break;
-      case ApiKind::Sync: a.sync_api_ns += d; break;
-      case ApiKind::Memcpy: a.memcpy_api_ns += d; break;
-      default: break;
+    if (c->kind == ApiKind::Launch) ++a.launches, a.launch_api_ns += d;
+    if (c->kind == ApiKind::Memcpy) a.memcpy_api_ns += d;
+    switch (c->blocking) {
+      case Blocking::Sync: ++a.syncs, a.sync_api_ns += d; break;
+      case Blocking::CopyNotAsync: ++a.copies_not_async, a.copy_not_async_ns += d; break;
+      case Blocking::CopyPageable: ++a.copies_pageable, a.copy_pageable_ns += d; break;
+      case Blocking::No:
+        if (c->kind == ApiKind::Memcpy) ++a.nonblocking_copies, a.nonblocking_copy_ns += d;
+        break;
     }
   }
-  a.blocked_ns = a.sync_api_ns + a.memcpy_api_ns;
+  a.blocking_copies = a.copies_not_async + a.copies_pageable;
+  a.blocking_copy_ns = a.copy_not_async_ns + a.copy_pageable_ns;
+  a.blocked_ns = a.sync_api_ns + a.blocking_copy_ns;
 
   // GPU work starting in the window, in start order.
   const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(), [&](const GpuWork& x) { return x.start < w0; });

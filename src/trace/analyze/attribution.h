@@ -14,9 +14,16 @@
 //   the window (concurrent work is counted once).
 // - memcpy: count, bytes and GPU time per direction and host memory kind, e.g.
 //   "DtoH pinned"; the memory kind named is the host side's (pageable or pinned).
-// - sync_api_ns: host time inside *Synchronize calls; memcpy_api_ns: host time inside
-//   memcpy calls. blocked_ns = both: what a .item() costs the host (the D2H copy call
-//   plus the stream synchronisation after it).
+// - host calls that hold the host until the GPU is done (blocking_calls.h, one definition
+//   for every figure and list): syncs / sync_api_ns, the *Synchronize calls; blocking_copies
+//   / blocking_copy_ns, copy calls that block, split by why (copy_not_async: a call without
+//   Async; copy_pageable: an Async copy to or from pageable host memory); blocked_ns = both:
+//   what a .item() costs the host (its D2H copy into pageable memory plus the stream sync).
+//   nonblocking_copies / nonblocking_copy_ns: the other copy calls (queued, host free at
+//   once); memcpy_api_ns = every copy call, blocking or not.
+// - host identity of a window: wall = launch_api_ns + sync_api_ns + blocking_copy_ns +
+//   host_rest_ns(), the rest being the CPU's own work and every other call (non-blocking
+//   copies included); calls on several threads can overlap, and then the rest is negative.
 // - GPU idle = window - gpu_busy_ns, split after Holistic Trace Analysis's idle-time
 //   breakdown: for each gap between busy intervals, the activity after the gap decides:
 //     host wait:   its launch (or copy) call started after the GPU went idle: the queue was
@@ -46,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/analyze/blocking_calls.h"
 #include "trace/model/records.h"
 
 namespace trace {
@@ -79,7 +87,12 @@ struct Attribution {
   uint64_t memcpys = 0, memcpy_gpu_ns = 0;
   std::map<std::string, CopyStats> memcpy_by_kind;  // "DtoH pinned", "HtoD pageable", ...
   uint64_t memsets = 0;
-  uint64_t sync_api_ns = 0, memcpy_api_ns = 0, blocked_ns = 0;
+  uint64_t syncs = 0, sync_api_ns = 0;
+  uint64_t blocking_copies = 0, blocking_copy_ns = 0;
+  uint64_t copies_not_async = 0, copy_not_async_ns = 0;  // blocking: a copy call without Async
+  uint64_t copies_pageable = 0, copy_pageable_ns = 0;    // blocking: Async with pageable memory
+  uint64_t nonblocking_copies = 0, nonblocking_copy_ns = 0;
+  uint64_t memcpy_api_ns = 0, blocked_ns = 0;
   uint64_t idle_host_wait_ns = 0, idle_kernel_wait_ns = 0, idle_other_ns = 0;
   Distribution launch_delay;
   std::map<std::string, PhaseStats> phases;
@@ -87,6 +100,10 @@ struct Attribution {
   uint64_t dropped_records = 0;
 
   uint64_t gpu_idle_ns() const { return idle_host_wait_ns + idle_kernel_wait_ns + idle_other_ns; }
+  // The window's host time outside launch calls and blocking calls (see "host identity").
+  int64_t host_rest_ns() const {
+    return static_cast<int64_t>(window_ns) - static_cast<int64_t>(launch_api_ns + sync_api_ns + blocking_copy_ns);
+  }
   // value / epochs (or the value itself when the records held no epoch range).
   double per_epoch(double value) const { return epochs ? value / static_cast<double>(epochs) : value; }
 };
@@ -110,6 +127,7 @@ class AttributionIndex {
   struct HostCall {  // an API call, in start order
     uint64_t start, end;
     ApiKind kind;
+    Blocking blocking;
     bool counted;    // false: a driver call inside a runtime call on its thread (same host time)
   };
   struct GpuWork {   // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)

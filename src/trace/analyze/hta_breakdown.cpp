@@ -4,157 +4,257 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string>
 #include <unordered_map>
 
+// File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0),
+// numpy 2.4 and pandas 3.1, the versions tests/data/hta_expected/README.md records.
 namespace trace {
-
-double linear_percentile(const std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The double Python's float() gives for the trace's text, from our exact ns.
-double us_double(int64_t ns) {
-  if (ns % 1000 == 0) return static_cast<double>(ns / 1000);
-  return static_cast<double>(ns) / 1000.0;
+// numpy/_core/src/umath/loops_utils.h.src, DOUBLE_pairwise_sum (PW_BLOCKSIZE 128): what
+// Series.sum() and ndarray.mean() add float64 with, so that our sums are HTA's to the last bit.
+double pairwise(const double* a, size_t n) {
+  if (n < 8) {
+    double res = 0.;
+    for (size_t i = 0; i < n; ++i) res += a[i];
+    return res;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (int j = 0; j < 8; ++j) r[j] = a[j];
+    size_t i = 8;
+    for (; i < n - (n % 8); i += 8)
+      for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += a[i];
+    return res;
+  }
+  size_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise(a, n2) + pairwise(a + n2, n - n2);
 }
 
-struct Row {
-  const HtaEvent* e;
-  double ts, dur, end;
-  bool gpu;
+// A pandas scalar: int64 or float64, with numpy's promotion (int with float gives float).
+// Why: HTA's "ts" column stays int64 when the file's timestamps are integers (or rounded),
+// and an int64 column sums exactly where float64 rounds beyond 2^53 (epoch-sized ts summed).
+struct Scalar {
+  bool is_int;
+  int64_t i;
+  double d;
+  double f() const { return is_int ? static_cast<double>(i) : d; }
+};
+// int64 arithmetic wraps in numpy; here too, without C++'s undefined signed overflow.
+int64_t wrap(uint64_t u) { return static_cast<int64_t>(u); }
+Scalar operator-(Scalar a, Scalar b) {
+  if (a.is_int && b.is_int) return {true, wrap(static_cast<uint64_t>(a.i) - static_cast<uint64_t>(b.i)), 0};
+  return {false, 0, a.f() - b.f()};
+}
+
+// Series.sum(): exact for int64 columns, pairwise for float64. The importer bounds every
+// timestamp to int64 nanoseconds, so each value converts to int64 without overflow.
+Scalar column_sum(const std::vector<double>& v, bool is_int) {
+  if (!is_int) return {false, 0, pairwise(v.data(), v.size())};
+  uint64_t s = 0;
+  for (double x : v) s += static_cast<uint64_t>(static_cast<int64_t>(x));
+  return {true, wrap(s), 0};
+}
+
+// pandas' groupby sum is compensated (Kahan); its exact rounding is not reproduced bit for bit
+// (experiments/hta_differential.py compares these within float rounding).
+struct Kahan {
+  double sum = 0, c = 0;
+  void add(double v) {
+    const double y = v - c, t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+  }
 };
 
-HtaRank one_rank(const ImportedTrace& t, bool filter_steps, const HtaOptions& opt) {
+// One row of HTA's per-rank DataFrame.
+struct Row {
+  const HtaEvent* e;
+  double ts, dur;      // after round_down_time_stamps and _align_all_ranks
+  bool gpu;            // trace_filter.py, _filter_gpu_kernels_with_cuda_sync
+  int64_t index_corr;  // trace.py, transform_correlation_to_index
+};
+
+// A rank's column types: 0 for float64, else the width in bits of the integer type HTA keeps.
+// trace_parser.py, _compress_df, downcasts every integer column to the smallest of int8,
+// int16, int32, int64 that holds its values (pd.to_numeric(downcast="integer")), and numpy
+// arithmetic on such columns wraps around: ts = 124 and dur = 7 as int8 end at -125.
+struct Dtypes {
+  int ts_bits = 0, dur_bits = 0;
+  int end_bits() const { return ts_bits && dur_bits ? std::max(ts_bits, dur_bits) : 0; }  // ts + dur
+};
+
+int downcast_bits(int64_t lo, int64_t hi) {
+  for (int bits : {8, 16, 32})
+    if (lo >= -(int64_t{1} << (bits - 1)) && hi < (int64_t{1} << (bits - 1))) return bits;
+  return 64;
+}
+
+// a + b in a column of `bits` (0: float64), wrapping as numpy does; *wrapped notes a wrap.
+double column_op(double a, double b, int bits, bool* wrapped) {
+  if (!bits) return a + b;
+  const int64_t exact = static_cast<int64_t>(a) + static_cast<int64_t>(b);  // both fit int64 (importer bounds)
+  const int shift = 64 - bits;
+  const int64_t w = bits == 64 ? exact : wrap(static_cast<uint64_t>(exact) << shift) >> shift;
+  if (w != exact) *wrapped = true;
+  return static_cast<double>(w);
+}
+
+// utils.py, merge_kernel_intervals: rows sorted by ts; a row opens a new interval when its ts
+// is after the running maximum of every earlier end (pandas: ts > end.shift().cummax()).
+struct Interval {
+  double ts, end;
+};
+std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts, Dtypes t, bool* wrapped) {
+  std::vector<Interval> out;
+  double cummax = kNaN;
+  for (const Row* r : by_ts) {
+    const double end = column_op(r->ts, r->dur, t.end_bits(), wrapped);
+    if (out.empty() || r->ts > cummax) out.push_back({r->ts, end});
+    else out.back().end = std::max(out.back().end, end);
+    cummax = std::isnan(cummax) ? end : std::max(cummax, end);
+  }
+  return out;
+}
+
+// breakdown_analysis.py: merged.end.sum() - merged.ts.sum().
+Scalar run_time(const std::vector<Interval>& v, Dtypes t) {
+  std::vector<double> ends, starts;
+  for (const auto& i : v) ends.push_back(i.end), starts.push_back(i.ts);
+  return column_sum(ends, t.end_bits() != 0) - column_sum(starts, t.ts_bits != 0);
+}
+
+// pandas sort_values(by="ts"): equal ts keep frame order here (see hta_breakdown.h).
+template <typename T, typename Ts>
+void sort_by_ts(std::vector<T>* v, Ts ts) {
+  std::stable_sort(v->begin(), v->end(), [&](const T& a, const T& b) { return ts(a) < ts(b); });
+}
+
+HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const HtaOptions& opt) {
   HtaRank out;
-  const bool round = opt.ns_rounding && t.hta_float_ts;
-  std::vector<Row> rows;
-  rows.reserve(t.hta.size());
-  for (const auto& e : t.hta) {
-    Row r{&e, us_double(e.ts_ns), us_double(e.dur_ns), 0, false};
-    if (round) {
-      const double end = r.ts + r.dur;
-      r.ts = std::ceil(r.ts);
-      r.end = std::floor(end);
-      r.dur = r.end - r.ts;
-    } else {
-      r.end = r.ts + r.dur;
-    }
-    r.gpu = (e.stream >= 0 && e.correlation >= 0) || (e.flags & HtaEvent::kDeviceSyncName);
-    rows.push_back(r);
+
+  // trace.py, transform_correlation_to_index: index_correlation starts as min(correlation, 0);
+  // rows with correlation != -1 are split into CPU and GPU rows and merged on correlation, and
+  // each row takes the index of the last partner the merge lists (partners in file order).
+  std::unordered_map<int64_t, int64_t> last_cpu, last_gpu;
+  for (const Row& r : rows)
+    if (r.e->correlation != -1) (r.gpu ? last_gpu : last_cpu)[r.e->correlation] = r.e->index;
+  for (Row& r : rows) {
+    r.index_corr = std::min<int64_t>(r.e->correlation, 0);
+    if (r.e->correlation == -1) continue;
+    const auto& partners = r.gpu ? last_cpu : last_gpu;
+    if (auto it = partners.find(r.e->correlation); it != partners.end()) r.index_corr = it->second;
   }
 
-  // index_correlation, before the step filter: a GPU event's host event is the last one in
-  // file order with its correlation; 0 (the file's first event) when none.
-  std::unordered_map<int64_t, int64_t> host_by_corr;
-  for (const auto& r : rows)
-    if (!r.gpu && r.e->correlation != -1) host_by_corr[r.e->correlation] = r.e->index;
-
-  // The step filter.
-  std::vector<const Row*> kept;
+  // trace.py, Trace._filter_irrelevant_gpu_kernels (include_last_profiler_step=False): CPU rows
+  // before the last ProfilerStep's start; GPU rows inner-merged on correlation with them (one
+  // copy per match); pd.concat([gpu, cpu]). No step on this rank: max() is NaN, nothing kept.
+  std::vector<const Row*> df;
   if (filter_steps) {
     double last_start = kNaN;
-    for (const auto& r : rows)
+    for (const Row& r : rows)
       if (!r.gpu && (r.e->flags & HtaEvent::kStepName)) last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
-    std::unordered_map<int64_t, int> host_count;
-    for (const auto& r : rows)
-      if (!r.gpu && r.ts < last_start) kept.push_back(&r), ++host_count[r.e->correlation];
-    for (const auto& r : rows)
+    std::vector<const Row*> cpu;
+    std::unordered_map<int64_t, int> kept_by_corr;
+    for (const Row& r : rows)
+      if (!r.gpu && r.ts < last_start) cpu.push_back(&r), ++kept_by_corr[r.e->correlation];
+    for (const Row& r : rows)
       if (r.gpu)
-        if (auto it = host_count.find(r.e->correlation); it != host_count.end())
-          for (int k = 0; k < it->second; ++k) kept.push_back(&r);
+        if (auto it = kept_by_corr.find(r.e->correlation); it != kept_by_corr.end())
+          for (int k = 0; k < it->second; ++k) df.push_back(&r);
+    df.insert(df.end(), cpu.begin(), cpu.end());
   } else {
-    for (const auto& r : rows) kept.push_back(&r);
-  }
-  std::unordered_map<int64_t, double> kept_host_ts;  // by file index, host rows only
-  double first_event_ts = kNaN;                      // the file's event 0, if kept
-  for (const Row* r : kept) {
-    if (!r->gpu) kept_host_ts[r->e->index] = r->ts;
-    if (r->e->index == 0) first_event_ts = r->ts;
+    for (const Row& r : rows) df.push_back(&r);
   }
 
-  // Temporal breakdown.
+  // breakdown_analysis.py, get_temporal_breakdown and _get_idle_time_for_kernels. kernel time
+  // is merged.iloc[-1]["end"] - merged.iloc[0]["ts"]: a row of both columns, float64 unless both
+  // are int64.
   std::vector<const Row*> dev;
-  for (const Row* r : kept)
+  for (const Row* r : df)
     if (r->e->stream != -1) dev.push_back(r);
-  const auto by_ts = [](const Row* a, const Row* b) { return a->ts < b->ts; };
-  std::stable_sort(dev.begin(), dev.end(), by_ts);
-  const auto union_of = [](const std::vector<const Row*>& v, double* first, double* last) {
-    double total = 0, gs = 0, ge = 0;
-    bool open = false;
-    for (const Row* r : v) {
-      if (!open || r->ts > ge) {
-        if (open) total += ge - gs;
-        gs = r->ts, ge = r->end, open = true;
-        if (first && std::isnan(*first)) *first = gs;
-      } else ge = std::max(ge, r->end);
-    }
-    if (open) total += ge - gs;
-    if (last) *last = ge;
-    return total;
-  };
+  sort_by_ts(&dev, [](const Row* r) { return r->ts; });
   if (!dev.empty()) {
     out.has_gpu = true;
-    double first = kNaN, last = 0;
-    const double busy = union_of(dev, &first, &last);
-    out.kernel_time_us = last - first;
-    out.idle_us = out.kernel_time_us - busy;
+    const auto merged = merge_intervals(dev, types, &out.int_wrapped);
+    // A row of the merged frame holds ts and end in their common type; its scalars subtract
+    // in that type (a narrow int wraps), then meet the int64 sums.
+    const int row_bits = types.ts_bits && types.end_bits() ? std::max(types.ts_bits, types.end_bits()) : 0;
+    const double span = column_op(merged.back().end, -merged.front().ts, row_bits, &out.int_wrapped);
+    const Scalar kernel_time{row_bits != 0, static_cast<int64_t>(span), span};
+    const Scalar idle = kernel_time - run_time(merged, types);
     std::vector<const Row*> comp;
     for (const Row* r : dev)
       if (r->e->flags & HtaEvent::kComputeName) comp.push_back(r);
-    out.compute_us = union_of(comp, nullptr, nullptr);
-    out.non_compute_us = out.kernel_time_us - out.compute_us - out.idle_us;
+    const Scalar compute = run_time(merge_intervals(comp, types, &out.int_wrapped), types);
+    out.kernel_time_us = kernel_time.f();
+    out.idle_us = idle.f();
+    out.compute_us = compute.f();
+    out.non_compute_us = (kernel_time - compute - idle).f();
   }
 
-  // Idle time by stream.
-  std::map<int64_t, std::vector<const Row*>> streams;
-  for (const Row* r : dev)
-    if (r->e->flags & HtaEvent::kKernelCat) streams[r->e->stream].push_back(r);  // already by ts
+  // breakdown_analysis.py, get_idle_time_breakdown: kernel-category rows with stream != -1,
+  // left-joined on index_correlation to the frame's index (the file index: set_index("index")
+  // in Trace.load_traces), so a row whose index_correlation names a duplicated GPU row, or row
+  // 0, appears once per match, in frame order; then _analyze_idle_time_for_stream per stream.
+  std::unordered_map<int64_t, std::vector<size_t>> at_index;
+  for (size_t i = 0; i < df.size(); ++i) at_index[df[i]->e->index].push_back(i);
+  struct Joined {
+    const Row* r;
+    double runtime_ts;
+  };
+  std::map<int64_t, std::vector<Joined>> streams;
+  for (const Row* r : df) {
+    if (r->e->stream == -1 || !(r->e->flags & HtaEvent::kKernelCat)) continue;
+    auto& s = streams[r->e->stream];
+    const auto it = at_index.find(r->index_corr);
+    if (it == at_index.end()) s.push_back({r, kNaN});
+    else
+      for (size_t i : it->second) s.push_back({r, df[i]->ts});
+  }
   for (auto& [stream, v] : streams) {
-    HtaIdle& idle = out.idle_by_stream[stream];
+    sort_by_ts(&v, [](const Joined& j) { return j.r->ts; });
+    Kahan host, kernel, other;
     for (size_t i = 1; i < v.size(); ++i) {
-      const double prev_end = v[i - 1]->ts + v[i - 1]->dur;
-      const double gap = v[i]->ts - prev_end;
-      double runtime_ts = kNaN;
-      if (v[i]->e->correlation >= 0) {
-        auto h = host_by_corr.find(v[i]->e->correlation);
-        if (h == host_by_corr.end()) runtime_ts = first_event_ts;  // index_correlation 0
-        else if (auto k = kept_host_ts.find(h->second); k != kept_host_ts.end()) runtime_ts = k->second;
-      }
-      if (runtime_ts > prev_end) idle.host_wait_us += gap;
-      else if (gap < opt.consecutive_kernel_delay_us) idle.kernel_wait_us += gap;
-      else idle.other_us += gap;
+      const double prev_end = column_op(v[i - 1].r->ts, v[i - 1].r->dur, types.end_bits(), &out.int_wrapped);
+      const double gap = v[i].r->ts - prev_end;
+      if (v[i].runtime_ts > prev_end) host.add(gap);  // NaN runtime ts: not host wait
+      else if (gap < opt.consecutive_kernel_delay_us) kernel.add(gap);
+      else other.add(gap);
+    }
+    out.idle_by_stream[stream] = {host.sum, kernel.sum, other.sum};
+  }
+
+  // cuda_kernel_analysis.py, cuda_kernel_launch_stats (include_memory_events=True).
+  std::set<int64_t> corrs;
+  for (const Row* r : df)
+    if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName)) corrs.insert(r->e->correlation);
+  std::unordered_map<int64_t, std::vector<const Row*>> gpu_by_corr;
+  for (const Row* r : df)
+    if (r->e->stream != -1 && corrs.count(r->e->correlation)) gpu_by_corr[r->e->correlation].push_back(r);
+  std::vector<double> delays;  // pd.merge(cpu, gpu, how="inner"): CPU rows in order, each with its GPU rows
+  for (const Row* c : df) {
+    if (c->e->stream != -1 || !corrs.count(c->e->correlation)) continue;
+    auto it = gpu_by_corr.find(c->e->correlation);
+    if (it == gpu_by_corr.end()) continue;
+    for (const Row* g : it->second) {
+      // (ts_y - ts_x) in the ts column's type, then - dur_x in the common type of both.
+      const double since = column_op(g->ts, -c->ts, types.ts_bits, &out.int_wrapped);
+      const double d = column_op(since, -c->dur, types.end_bits(), &out.int_wrapped);
+      delays.push_back(d < 0 ? 0.0 : d);  // clip(lower=0)
     }
   }
-
-  // Kernel launch statistics.
-  std::set<int64_t> launch_corrs;
-  for (const Row* r : kept)
-    if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName)) launch_corrs.insert(r->e->correlation);
-  std::unordered_map<int64_t, std::vector<const Row*>> calls;
-  for (const Row* r : kept)
-    if (r->e->stream == -1 && launch_corrs.count(r->e->correlation)) calls[r->e->correlation].push_back(r);
-  std::vector<double> delays;
-  for (const Row* g : kept) {
-    if (g->e->stream == -1 || !launch_corrs.count(g->e->correlation)) continue;
-    auto it = calls.find(g->e->correlation);
-    if (it == calls.end()) continue;
-    for (const Row* c : it->second) delays.push_back(std::max(0.0, g->ts - c->ts - c->dur));
-  }
-  std::sort(delays.begin(), delays.end());
   auto& s = out.launch_delay;
   s.count = delays.size();
   if (!delays.empty()) {
-    double sum = 0;
-    for (double d : delays) sum += d;
-    s.mean = sum / static_cast<double>(delays.size());
+    s.mean = pairwise(delays.data(), delays.size()) / static_cast<double>(delays.size());
+    std::sort(delays.begin(), delays.end());
     s.min = delays.front(), s.max = delays.back();
     s.p50 = linear_percentile(delays, 50), s.p90 = linear_percentile(delays, 90);
   }
@@ -163,11 +263,70 @@ HtaRank one_rank(const ImportedTrace& t, bool filter_steps, const HtaOptions& op
 
 }  // namespace
 
+double numpy_sum(const std::vector<double>& v) { return pairwise(v.data(), v.size()); }
+
+// numpy/lib/_function_base_impl.py: method "linear" (virtual index (n - 1) * q), _lerp.
+double linear_percentile(const std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  const double q = p / 100.0, last = static_cast<double>(v.size() - 1);
+  const double virt = last * q;
+  const double below = std::floor(virt), gamma = virt - below;
+  size_t lo = static_cast<size_t>(below), hi = lo + 1;
+  if (virt >= last) lo = hi = v.size() - 1;
+  const double a = v[lo], b = v[hi], diff = b - a;
+  return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
+}
+
 std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces, const HtaOptions& options) {
+  // HTA parses the ranks in sorted order (Trace.parse_traces); the alignment's min() keeps the
+  // first of equal minima, and with it that rank's column type.
+  std::vector<size_t> order(traces.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return traces[a]->rank < traces[b]->rank; });
+
+  // trace_parser.py, round_down_time_stamps (only when the file's ts column is float64: ts up,
+  // end = ts + dur down, dur = end - ts), then trace.py, Trace._align_all_ranks: ts minus the
+  // smallest ts of all ranks. Columns: ts is int64 when the file's ts are all integers, or
+  // rounded with none missing; dur when all present and integers, or rounded likewise.
+  std::vector<std::vector<Row>> rows(traces.size());
+  std::vector<Dtypes> types(traces.size());
+  bool have_min = false, min_is_int = false;
+  double min_ts = 0;
+  for (size_t k : order) {
+    const ImportedTrace& t = *traces[k];
+    const bool round = options.ns_rounding && t.hta_float_ts;
+    const bool ts_int = round ? !t.hta_missing_ts : !t.hta_float_ts;
+    const bool dur_int = round ? !t.hta_missing_ts && !t.hta_missing_dur : !t.hta_float_dur;
+    double rank_min = std::numeric_limits<double>::infinity(), rank_max = -rank_min;
+    double dur_min = rank_min, dur_max = -rank_min;
+    rows[k].reserve(t.hta.size());
+    for (const auto& e : t.hta) {
+      Row r{&e, e.ts_us, e.dur_us, false, 0};
+      if (round) {
+        const double end = r.ts + r.dur;
+        r.ts = std::ceil(r.ts);
+        r.dur = std::floor(end) - r.ts;
+      }
+      r.gpu = (e.stream >= 0 && e.correlation >= 0) || (e.flags & HtaEvent::kDeviceSyncName);
+      rank_min = std::min(rank_min, r.ts), rank_max = std::max(rank_max, r.ts);
+      dur_min = std::min(dur_min, r.dur), dur_max = std::max(dur_max, r.dur);
+      rows[k].push_back(r);
+    }
+    if (rows[k].empty()) continue;
+    if (ts_int) types[k].ts_bits = downcast_bits(static_cast<int64_t>(rank_min), static_cast<int64_t>(rank_max));
+    if (dur_int) types[k].dur_bits = downcast_bits(static_cast<int64_t>(dur_min), static_cast<int64_t>(dur_max));
+    if (!have_min || rank_min < min_ts) have_min = true, min_ts = rank_min, min_is_int = ts_int;
+  }
+  for (size_t k = 0; k < traces.size(); ++k) {
+    for (auto& r : rows[k]) r.ts -= min_ts;
+    if (!min_is_int) types[k].ts_bits = 0;  // an int column minus a float is float64; minus an int keeps its type
+  }
+
+  // The step filter runs when the symbol table of all ranks holds two or more step names.
   std::set<std::string> step_names;
   for (const auto* t : traces) step_names.insert(t->hta_step_names.begin(), t->hta_step_names.end());
   std::map<int64_t, HtaRank> out;
-  for (const auto* t : traces) out[t->rank] = one_rank(*t, step_names.size() >= 2, options);
+  for (size_t k = 0; k < traces.size(); ++k) out[traces[k]->rank] = one_rank(rows[k], types[k], step_names.size() >= 2, options);
   return out;
 }
 

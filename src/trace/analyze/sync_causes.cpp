@@ -9,13 +9,6 @@
 
 namespace trace {
 
-bool is_blocking_call(const ApiRecord& a, bool copy_to_pageable) {
-  if (a.kind == ApiKind::Sync) return true;  // *Synchronize (records.h classify_api)
-  if (a.kind != ApiKind::Memcpy) return false;
-  if (a.name.find("Async") == std::string::npos) return true;  // cudaMemcpy, cuMemcpyDtoH, hipMemcpyWithStream
-  return copy_to_pageable;
-}
-
 namespace {
 
 // Host ops of one thread, with each op's parent (the op it is nested in).
@@ -78,9 +71,7 @@ class BusyIndex {
 
 SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
   SyncReport rep;
-  std::unordered_set<uint32_t> to_pageable;
-  for (const auto& m : r.memcpys)
-    if (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable) to_pageable.insert(m.correlation_id);
+  const auto copies = copies_by_correlation(r);
 
   // A driver call inside a runtime call on the same thread is the same host time.
   const std::vector<bool> nested = order_calls(r.api).nested_driver;
@@ -92,10 +83,14 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
 
   for (size_t i = 0; i < r.api.size(); ++i) {
     const ApiRecord& a = r.api[i];
-    if (!is_blocking_call(a, to_pageable.count(a.correlation_id) > 0)) continue;
-    if (nested[i]) continue;
+    const auto copy = a.kind == ApiKind::Memcpy ? copies.find(a.correlation_id) : copies.end();
+    const MemcpyRecord* gpu_copy = copy == copies.end() ? nullptr : &r.memcpys[copy->second];
+    const Blocking kind = blocking_kind(a, gpu_copy);
+    if (kind == Blocking::No || nested[i]) continue;
     SyncCall c;
     c.api = a.name;
+    c.kind = kind;
+    c.waits_for_gpu = waits_for_queued_gpu_work(kind, gpu_copy);
     c.thread_id = a.thread_id;
     c.start_ns = a.start_ns;
     c.blocked_ns = a.end_ns - a.start_ns;
@@ -117,6 +112,8 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
     }
     for (size_t s = 0; s < r.steps.size(); ++s)
       if (r.steps[s].start_ns <= a.start_ns && a.start_ns <= r.steps[s].end_ns) c.step = static_cast<int>(s);
+    if (kind == Blocking::Sync) ++rep.syncs, rep.sync_ns += c.blocked_ns;
+    else ++rep.blocking_copies, rep.blocking_copy_ns += c.blocked_ns;
     rep.blocked_ns += c.blocked_ns;
     rep.calls.push_back(std::move(c));
   }
@@ -127,10 +124,11 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
   for (const auto& c : rep.calls) {
     auto& g = causes[c.op];
     g.op = c.op;
-    ++g.api_calls;
+    ++g.calls;
+    (c.kind == Blocking::Sync ? g.sync_ns : g.blocking_copy_ns) += c.blocked_ns;
     g.blocked_ns += c.blocked_ns;
     g.gpu_queued_ns += c.gpu_queued_ns;
-    if (c.op_instance < 0 || instances[c.op].insert(c.op_instance).second) ++g.calls;
+    if (c.op_instance < 0 || instances[c.op].insert(c.op_instance).second) ++g.op_occurrences;
   }
   for (auto& [op, g] : causes) rep.by_cause.push_back(g);
   std::sort(rep.by_cause.begin(), rep.by_cause.end(), [](const SyncCause& x, const SyncCause& y) {

@@ -26,9 +26,21 @@ void figures_json(JsonOut& o, const StepFigures& f) {
   }
   o.end_object();
   o.key("memsets").value(a.memsets);
+  // Host calls, one definition each (blocking_calls.h); wall = launch + sync + blocking copies
+  // + host_rest_us.
+  o.key("syncs").value(a.syncs);
   o.key("sync_api_us").value(us(a.sync_api_ns));
+  o.key("blocking_copies").value(a.blocking_copies);
+  o.key("blocking_copy_us").value(us(a.blocking_copy_ns));
+  o.key("blocking_copies_by_reason").begin_object();
+  o.key("not Async").begin_object().key("calls").value(a.copies_not_async).key("us").value(us(a.copy_not_async_ns)).end_object();
+  o.key("pageable").begin_object().key("calls").value(a.copies_pageable).key("us").value(us(a.copy_pageable_ns)).end_object();
+  o.end_object();
+  o.key("nonblocking_copies").value(a.nonblocking_copies);
+  o.key("nonblocking_copy_us").value(us(a.nonblocking_copy_ns));
   o.key("memcpy_api_us").value(us(a.memcpy_api_ns));
   o.key("blocked_us").value(us(a.blocked_ns));
+  o.key("host_rest_us").value(static_cast<double>(a.host_rest_ns()) / 1000.0);
   o.key("idle_host_wait_us").value(us(a.idle_host_wait_ns));
   o.key("idle_kernel_wait_us").value(us(a.idle_kernel_wait_ns));
   o.key("idle_other_us").value(us(a.idle_other_ns));
@@ -63,10 +75,16 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   figures_json(o, rep.total);
   o.end_object();
   const double steps_wall = static_cast<double>(rep.steps_wall_ns);
+  o.key("blocking_calls").begin_object();
+  o.key("syncs").value(rep.syncs.syncs).key("sync_us").value(us(rep.syncs.sync_ns));
+  o.key("blocking_copies").value(rep.syncs.blocking_copies).key("blocking_copy_us").value(us(rep.syncs.blocking_copy_ns));
+  o.key("blocked_us").value(us(rep.syncs.blocked_ns));
+  o.end_object();
   o.key("syncs_by_cause").begin_array();
   for (const auto& c : rep.syncs.by_cause) {
     o.begin_object();
-    o.key("op").value(c.op).key("calls").value(c.calls).key("api_calls").value(c.api_calls);
+    o.key("op").value(c.op).key("calls").value(c.calls).key("op_occurrences").value(c.op_occurrences);
+    o.key("sync_us").value(us(c.sync_ns)).key("blocking_copy_us").value(us(c.blocking_copy_ns));
     o.key("blocked_us").value(us(c.blocked_ns));
     o.key("share_of_steps").value(steps_wall > 0 ? static_cast<double>(c.blocked_ns) / steps_wall : 0.0);
     o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
@@ -76,7 +94,11 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   o.key("syncs").begin_array();
   for (const auto& c : rep.syncs.calls) {
     o.begin_object();
-    o.key("api").value(c.api).key("op").value(c.op).key("op_path").value(c.op_path);
+    o.key("api").value(c.api).key("kind").value(blocking_label(c.kind));
+    o.key("reason");
+    if (c.kind == Blocking::Sync) o.null();
+    else o.value(blocking_reason(c.kind));
+    o.key("op").value(c.op).key("op_path").value(c.op_path);
     o.key("step");
     if (c.step >= 0) o.value(r.steps[c.step].name);
     else o.null();
@@ -98,6 +120,7 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
   o.begin_object();
   for (const auto& [rank, r] : ranks) {
     o.key(std::to_string(rank)).begin_object();
+    if (r.int_wrapped) o.key("int_wrapped").value(true);  // HTA's narrow int columns wrapped (hta_breakdown.h)
     o.key("temporal").begin_object();
     if (r.has_gpu) {
       o.key("idle_time_us").value(r.idle_us).key("compute_time_us").value(r.compute_us);

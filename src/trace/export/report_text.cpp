@@ -22,15 +22,16 @@ std::string report_table(const TraceReport& rep) {
       static_cast<unsigned long long>(t.events), static_cast<double>(t.bytes) / 1e6, t.format.c_str(),
       t.records.clock.c_str());
   for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
-  add("\n  %-20s %10s %8s %10s %7s %10s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us", "launch", "launch us",
-      "kernels", "kernel us", "busy us", "blocked us", "idle host", "idle kern", "idle oth", "delay p50", "delay p90");
+  add("\n  %-20s %10s %8s %10s %10s %10s %7s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us", "launch", "launch us",
+      "sync us", "blk copy", "kernels", "kernel us", "busy us", "idle host", "idle kern", "idle oth", "delay p50",
+      "delay p90");
   const auto row = [&](const StepFigures& f) {
     const Attribution& a = f.a;
-    add("  %-20.20s %10.1f %8llu %10.1f %7llu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %9.1f %9.1f\n", f.name.c_str(),
-        us(f.wall_ns), static_cast<unsigned long long>(a.launches), us(a.launch_api_ns),
-        static_cast<unsigned long long>(a.kernels), us(a.kernel_ns), us(a.gpu_busy_ns), us(a.blocked_ns),
-        us(a.idle_host_wait_ns), us(a.idle_kernel_wait_ns), us(a.idle_other_ns), a.launch_delay.p50 / 1000,
-        a.launch_delay.p90 / 1000);
+    add("  %-20.20s %10.1f %8llu %10.1f %10.1f %10.1f %7llu %10.1f %10.1f %10.1f %10.1f %10.1f %9.1f %9.1f\n",
+        f.name.c_str(), us(f.wall_ns), static_cast<unsigned long long>(a.launches), us(a.launch_api_ns),
+        us(a.sync_api_ns), us(a.blocking_copy_ns), static_cast<unsigned long long>(a.kernels), us(a.kernel_ns),
+        us(a.gpu_busy_ns), us(a.idle_host_wait_ns), us(a.idle_kernel_wait_ns), us(a.idle_other_ns),
+        a.launch_delay.p50 / 1000, a.launch_delay.p90 / 1000);
   };
   for (const auto& s : rep.steps) row(s);
   row(rep.total);
@@ -41,13 +42,16 @@ std::string report_table(const TraceReport& rep) {
           static_cast<unsigned long long>(c.bytes), us(c.gpu_ns));
     out += "\n";
   }
-  add("\n  blocking syncs, by the innermost op that issued them (%zu calls, %.1f us blocked):\n", rep.syncs.calls.size(),
-      us(rep.syncs.blocked_ns));
-  if (rep.syncs.by_cause.empty()) out += "    none\n";
+  const auto& y = rep.syncs;
+  add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu blocking copies (%.1f us)"
+      " = %.1f us blocked:\n",
+      static_cast<unsigned long long>(y.syncs), us(y.sync_ns), static_cast<unsigned long long>(y.blocking_copies),
+      us(y.blocking_copy_ns), us(y.blocked_ns));
+  if (y.by_cause.empty()) out += "    none\n";
   const double wall = static_cast<double>(rep.steps_wall_ns);
-  for (const auto& c : rep.syncs.by_cause)
-    add("    %-40.40s %5llu calls %10.1f us blocked  %5.1f%% of the %s  GPU busy meanwhile %.1f us\n", c.op.c_str(),
-        static_cast<unsigned long long>(c.calls), us(c.blocked_ns),
+  for (const auto& c : y.by_cause)
+    add("    %-40.40s %5llu calls %10.1f us blocked (sync %.1f, copies %.1f)  %5.1f%% of the %s  GPU busy meanwhile %.1f us\n",
+        c.op.c_str(), static_cast<unsigned long long>(c.calls), us(c.blocked_ns), us(c.sync_ns), us(c.blocking_copy_ns),
         wall > 0 ? 100.0 * static_cast<double>(c.blocked_ns) / wall : 0.0, rep.steps.empty() ? "trace" : "steps",
         us(c.gpu_queued_ns));
   return out;
@@ -63,6 +67,9 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
   add("Holistic Trace Analysis 0.5.0 definitions (ns rounding %s)\n", ns_rounding ? "on" : "off");
   for (const auto& [rank, r] : ranks) {
     add("\nrank %lld\n", static_cast<long long>(rank));
+    if (r.int_wrapped)
+      out += "  note: HTA 0.5.0 narrows small integer timestamps to int8/16/32 and ts + dur wrapped around\n"
+             "  there; these figures follow HTA's, and are not the true ones\n";
     if (!r.has_gpu) {
       out += "  no GPU events: no temporal or idle breakdown\n";
       continue;

@@ -16,7 +16,7 @@ namespace trace {
 // figures from these): events with both "dur" and "cat", except cat "Trace".
 struct HtaEvent {
   enum Flag : uint16_t {
-    kKernelCat = 1,        // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset
+    kKernelCat = 1,        // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset/mtia_ccp_events
     kComputeName = 2,      // HTA's get_kernel_type(name) == COMPUTATION
     kLaunchName = 4,       // cudaLaunchKernel, cudaLaunchKernelExC
     kMemAsyncName = 8,     // cudaMemcpyAsync, cudaMemsetAsync
@@ -24,7 +24,10 @@ struct HtaEvent {
     kStepName = 32,        // name contains "ProfilerStep"
   };
   int64_t index = 0;       // position in traceEvents (HTA's row index)
-  int64_t ts_ns = 0, dur_ns = 0;
+  // As Python's json reads the text: float(text) when it has '.', 'e' or 'E', else the integer
+  // (HTA's arithmetic starts from these doubles, not from our integer nanoseconds: a ts of
+  // 12.9999999 must round up to 13 as it does there).
+  double ts_us = 0, dur_us = 0;
   int64_t stream = -1, correlation = -1;  // HTA's defaults when absent or not an integer
   uint16_t flags = 0;
 };
@@ -48,7 +51,10 @@ struct ImportedTrace {
   std::vector<std::string> warnings;
   // --hta only:
   std::vector<HtaEvent> hta;
-  bool hta_float_ts = false;       // pandas would hold "ts" as float64 (HTA rounds only then)
+  // How pandas would type the file's columns (over every traceEvents element): "ts" is float64
+  // when any ts has a fraction or is missing (HTA rounds only then); "dur" likewise.
+  bool hta_float_ts = false, hta_missing_ts = false;
+  bool hta_float_dur = false, hta_missing_dur = false;
   std::set<std::string> hta_step_names;
 };
 

@@ -20,7 +20,11 @@ TEST(Attribution, OneEpochKnownAnswer) {
   EXPECT_EQ(a.gpu_busy_ns, 460u);  // 200 + 200 + 10 + 50
   EXPECT_EQ(a.sync_api_ns, 110u);
   EXPECT_EQ(a.memcpy_api_ns, 10u);
-  EXPECT_EQ(a.blocked_ns, 120u);
+  EXPECT_EQ(a.nonblocking_copies, 1u);  // D2H into pinned memory: queued, the host goes on
+  EXPECT_EQ(a.nonblocking_copy_ns, 10u);
+  EXPECT_EQ(a.blocking_copy_ns, 0u);
+  EXPECT_EQ(a.blocked_ns, 110u);
+  EXPECT_EQ(a.host_rest_ns(), 1000 - 30 - 110);
   // Gaps: [0,100] host wait (kernel A's launch began at 10, after the gap began at 0);
   // [300,305] kernel wait (B queued at 20, 5 ns gap); [505,700] host wait (copy queued at
   // 600 >= 505); [710,900] host wait (launch at 800 >= 710); [950,1000] the tail: host wait.
@@ -77,6 +81,10 @@ TEST(Attribution, CopiesByDirectionAndHostMemoryKind) {
   EXPECT_EQ(a.memcpy_by_kind.at("DtoH pinned").gpu_ns, 14u);
   EXPECT_EQ(a.memcpy_by_kind.at("HtoD pageable").bytes, 1u << 20);
   EXPECT_EQ(a.memcpy_api_ns, 195u);
+  EXPECT_EQ(a.copies_not_async, 1u);  // cudaMemcpy
+  EXPECT_EQ(a.copy_not_async_ns, 190u);
+  EXPECT_EQ(a.nonblocking_copies, 1u);  // cudaMemcpyAsync into pinned memory
+  EXPECT_EQ(a.blocked_ns, 190u);
 }
 
 TEST(Attribution, DroppedRecordsAreReported) {

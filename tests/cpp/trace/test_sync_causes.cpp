@@ -45,10 +45,35 @@ TEST(SyncCauses, ItemBlocksTwiceUnderOneOp) {
   EXPECT_EQ(rep.calls[2].op, "(no op)");
   ASSERT_EQ(rep.by_cause.size(), 2u);
   EXPECT_EQ(rep.by_cause[0].op, "aten::_local_scalar_dense");  // 80 ns before the device sync's 70
-  EXPECT_EQ(rep.by_cause[0].calls, 1u);      // one .item()
-  EXPECT_EQ(rep.by_cause[0].api_calls, 2u);  // copy + stream sync
+  EXPECT_EQ(rep.by_cause[0].calls, 2u);           // API calls: copy + stream sync
+  EXPECT_EQ(rep.by_cause[0].op_occurrences, 1u);  // one .item()
   EXPECT_EQ(rep.by_cause[0].blocked_ns, 80u);
+  EXPECT_EQ(rep.by_cause[0].sync_ns, 30u);
+  EXPECT_EQ(rep.by_cause[0].blocking_copy_ns, 50u);
+  EXPECT_EQ(rep.calls[0].kind, trace::Blocking::CopyPageable);
+  EXPECT_EQ(rep.calls[1].kind, trace::Blocking::Sync);
+  EXPECT_EQ(rep.syncs, 2u);
+  EXPECT_EQ(rep.sync_ns, 100u);
+  EXPECT_EQ(rep.blocking_copies, 1u);
   EXPECT_EQ(rep.blocked_ns, 150u);
+}
+
+TEST(BlockingCalls, WhyACopyBlocks) {
+  using trace::Blocking;
+  const auto copy = [](trace::CopyKind k, trace::MemoryKind src, trace::MemoryKind dst) {
+    return trace::MemcpyRecord{0, 1, 1, 0, 7, 4, k, src, dst};
+  };
+  const auto pageable_h2d = copy(trace::CopyKind::HtoD, trace::MemoryKind::Pageable, trace::MemoryKind::Device);
+  const auto pinned_d2h = copy(trace::CopyKind::DtoH, trace::MemoryKind::Device, trace::MemoryKind::Pinned);
+  const auto d2d = copy(trace::CopyKind::DtoD, trace::MemoryKind::Device, trace::MemoryKind::Device);
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpyAsync", 0, 1, 1), &pageable_h2d), Blocking::CopyPageable);
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpyAsync", 0, 1, 1), &pinned_d2h), Blocking::No);
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpyAsync", 0, 1, 1), nullptr), Blocking::No);  // unknown memory
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpy", 0, 1, 1), &pinned_d2h), Blocking::CopyNotAsync);
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpy", 0, 1, 1), nullptr), Blocking::CopyNotAsync);
+  EXPECT_EQ(trace::blocking_kind(api("cudaMemcpy", 0, 1, 1), &d2d), Blocking::No);  // the driver only queues it
+  EXPECT_EQ(trace::blocking_kind(api("cudaStreamSynchronize", 0, 1, 1), nullptr), Blocking::Sync);
+  EXPECT_EQ(trace::blocking_kind(api("cudaLaunchKernel", 0, 1, 1), nullptr), Blocking::No);
 }
 
 TEST(SyncCauses, DriverCallInsideRuntimeCallCountsOnce) {
@@ -84,4 +109,42 @@ TEST(StepReport, StepsAndTotalOnRealTrace) {
   trace::JsonOut out;
   trace::write_report_json(out, rep);
   EXPECT_NE(out.str().find("\"syncs_by_cause\""), std::string::npos);
+}
+
+// The identities every page relies on, on every real trace, per step and over the whole trace:
+// the blocking calls listed (find_syncs) are exactly the attribution's sync and blocking-copy
+// time (two code paths, one definition: blocking_calls.h); the host time splits into launch
+// calls + syncs + blocking copies + the rest; the GPU window into busy + idle by cause.
+TEST(StepReport, IdentitiesHoldOnEveryRealTrace) {
+  for (const char* stem : {"a100-alexnet-syncs.json.gz", "a100-cuda-graphs-6streams.json.gz",
+                           "a100-event-sync-multistream.json.gz", "a100-event-sync.json.gz", "cpu-only.json.gz",
+                           "gp100-steps-annotations.json.gz", "mi250-rocm.json.gz", "two-ranks/rank-0.json.gz",
+                           "two-ranks/rank-1.json.gz"}) {
+    const auto t = trace::import_trace(tracetest::data(std::string("traces/") + stem));
+    const auto rep = trace::build_report(t);
+    const bool gpu = !(t.records.kernels.empty() && t.records.memcpys.empty() && t.records.memsets.empty());
+    const auto check = [&](const trace::StepFigures& f, int step) {
+      const std::string where = std::string(stem) + " " + f.name;
+      uint64_t syncs = 0, sync_ns = 0, copies = 0, copy_ns = 0;
+      for (const auto& c : rep.syncs.calls) {
+        if (step >= 0 && c.step != step) continue;
+        if (c.kind == trace::Blocking::Sync) ++syncs, sync_ns += c.blocked_ns;
+        else ++copies, copy_ns += c.blocked_ns;
+      }
+      EXPECT_EQ(syncs, f.a.syncs) << where;
+      EXPECT_EQ(sync_ns, f.a.sync_api_ns) << where;
+      EXPECT_EQ(copies, f.a.blocking_copies) << where;
+      EXPECT_EQ(copy_ns, f.a.blocking_copy_ns) << where;
+      EXPECT_EQ(f.a.blocked_ns, f.a.sync_api_ns + f.a.blocking_copy_ns) << where;
+      EXPECT_EQ(f.a.memcpy_api_ns, f.a.blocking_copy_ns + f.a.nonblocking_copy_ns) << where;
+      EXPECT_EQ(static_cast<int64_t>(f.wall_ns),
+                static_cast<int64_t>(f.a.launch_api_ns + f.a.sync_api_ns + f.a.blocking_copy_ns) + f.a.host_rest_ns())
+          << where;
+      if (gpu) EXPECT_EQ(f.a.gpu_busy_ns + f.a.gpu_idle_ns(), f.wall_ns) << where;
+      else EXPECT_EQ(f.a.gpu_busy_ns + f.a.gpu_idle_ns(), 0u) << where;
+    };
+    for (size_t i = 0; i < rep.steps.size(); ++i) check(rep.steps[i], static_cast<int>(i));
+    check(rep.total, -1);
+    EXPECT_EQ(rep.syncs.blocked_ns, rep.total.a.blocked_ns) << stem;
+  }
 }

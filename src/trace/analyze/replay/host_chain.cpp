@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "trace/analyze/replay/builder.h"
+#include "trace/analyze/blocking_calls.h"
 #include "trace/analyze/sync_causes.h"
 
 namespace trace::replay {
@@ -92,9 +93,10 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   for (const auto& k : r.kernels) gpu_corr.insert(k.correlation_id, 0);
   for (const auto& m : r.memcpys) gpu_corr.insert(m.correlation_id, 0);
   for (const auto& m : r.memsets) gpu_corr.insert(m.correlation_id, 0);
-  IdMap pageable(16);
-  for (const auto& m : r.memcpys)
-    if (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable) pageable.insert(m.correlation_id, 0);
+  // The first GPU copy under each correlation (as copies_by_correlation keeps it): whether a copy
+  // call holds the host is blocking_calls.h's one definition, which needs its copy's kinds.
+  IdMap copy_of(std::max<size_t>(16, r.memcpys.size()));
+  for (uint32_t i = 0; i < r.memcpys.size(); ++i) copy_of.insert(r.memcpys[i].correlation_id, i);
   const auto has_gpu = [&](const ApiRecord& a) { return a.correlation_id && gpu_corr.contains(a.correlation_id); };
   call_is_node.assign(r.api.size(), 0);
   top_call.assign(r.api.size(), kNone);
@@ -122,8 +124,12 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
       if (has_gpu(a)) call_is_node[outer] = 1;
     }
   }
-  for (size_t i = 0; i < r.api.size(); ++i)
-    if (call_is_node[i]) g.call_blocking[i] = is_blocking_call(r.api[i], r.api[i].correlation_id && pageable.contains(r.api[i].correlation_id));
+  for (size_t i = 0; i < r.api.size(); ++i) {
+    if (!call_is_node[i]) continue;
+    const uint32_t* copy = r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : nullptr;
+    const MemcpyRecord* gpu_copy = copy ? &r.memcpys[*copy] : nullptr;
+    g.call_blocking[i] = waits_for_queued_gpu_work(blocking_kind(r.api[i], gpu_copy), gpu_copy);
+  }
 
   // Points per thread, sorted by (time, order, seq). Orders at one time: a call's end (0), an
   // idle gap's end (1), a closing cut or the thread's last point (2), an opening cut or its

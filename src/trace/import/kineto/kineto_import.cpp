@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -128,6 +129,15 @@ bool hta_compute_name(std::string_view n) {
   if (starts_with(n, "nccl") && n.find("Kernel", 4) != std::string_view::npos) return false;
   if (starts_with(n, "Memcpy") || starts_with(n, "Memset") || starts_with(n, "dma")) return false;
   return !contains(n, "Memcpy") && !contains(n, "Sync");
+}
+
+// The double Python's json module makes of a number's text: float(text), correctly rounded, when
+// the text has a fraction or an exponent; else int(text), exact below 2^53 (HTA's int64 column).
+// glibc's strtod rounds correctly, as Python does, and gives +-inf or 0 out of range as Python's
+// float() does; the "C" locale is in force (nothing here calls setlocale).
+double python_json_number(std::string_view t) {
+  const std::string text(t);
+  return std::strtod(text.c_str(), nullptr);
 }
 
 // HTA's normalize_gpu_stream_numbers: int(x), else -1.
@@ -369,7 +379,14 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
     }
   }
   // pandas holds "ts" as float64 when any value is a decimal or missing; HTA rounds only then.
-  if (opt_.hta_events && (!has_ts || ts_text.find_first_of(".eE") != std::string_view::npos)) out_->hta_float_ts = true;
+  if (opt_.hta_events) {
+    // pandas holds a column as float64 when any value is a decimal or missing; HTA rounds
+    // "ts" only then, and sums int64 columns exactly (hta_breakdown.cpp).
+    const auto decimal = [](std::string_view t) { return t.find_first_of(".eE") != std::string_view::npos; };
+    out_->hta_missing_ts |= !has_ts, out_->hta_missing_dur |= !has_dur;
+    out_->hta_float_ts |= !has_ts || decimal(ts_text);
+    out_->hta_float_dur |= !has_dur || decimal(dur_text);
+  }
 
   int64_t ts = 0, dur = 0;
   if (has_ts && !us_text_to_ns(ts_text, &ts)) bad(index, offset, "\"ts\" " + std::string(ts_text) + " is out of range");
@@ -378,11 +395,12 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   if (opt_.hta_events && has_cat && has_dur && has_ts && cat != Cat::Trace) {
     HtaEvent h;
     h.index = static_cast<int64_t>(index);
-    h.ts_ns = ts, h.dur_ns = dur;
+    h.ts_us = python_json_number(ts_text), h.dur_us = python_json_number(dur_text);
     if (stream.present) h.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
     if (correlation.present) h.correlation = correlation.i;
     const std::string_view n = name_view;
-    if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset) h.flags |= HtaEvent::kKernelCat;
+    if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset || cat_view == "mtia_ccp_events")
+      h.flags |= HtaEvent::kKernelCat;
     if (cat_view == "memcpy" || cat_view == "memset") h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
     if (hta_compute_name(n)) h.flags |= HtaEvent::kComputeName;
     if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "runFunction - job_prep_and_submit_for_execution")
@@ -528,6 +546,9 @@ void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, Partial&
   out->negative_durations += t.negative_durations;
   out->hip |= t.hip;
   out->hta_float_ts |= t.hta_float_ts;
+  out->hta_missing_ts |= t.hta_missing_ts;
+  out->hta_float_dur |= t.hta_float_dur;
+  out->hta_missing_dur |= t.hta_missing_dur;
   *begin_end += p.begin_end_events;
   if (p.rank_set) out->rank = t.rank;
   if (!t.producer.empty()) out->producer = std::move(t.producer);
