@@ -44,6 +44,16 @@ struct EventBatch {
   bool top = false;          // a top-level value: bytes hold it alone, at offset top_offset
   uint64_t top_offset = 0;
   std::string key;
+  // A region of traceEvents (JsonEventStream's on_region), in place of `events`: bytes hold
+  // "[" + its text + "]", its leading separator (the ',' after the element before it) blanked
+  // to a space, so that it reads as one array of region_elements elements. region_offset is
+  // the text's document offset; blanked the blanked byte's index in bytes (0: none);
+  // separator_ok false when the text does not open with the separator it needs (then only
+  // the element-by-element reading, which names the error, may read it).
+  bool region = false;
+  uint64_t region_elements = 0, region_offset = 0;
+  size_t blanked = 0;
+  bool separator_ok = true;
   size_t text_size() const { return bytes.size() - simdjson::SIMDJSON_PADDING; }
   JsonSlice slice(const Event& e) const { return {bytes.data() + e.at, e.size, bytes.size() - e.at, e.offset}; }
   JsonSlice whole() const { return {bytes.data(), text_size(), bytes.size(), top_offset}; }
@@ -53,9 +63,12 @@ struct EventBatch {
 // worker number `worker` (0 .. workers-1, so each can keep a parser of its own) and must not
 // throw: it records its error in the result, which merge() rethrows. merge() runs on the
 // calling thread, in batch order. `keep_top(key)`: which top-level values the
-// splitter hands over (others are skipped).
+// splitter hands over (others are skipped). region_bytes > 0: traceEvents split into regions
+// (EventBatch::region, JsonEventStream::run) instead of batches of single events, wherever the
+// splitter can.
 template <typename Result>
-void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::function<bool(std::string_view)>& keep_top,
+void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region_bytes,
+                        const std::function<bool(std::string_view)>& keep_top,
                         const std::function<void(unsigned, const EventBatch&, Result*)>& parse,
                         const std::function<void(Result&&)>& merge) {
   constexpr size_t kBatchBytes = 1u << 20;
@@ -107,12 +120,27 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, const std::fu
       append(s);
       push(), fresh();
     };
+    const auto add_region = [&](const JsonRegion& r) {  // a batch of its own
+      if (!b.events.empty()) push(), fresh();
+      b.region = true, b.first_index = r.first_index, b.region_elements = r.elements, b.region_offset = r.text.offset;
+      b.bytes.push_back('[');
+      append(r.text);
+      if (r.first_index > 0) {  // after an element: whitespace, then the ',' before this region's first
+        size_t i = 1;
+        while (i < b.bytes.size() && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' || b.bytes[i] == '\t')) ++i;
+        if (i < b.bytes.size() && b.bytes[i] == ',') b.bytes[i] = ' ', b.blanked = i;
+        else b.separator_ok = false;
+      }
+      push(), fresh();
+    };
     std::exception_ptr error;
     try {
       fresh();
-      stream.run(add_event, [&](std::string_view k, const JsonSlice& s) {
-        if (keep_top(k)) add_top(k, s);
-      });
+      stream.run(
+          add_event, [&](std::string_view k, const JsonSlice& s) {
+            if (keep_top(k)) add_top(k, s);
+          },
+          region_bytes ? JsonEventStream::RegionFn(add_region) : JsonEventStream::RegionFn(), region_bytes);
       if (!b.events.empty()) push();
     } catch (const Cancelled&) {
     } catch (...) {

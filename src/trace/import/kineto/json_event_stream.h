@@ -26,16 +26,42 @@ struct JsonSlice {
   uint64_t offset;     // byte offset of data[0] in the (decompressed) document
 };
 
+// A run of whole traceEvents elements as they stand in the document: from just after the
+// element before it (or just after traceEvents' '[') to just after its last element's closing
+// bracket, separators included. `elements` counts the values that close at the array's own
+// depth in it; each is an object in a valid document, which the reader of the region checks.
+struct JsonRegion {
+  JsonSlice text;
+  uint64_t first_index;  // index in traceEvents of its first element
+  uint64_t elements;
+};
+
 class JsonEventStream {
  public:
   // on_event(slice, index): one element of traceEvents. on_top(key, slice): any other
   // top-level value. Both throw InputError to stop.
   using EventFn = std::function<void(const JsonSlice&, uint64_t index)>;
   using TopFn = std::function<void(std::string_view key, const JsonSlice&)>;
+  using RegionFn = std::function<void(const JsonRegion&)>;
 
-  JsonEventStream(ByteSource& source, std::string name);
+  // base_offset: the document offset of the source's first byte (a region read on its own).
+  JsonEventStream(ByteSource& source, std::string name, uint64_t base_offset = 0);
   // Reads the whole document. Throws InputError naming the file and byte offset.
-  void run(const EventFn& on_event, const TopFn& on_top);
+  // With on_region, traceEvents goes out in regions of whole elements (about a buffer each)
+  // instead of one element at a time: the bytes are scanned only for strings and brackets
+  // (kinds paired, depth bounded as for single elements), not element by element. Whatever
+  // that scan cannot pass (the end of traceEvents, an unpaired bracket, the end of the input)
+  // is read again from the end of the last region by the element-by-element scan, so every
+  // error is the one, at the offset, that the element-by-element scan gives; the separators
+  // and element kinds inside a region are left to its reader (run_region below is exact).
+  // A region goes out before a refill of the 1 MiB buffer once it holds region_bytes (or fills
+  // the buffer): about a buffer each from a source that fills it.
+  void run(const EventFn& on_event, const TopFn& on_top, const RegionFn& on_region = nullptr, size_t region_bytes = 256u << 10);
+  // The elements of one region (text: JsonRegion::text as in the document, at document offset
+  // `offset`; its first element has index first_index), one by one exactly as run() would hand
+  // them over, with the same errors at the same offsets. Returns at the region's end.
+  static void run_region(std::string_view text, const std::string& name, uint64_t offset, uint64_t first_index,
+                         const EventFn& on_event);
   uint64_t bytes() const { return base_ + end_; }  // decompressed bytes read so far
 
  private:
@@ -45,6 +71,8 @@ class JsonEventStream {
   size_t scan_value();          // from pos_: end position (exclusive) of one JSON value
   size_t scan_string(size_t p); // p at the opening quote; returns just past the closing one
   size_t scan_container(size_t p);  // p at '{' or '['; returns just past its closing bracket
+  void elements(const EventFn& on_event, uint64_t index, bool region);  // pos_ inside traceEvents
+  void bulk_elements(const RegionFn& on_region, size_t region_bytes, uint64_t* index);  // pos_ just after its '['
   [[noreturn]] void fail(const std::string& what, uint64_t offset) const;
   JsonSlice slice(size_t from, size_t to) const;
 
@@ -56,5 +84,14 @@ class JsonEventStream {
   uint64_t base_ = 0; // document offset of buf_[0]
   bool eof_ = false;
 };
+
+namespace detail {
+// The splitter's bracket index (json_event_stream.cpp) by kernel, for the tests that hold the
+// kernels to each other: the positions of the brackets outside strings among b[0, n), n a
+// multiple of 64 unless it is the last call, with 64 readable bytes past the end; the string
+// state carries from call to call. kernel 0: SSE2 (any x86-64 or none); 1: AVX2. False when
+// this CPU or build lacks the kernel.
+bool index_brackets_with(int kernel, const char* b, size_t n, bool* in_string, bool* escaped, std::vector<uint32_t>* out);
+}  // namespace detail
 
 }  // namespace trace

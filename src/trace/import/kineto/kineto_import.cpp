@@ -190,6 +190,29 @@ class EventParser {
       }
       return;
     }
+    if (b.region) {
+      // As below, the region as one document first; if that fails in any way, element by
+      // element as the splitter would have handed them over one at a time.
+      begin(p);
+      if (b.separator_ok) {
+        try {
+          whole_batch(b);
+          return;
+        } catch (...) {
+          *p = Partial();
+          begin(p);
+        }
+      }
+      try {
+        std::string text(b.bytes.data() + 1, b.text_size() - 2);  // without the '[' and ']'
+        if (b.blanked) text[b.blanked - 1] = ',';
+        JsonEventStream::run_region(text, name_, b.region_offset, b.first_index,
+                                    [&](const JsonSlice& s, uint64_t index) { event(s, index); });
+      } catch (...) {
+        p->error = std::current_exception();
+      }
+      return;
+    }
     if (opt_.batch_parse) {
       // The whole batch as one document. Any failure, of the JSON or of an event, is left to
       // the per-event parse below, which reports the first bad event as it always has; so the
@@ -218,14 +241,16 @@ class EventParser {
 
   void whole_batch(const EventBatch& b) {
     auto doc = parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    const size_t n = b.region ? b.region_elements : b.events.size();
     size_t i = 0;
     for (simdjson::ondemand::value v : doc.get_array()) {
-      if (i == b.events.size()) throw InputError("more values in the batch than events split");
+      if (i == n) throw InputError("more values in the batch than events split");
       ++out_->events;
-      parse_event(v.get_object(), b.first_index + i, b.events[i].offset);
+      // (A region's offsets are not kept: any error here is thrown away and named by the reread.)
+      parse_event(v.get_object(), b.first_index + i, b.region ? 0 : b.events[i].offset);
       ++i;
     }
-    if (i != b.events.size()) throw InputError("fewer values in the batch than events split");
+    if (i != n) throw InputError("fewer values in the batch than events split");
   }
 
   void event(const JsonSlice& s, uint64_t index) {
@@ -562,7 +587,7 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name, const Im
   std::string clock;
   uint64_t begin_end = 0;
   run_event_pipeline<Partial>(
-      stream, workers, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
+      stream, workers, options.batch_parse ? options.region_bytes : 0, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
       [&](Partial&& p) { merge(&out, &clock, &begin_end, std::move(p)); });
   out.bytes = stream.bytes();
