@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "trace/import/kineto/kineto_import.h"
@@ -32,6 +33,33 @@ TEST(UsTextToNs, KeepsNanosecondsExactly) {
   EXPECT_FALSE(trace::us_text_to_ns("1.", &ns));
   EXPECT_FALSE(trace::us_text_to_ns("abc", &ns));
   EXPECT_FALSE(trace::us_text_to_ns("99999999999999999999", &ns));
+}
+
+TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
+  // Integer text of 1 to 18 digits (leading zeros, a sign, trailing whitespace), around the
+  // largest value that fits (INT64_MAX ns = 9223372036854775.807 us): value x 1000 exactly,
+  // or false when that does not fit.
+  std::mt19937_64 rng(3);
+  std::vector<std::string> texts = {"0", "-0", "007", "9223372036854775", "9223372036854776", "-9223372036854775",
+                                    "9999999999999999", "1000000000000000", "99999999999999999", "922337203685477 "};
+  for (int k = 0; k < 20000; ++k) {
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    const int digits = 1 + static_cast<int>(rng() % 18);
+    for (int d = 0; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    texts.push_back(t);
+  }
+  for (const auto& t : texts) {
+    __int128 v = 0;
+    size_t i = t[0] == '-';
+    for (; i < t.size() && t[i] != ' '; ++i) v = v * 10 + (t[i] - '0');
+    v *= 1000;
+    const bool fits = v <= static_cast<__int128>(INT64_MAX);
+    int64_t ns = 0;
+    ASSERT_EQ(trace::us_text_to_ns(t, &ns), fits) << t;
+    if (fits) ASSERT_EQ(ns, static_cast<int64_t>(t[0] == '-' ? -v : v)) << t;
+  }
+  int64_t ns = 0;
+  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2"}) EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
 }
 
 TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
