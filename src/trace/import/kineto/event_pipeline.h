@@ -39,20 +39,21 @@ struct EventBatch {
   };
   uint64_t seq = 0;
   uint64_t first_index = 0;  // index in traceEvents of events[0]
-  std::vector<char> bytes;   // the array (or the top-level value), SIMDJSON_PADDING spaces after it
+  ByteBuffer bytes;          // the array (or the top-level value), SIMDJSON_PADDING spaces after it
   std::vector<Event> events;
   bool top = false;          // a top-level value: bytes hold it alone, at offset top_offset
   uint64_t top_offset = 0;
   std::string key;
-  // A region of traceEvents (JsonEventStream's on_region), in place of `events`: bytes hold
-  // "[" + its text + "]", its leading separator (the ',' after the element before it) blanked
-  // to a space, so that it reads as one array of region_elements elements. region_offset is
-  // the text's document offset; blanked the blanked byte's index in bytes (0: none);
-  // separator_ok false when the text does not open with the separator it needs (then only
-  // the element-by-element reading, which names the error, may read it).
+  // A region of traceEvents (JsonEventStream::RegionSink), in place of `events`: bytes are the
+  // buffer it was read into, where "[" + its text + "]" now stands from region_at (the text
+  // at region_at + 1, region_size bytes), its leading separator (the ',' after the element
+  // before it) blanked to a space, so that it reads as one array of region_elements elements.
+  // region_offset is the text's document offset; blanked the blanked byte's index in bytes
+  // (0: none); separator_ok false when the text does not open with the separator it needs
+  // (then only the element-by-element reading, which names the error, may read it).
   bool region = false;
   uint64_t region_elements = 0, region_offset = 0;
-  size_t blanked = 0;
+  size_t region_at = 0, region_size = 0, blanked = 0;
   bool separator_ok = true;
   size_t text_size() const { return bytes.size() - simdjson::SIMDJSON_PADDING; }
   JsonSlice slice(const Event& e) const { return {bytes.data() + e.at, e.size, bytes.size() - e.at, e.offset}; }
@@ -83,7 +84,8 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
   std::condition_variable work_cv, done_cv, room_cv;
   std::deque<EventBatch> todo;
   std::map<uint64_t, Result> done;          // parsed, waiting for their turn to merge
-  std::vector<std::vector<char>> spare;      // byte buffers to reuse
+  std::vector<ByteBuffer> spare;             // byte buffers to reuse: for batches of events
+  std::vector<ByteBuffer> spare_read;        // for the splitter to read regions into (kept full size)
   uint64_t pushed = 0, merged = 0;
   bool split_done = false, cancelled = false;
   std::exception_ptr split_error;
@@ -91,19 +93,20 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
   struct Cancelled {};
   std::thread splitter([&] {
     EventBatch b;
-    const auto fresh = [&] {  // reserved up front: rarely reallocated while a batch fills
-      b = EventBatch();
+    const auto fresh = [&] { b = EventBatch(); };
+    const auto start = [&] {  // a batch of events or a top-level value: bytes reserved up front
       {
         std::lock_guard<std::mutex> lock(m);
         if (!spare.empty()) b.bytes = std::move(spare.back()), spare.pop_back();
       }
       b.bytes.clear();
       b.bytes.reserve(kBatchBytes + (64u << 10));
-      b.events.reserve(8192);
     };
     const auto push = [&] {
-      if (!b.top) b.bytes.push_back(']');
-      b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+      if (!b.region) {
+        if (!b.top) b.bytes.push_back(']');
+        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+      }
       std::unique_lock<std::mutex> lock(m);
       room_cv.wait(lock, [&] { return pushed - merged < max_in_flight || cancelled; });
       if (cancelled) throw Cancelled();
@@ -113,7 +116,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
     };
     const auto append = [&](const JsonSlice& s) { b.bytes.insert(b.bytes.end(), s.data, s.data + s.size); };
     const auto add_event = [&](const JsonSlice& s, uint64_t index) {
-      if (b.events.empty()) b.first_index = index, b.bytes.push_back('[');
+      if (b.events.empty()) start(), b.events.reserve(8192), b.first_index = index, b.bytes.push_back('[');
       else b.bytes.push_back(',');
       b.events.push_back({static_cast<uint32_t>(b.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
       append(s);
@@ -121,19 +124,31 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
     };
     const auto add_top = [&](std::string_view key, const JsonSlice& s) {  // a batch of its own, in document order
       if (!b.events.empty()) push(), fresh();
+      start();
       b.top = true, b.key = std::string(key), b.top_offset = s.offset;
       append(s);
       push(), fresh();
     };
-    const auto add_region = [&](const JsonRegion& r) {  // a batch of its own
+    JsonEventStream::RegionSink regions;  // a batch of its own each, in the buffer it was read into
+    regions.min_bytes = region_bytes;
+    regions.buffer = [&] {
+      std::lock_guard<std::mutex> lock(m);
+      ByteBuffer v;
+      if (!spare_read.empty()) v = std::move(spare_read.back()), spare_read.pop_back();
+      return v;
+    };
+    regions.take = [&](JsonRegion&& r) {
       if (!b.events.empty()) push(), fresh();
       b.region = true, b.first_index = r.first_index, b.region_elements = r.elements, b.region_offset = r.text.offset;
-      b.bytes.push_back('[');
-      append(r.text);
+      b.bytes = std::move(r.buffer);
+      b.region_at = r.at - 1, b.region_size = r.text.size;
+      b.bytes[r.at - 1] = '[';
+      b.bytes[r.at + r.text.size] = ']';
       if (r.first_index > 0) {  // after an element: whitespace, then the ',' before this region's first
-        size_t i = 1;
-        while (i < b.bytes.size() && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' || b.bytes[i] == '\t')) ++i;
-        if (i < b.bytes.size() && b.bytes[i] == ',') b.bytes[i] = ' ', b.blanked = i;
+        size_t i = r.at;
+        const size_t end = r.at + r.text.size;
+        while (i < end && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' || b.bytes[i] == '\t')) ++i;
+        if (i < end && b.bytes[i] == ',') b.bytes[i] = ' ', b.blanked = i;
         else b.separator_ok = false;
       }
       push(), fresh();
@@ -145,7 +160,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
           add_event, [&](std::string_view k, const JsonSlice& s) {
             if (keep_top(k)) add_top(k, s);
           },
-          region_bytes ? JsonEventStream::RegionFn(add_region) : JsonEventStream::RegionFn(), region_bytes);
+          region_bytes ? &regions : nullptr);
       if (!b.events.empty()) push();
     } catch (const Cancelled&) {
     } catch (...) {
@@ -180,7 +195,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
         parse(w, b, &r);
         std::lock_guard<std::mutex> lock(m);
         done.emplace(b.seq, std::move(r));
-        spare.push_back(std::move(b.bytes));
+        (b.region ? spare_read : spare).push_back(std::move(b.bytes));
         if (b.seq == merged) done_cv.notify_one();  // the one the merging thread waits for
       }
     } catch (...) {

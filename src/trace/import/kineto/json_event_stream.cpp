@@ -35,11 +35,11 @@ JsonSlice JsonEventStream::slice(size_t from, size_t to) const {
 bool JsonEventStream::fill() {
   if (eof_) return false;
   const size_t cap = buf_.size() - kPad;
-  if (mark_ > 0) {  // drop what is consumed, keep the value being scanned
-    std::memmove(buf_.data(), buf_.data() + mark_, end_ - mark_);
-    base_ += mark_;
-    pos_ -= mark_, end_ -= mark_;
-    mark_ = 0;
+  if (mark_ > 1) {  // drop what is consumed, keep the value being scanned (from buf_[1]: a region's '[' goes before it)
+    std::memmove(buf_.data() + 1, buf_.data() + mark_, end_ - mark_);
+    base_ += mark_ - 1;
+    pos_ -= mark_ - 1, end_ -= mark_ - 1;
+    mark_ = 1;
   }
   if (end_ == cap) {  // one value fills the buffer: grow
     if (cap >= kMaxValue) fail("a single JSON value longer than 1 GiB", base_);
@@ -357,24 +357,34 @@ void JsonEventStream::elements(const EventFn& on_event, uint64_t index, bool reg
 // where one fails, or at the array's closing ']', or at the end of the input, the whole
 // elements before go out as a region and pos_ is left at their end, for elements() to go on
 // from there exactly as if it had read every element itself.
-void JsonEventStream::bulk_elements(const RegionFn& on_region, size_t region_bytes, uint64_t* index) {
+void JsonEventStream::bulk_elements(const RegionSink& regions, uint64_t* index) {
   char open[kMaxDepth + 1];  // open[0]: traceEvents' own '['
   open[0] = '[';
   int depth = 1;
   StringState st;
-  mark_ = pos_;       // the region's first byte, kept across refills
+  mark_ = pos_;       // the region's first byte (>= 1), kept across refills
   size_t cut = pos_;  // just after its last whole element
   uint64_t count = 0;
+  size_t p = pos_;
+  // The region leaves in this buffer; the bytes after it (an element begun) go on in another,
+  // from index 1 as fill() keeps them, so that a region's bytes are read in once and never copied.
   const auto emit = [&] {
     if (count == 0) return;
-    on_region({slice(mark_, cut), *index, count});
+    ByteBuffer next = regions.buffer();
+    if (next.size() < buf_.size()) next.resize(buf_.size());
+    const size_t tail = end_ - cut, shift = cut - 1;
+    std::memcpy(next.data() + 1, buf_.data() + cut, tail);
+    std::memset(next.data() + 1 + tail, ' ', std::min(kPad, next.size() - 1 - tail));
+    JsonRegion r{slice(mark_, cut), *index, count, std::move(buf_), mark_};
+    buf_ = std::move(next);
+    base_ += shift, end_ -= shift, p -= shift;
+    mark_ = cut = 1;
     *index += count, count = 0;
-    mark_ = cut;
+    regions.take(std::move(r));
   };
   static const IndexFn index_brackets = best_index();
   constexpr size_t kChunk = 4096;        // bytes indexed at a time
   uint32_t at_[kChunk + 8];              // + 8: the AVX2 index writes eight at a time
-  size_t p = pos_;
   for (;;) {
     while (p < end_) {
       const size_t n = std::min(kChunk, end_ - p);
@@ -394,7 +404,7 @@ void JsonEventStream::bulk_elements(const RegionFn& on_region, size_t region_byt
       p += n;
     }
     // Before a refill moves the bytes: out with the region when it is big enough or fills the buffer.
-    if (cut - mark_ >= region_bytes || end_ - mark_ == buf_.size() - kPad) emit();
+    if (cut - mark_ >= regions.min_bytes || end_ - mark_ >= buf_.size() - kPad - 1) emit();
     const size_t keep = p - mark_, keep_cut = cut - mark_;  // fill() moves the bytes from mark_ on
     const bool more = fill();
     p = mark_ + keep, cut = mark_ + keep_cut;
@@ -426,12 +436,12 @@ void JsonEventStream::run_region(std::string_view text, const std::string& name,
   stream.elements(on_event, first_index, true);
 }
 
-void JsonEventStream::run(const EventFn& on_event, const TopFn& on_top, const RegionFn& on_region, size_t region_bytes) {
+void JsonEventStream::run(const EventFn& on_event, const TopFn& on_top, const RegionSink* regions) {
   const char first = peek_nonspace();
   if (first == 0) fail("empty file: expected a Chrome trace JSON object or array", 0);
   const auto events = [&] {  // pos_ just after '['
     uint64_t index = 0;
-    if (on_region) bulk_elements(on_region, region_bytes, &index);
+    if (regions) bulk_elements(*regions, &index);
     elements(on_event, index, false);
   };
   if (first == '[') {

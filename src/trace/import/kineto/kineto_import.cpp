@@ -215,8 +215,8 @@ class EventParser {
         }
       }
       try {
-        std::string text(b.bytes.data() + 1, b.text_size() - 2);  // without the '[' and ']'
-        if (b.blanked) text[b.blanked - 1] = ',';
+        std::string text(b.bytes.data() + b.region_at + 1, b.region_size);  // without the '[' and ']'
+        if (b.blanked) text[b.blanked - b.region_at - 1] = ',';
         JsonEventStream::run_region(text, name_, b.region_offset, b.first_index,
                                     [&](const JsonSlice& s, uint64_t index) { event(s, index); });
       } catch (...) {
@@ -251,7 +251,9 @@ class EventParser {
   }
 
   void whole_batch(const EventBatch& b) {
-    auto doc = parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    auto doc = b.region ? parser_.iterate(simdjson::padded_string_view(b.bytes.data() + b.region_at, b.region_size + 2,
+                                                                       b.bytes.size() - b.region_at))
+                        : parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
     const size_t n = b.region ? b.region_elements : b.events.size();
     size_t i = 0;
     for (simdjson::ondemand::value v : doc.get_array()) {
