@@ -164,6 +164,24 @@ TEST(KinetoImport, BareArrayAndEscapedStrings) {
   EXPECT_EQ(t.records.cpu_ops[0].name, "a\"b\\");
 }
 
+TEST(KinetoImport, CorrelationChecksWhateverTheIdsRange) {
+  // Launches with and without GPU work, GPU work with and without a call: the same counts
+  // whether the ids are a few apart (a bitmap over their range) or spread over 32 bits.
+  for (uint32_t far : {50u, 4000000000u}) {
+    const auto ev = [](const char* cat, const char* name, uint32_t corr, int ts) {
+      return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+             std::to_string(ts) + ", \"dur\": 1, \"args\": {\"correlation\": " + std::to_string(corr) + "}}";
+    };
+    const std::string doc = "[" + ev("cuda_runtime", "cudaLaunchKernel", 1, 1) + "," + ev("cuda_runtime", "cudaLaunchKernel", far, 2) +
+                            "," + ev("cuda_runtime", "cudaLaunchKernel", 7, 3) + "," + ev("cuda_runtime", "cudaMemcpyAsync", 9, 4) +
+                            "," + ev("kernel", "k", far, 5) + "," + ev("kernel", "k", 1, 6) + "," + ev("kernel", "k", 8, 7) + "," +
+                            ev("gpu_memcpy", "Memcpy HtoD", 9, 8) + "," + ev("gpu_memset", "Memset", far + 1, 9) + "]";
+    const auto t = import_text(doc);
+    EXPECT_EQ(t.unmatched_correlations, 2u) << far;  // kernel 8, memset far + 1
+    EXPECT_EQ(t.launches_without_gpu, 1u) << far;    // launch 7
+  }
+}
+
 TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
   EXPECT_NE(import_error("", "empty.json").find("empty.json: empty file"), std::string::npos);
   EXPECT_NE(import_error("hello").find("not JSON"), std::string::npos);
