@@ -589,8 +589,12 @@ namespace {
 
 template <typename T>
 void append(std::vector<T>* to, std::vector<T>* from) {
-  if (to->empty()) *to = std::move(*from);
-  else to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+  if (to->empty()) {
+    *to = std::move(*from);
+    return;
+  }
+  if (to->size() + from->size() > to->capacity()) to->reserve(std::max(4 * to->capacity(), to->size() + from->size()));
+  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
 }
 
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
