@@ -59,7 +59,9 @@ TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
     if (fits) ASSERT_EQ(ns, static_cast<int64_t>(t[0] == '-' ? -v : v)) << t;
   }
   int64_t ns = 0;
-  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2"}) EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
+  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2", "1234567:", "/2345678", "12345678901234:6",
+                        "123456789012345/", "1234567 12345678"})
+    EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
 }
 
 TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
