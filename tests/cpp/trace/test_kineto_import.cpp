@@ -184,6 +184,30 @@ TEST(KinetoImport, CorrelationChecksWhateverTheIdsRange) {
   }
 }
 
+TEST(KinetoImport, CategoriesAndNamePrefixesMatchWhole) {
+  // A category or prefix one byte off (the last one, or one byte short or long) is not it.
+  const auto ev = [](const std::string& cat, const std::string& name, int ts) {
+    return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+           std::to_string(ts) + ", \"dur\": 1}";
+  };
+  std::string doc = "[" + ev("kernel", "k", 1) + "," + ev("kernem", "k", 2) + "," + ev("kerne", "k", 3) + "," + ev("kernels", "k", 4) +
+                    "," + ev("cpu_op", "ProfilerStep#1", 5) + "," + ev("cpu_oq", "ProfilerStep#2", 6) + "," +
+                    ev("cpu_op", "ProfilerStep$3", 7) + "," + ev("cuda_runtime", "cuLaunchKernel", 8) + "," +
+                    ev("cuda_runtime", "cudaLaunchKernel", 9) + "," + ev("cuda_runtimf", "cudaLaunchKernel", 10) + "," +
+                    ev("cuda_runtime", "hipLaunchKernel", 11) + "," + ev("cuda_runtime", "hiLaunchKernel", 12) + "]";
+  const auto t = import_text(doc);
+  const auto& r = t.records;
+  EXPECT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.cpu_ops.size(), 2u);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "ProfilerStep#1");
+  ASSERT_EQ(r.api.size(), 4u);
+  EXPECT_TRUE(r.api[0].driver);    // cu...: the driver API
+  EXPECT_FALSE(r.api[1].driver);   // cuda...: the runtime
+  EXPECT_TRUE(t.hip);
+  EXPECT_EQ(t.ignored_events, 5u);  // kernem, kerne, kernels, cpu_oq, cuda_runtimf: other categories
+}
+
 TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
   EXPECT_NE(import_error("", "empty.json").find("empty.json: empty file"), std::string::npos);
   EXPECT_NE(import_error("hello").find("not JSON"), std::string::npos);

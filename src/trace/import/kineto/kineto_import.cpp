@@ -107,22 +107,28 @@ namespace {
 
 enum class Cat : uint8_t { Runtime, Driver, Kernel, Memcpy, Memset, Sync, CpuOp, Annotation, GpuAnnotation, Phase, Trace, Other };
 
+// s == literal, with the literal's length a constant: a few loads where string_view's == calls
+// memcmp (category() made up to eight such calls an event).
+template <size_t N>
+bool eq(std::string_view s, const char (&lit)[N]) { return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0; }
+
 Cat category(std::string_view c) {
-  if (c == "cuda_runtime" || c == "Runtime") return Cat::Runtime;
-  if (c == "cuda_driver" || c == "Driver") return Cat::Driver;
-  if (c == "kernel" || c == "Kernel") return Cat::Kernel;
-  if (c == "gpu_memcpy" || c == "Memcpy" || c == "memcpy") return Cat::Memcpy;
-  if (c == "gpu_memset" || c == "Memset" || c == "memset") return Cat::Memset;
-  if (c == "cuda_sync") return Cat::Sync;
-  if (c == "cpu_op" || c == "Operator") return Cat::CpuOp;
-  if (c == "user_annotation") return Cat::Annotation;
-  if (c == "gpu_user_annotation") return Cat::GpuAnnotation;
-  if (c == "phase") return Cat::Phase;  // our own --trace_dir files
-  if (c == "Trace") return Cat::Trace;
+  if (eq(c, "cuda_runtime") || eq(c, "Runtime")) return Cat::Runtime;
+  if (eq(c, "cuda_driver") || eq(c, "Driver")) return Cat::Driver;
+  if (eq(c, "kernel") || eq(c, "Kernel")) return Cat::Kernel;
+  if (eq(c, "gpu_memcpy") || eq(c, "Memcpy") || eq(c, "memcpy")) return Cat::Memcpy;
+  if (eq(c, "gpu_memset") || eq(c, "Memset") || eq(c, "memset")) return Cat::Memset;
+  if (eq(c, "cuda_sync")) return Cat::Sync;
+  if (eq(c, "cpu_op") || eq(c, "Operator")) return Cat::CpuOp;
+  if (eq(c, "user_annotation")) return Cat::Annotation;
+  if (eq(c, "gpu_user_annotation")) return Cat::GpuAnnotation;
+  if (eq(c, "phase")) return Cat::Phase;  // our own --trace_dir files
+  if (eq(c, "Trace")) return Cat::Trace;
   return Cat::Other;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+template <size_t N>
+bool starts_with(std::string_view s, const char (&p)[N]) { return s.size() >= N - 1 && std::memcmp(s.data(), p, N - 1) == 0; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 MemoryKind memory_word(std::string_view w) {
