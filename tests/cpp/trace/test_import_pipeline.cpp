@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cstdio>
 #include <random>
 
 #include "trace/analyze/step_report.h"
 #include "trace/export/report_json.h"
+#include "trace/import/kineto/json_event_stream.h"
 #include "trace/import/kineto/kineto_import.h"
 #include "trace/model/id_map.h"
 #include "trace/model/sorted_order.h"
@@ -181,6 +183,168 @@ TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
   } catch (const trace::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// Every figure of an import (report and --hta rows), or "error: " + its message.
+std::string figures(const std::string& doc, bool regions, size_t region_bytes, size_t step, unsigned threads = 2) {
+  try {
+    trace::ImportOptions o;
+    o.hta_events = true;
+    o.batch_parse = regions;
+    o.region_bytes = region_bytes;
+    o.threads = threads;
+    TrickleSource src(doc, step);
+    const auto t = trace::import_trace(src, "doc.json", o);
+    std::string hta;
+    for (const auto& h : t.hta) hta += std::to_string(h.index) + ":" + std::to_string(h.ts_ns) + ":" + std::to_string(h.flags) + " ";
+    return report_json(t) + " events " + std::to_string(t.events) + " ignored " + std::to_string(t.ignored_events) + " hta " + hta;
+  } catch (const trace::InputError& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// The single-event splitter's figures or error, and the regions' at every region size (1 byte:
+// a region ends at every refill that holds a whole element) and read step.
+void expect_regions_as_single_events(const std::string& doc, const std::string& what) {
+  const std::string reference = figures(doc, false, 0, doc.size() + 1);
+  for (size_t region_bytes : {size_t{1}, size_t{300}, size_t{256} << 10})
+    for (size_t step : {size_t{1}, size_t{7}, size_t{64}, size_t{251}, doc.size() + 1})
+      ASSERT_EQ(figures(doc, true, region_bytes, step), reference)
+          << what << ", region_bytes " << region_bytes << ", read step " << step << "\n" << doc;
+}
+
+// A few events of every kind the importer reads, with the splitter's tricky strings.
+std::string small_document() {
+  return "{\"otherData\": {\"a\": \"]}\"}, \"traceEvents\": [\n"
+         "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 100},\n"
+         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 20, \"dur\": 5, "
+         "\"args\": {\"correlation\": 7, \"x\": [[1, {\"s\": \"}]\\\"{\"}], []]}},\n"
+         "  {\"ph\": \"i\", \"name\": \"[{\\\\\", \"ts\": 21},\n"
+         "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\\"]\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": 10.5, "
+         "\"args\": {\"correlation\": 7, \"device\": 0, \"stream\": 7}},\n"
+         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, \"tid\": 1, \"ts\": 40, \"dur\": 20},\n"
+         "  {\"ph\": \"B\", \"name\": \"b\", \"ts\": 50},{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pinned)\", "
+         "\"pid\": 0, \"tid\": 7, \"ts\": 45, \"dur\": 3, \"args\": {\"correlation\": 8, \"bytes\": 64, \"stream\": \"7\"}}\n"
+         "], \"distributedInfo\": {\"rank\": 3}}";
+}
+
+}  // namespace
+
+TEST(ImportRegions, GiveWhatSingleEventsGive) {
+  expect_regions_as_single_events(small_document(), "small document");
+  expect_regions_as_single_events(events_document(tricky_names()), "tricky names");
+  expect_regions_as_single_events("[]", "empty bare array");
+  expect_regions_as_single_events("{\"traceEvents\": [ ]}", "empty traceEvents");
+  expect_regions_as_single_events("[{\"ph\": \"X\", \"ts\": 1, \"dur\": 1},{}]", "bare array");
+  std::string deep = std::string(1023, '[') + std::string(1023, ']');  // an element 1024 deep: allowed
+  expect_regions_as_single_events("{\"traceEvents\": [{\"a\": " + deep + "}, {\"b\": 1}]}", "1024 levels");
+  // Real traces: the regions of the default size, read as a file is.
+  for (const char* f : {"traces/a100-cuda-graphs-6streams.json.gz", "traces/mi250-rocm.json.gz"}) {
+    trace::ImportOptions regions, single;
+    regions.hta_events = single.hta_events = true;
+    single.batch_parse = false;
+    const auto a = trace::import_trace(data(f), regions), b = trace::import_trace(data(f), single);
+    EXPECT_EQ(report_json(a), report_json(b)) << f;
+    EXPECT_EQ(a.events, b.events) << f;
+    ASSERT_EQ(a.hta.size(), b.hta.size()) << f;
+    for (size_t i = 0; i < a.hta.size(); ++i) ASSERT_EQ(a.hta[i].index, b.hta[i].index) << f << " row " << i;
+  }
+}
+
+TEST(ImportRegions, TheSameFirstErrorAsSingleEvents) {
+  const std::string ok = "{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1, \"dur\": 1}";
+  const std::string deep = std::string(1024, '[') + std::string(1024, ']');  // 1025 levels in the event
+  for (const std::string& events : std::vector<std::string>{
+           ok + ", " + ok + ",\n]",                    // a trailing comma
+           ok + ",\n" + ok + " " + ok,                 // a missing comma
+           ok + "\n" + ok,                             // a missing comma, only a newline between
+           ok + ", 5, " + ok,                          // elements that are not objects
+           ok + ", \"}]{[\", " + ok,
+           ok + ", [{\"ph\": \"X\"}], " + ok,
+           ok + ", x, " + ok,
+           ok + std::string(1, '\0') + ", " + ok,      // a NUL byte where a ',' goes
+           ok + ", {\"a\": [1, 2}, " + ok,             // brackets of the wrong kind
+           ok + ", {\"a\": \"x\\\"}\", " + ok,          // an escaped quote: the '}' is inside
+           ok + "}, " + ok,
+           ok + ", {\"a\": " + deep + "}",
+           ok + ", {\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": \"1\", \"dur\": 1}, " + ok + ", 7",
+           ok + ", {\"ph\": \"X\", \"ts\": 1, \"dur\": tru}, {\"a\": [}",
+           ok + ", " + ok.substr(0, 20),               // truncated inside an element
+           ok + ", ",                                   // truncated after a comma
+           ok,                                          // truncated after an element
+       }) {
+    for (const std::string& doc : {"{\"traceEvents\": [" + events, "{\"traceEvents\": [" + events + "]}", "[" + events + "]"}) {
+      if (events != ok) EXPECT_EQ(figures(doc, false, 0, doc.size() + 1).rfind("error: ", 0), 0u) << doc;
+      expect_regions_as_single_events(doc, "bad input");
+    }
+  }
+}
+
+TEST(ImportRegions, EveryByteChangedGivesWhatSingleEventsGive) {
+  // The small document with each byte deleted or replaced by each character that matters to a
+  // splitter, and cut short after each byte: the same figures, or the same error.
+  const std::string doc = small_document();
+  const char replacements[] = {'"', '\\', '{', '}', '[', ']', ',', ' ', 'x', '\0', ':'};
+  for (size_t i = 0; i < doc.size(); ++i) {
+    std::vector<std::string> variants = {doc.substr(0, i) + doc.substr(i + 1), doc.substr(0, i + 1)};
+    for (char c : replacements)
+      if (doc[i] != c) variants.push_back(doc.substr(0, i) + c + doc.substr(i + 1));
+    for (const auto& v : variants) {
+      const std::string reference = figures(v, false, 0, v.size() + 1, 1);
+      for (size_t step : {size_t{5}, v.size() + 1})
+        ASSERT_EQ(figures(v, true, 1, step, 1), reference) << "byte " << i << ", read step " << step << "\n" << v;
+    }
+  }
+}
+
+TEST(ImportRegions, BracketIndexKernelsAgreeWithABytewiseScan) {
+  // Random text over the characters that matter (backslash runs, quotes, brackets), read in
+  // calls of random whole blocks: every kernel this CPU has gives the brackets a byte-by-byte
+  // reading of JSON strings finds, and the same string state at the end.
+  std::mt19937_64 rng(11);
+  const char alphabet[] = {'"', '\\', '{', '}', '[', ']', 'a', ' ', '"', '\\'};
+  int kernels_run[2] = {0, 0};
+  for (int round = 0; round < 300; ++round) {
+    std::string text(1 + rng() % 1000, ' ');
+    const int quiet = static_cast<int>(rng() % 3);  // some texts without a backslash: the fast path
+    for (char& c : text) {
+      c = alphabet[rng() % (quiet == 0 ? 8 : 10)];
+      if (quiet == 0 && c == '\\') c = 'a';
+    }
+    std::vector<uint32_t> expect;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '}' || c == '[' || c == ']') {
+        expect.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    for (int k = 0; k < 16; ++k) text += "[\"}\\";  // the 64 bytes past the end a kernel reads must not count
+    for (int kernel : {0, 1}) {
+      std::vector<uint32_t> got, part;
+      bool s = false, e = false, have = true;
+      for (size_t at = 0, n; at < text.size() - 64 && have; at += n) {
+        n = std::min<size_t>(64 * (1 + rng() % 4), text.size() - 64 - at);
+        have = trace::detail::index_brackets_with(kernel, text.data() + at, n, &s, &e, &part);
+        for (uint32_t p : part) got.push_back(static_cast<uint32_t>(at) + p);
+      }
+      if (!have) continue;
+      ++kernels_run[kernel];
+      ASSERT_EQ(got, expect) << "kernel " << kernel << ": " << text;
+      EXPECT_EQ(s, in_string) << "kernel " << kernel << ": " << text;
+      EXPECT_EQ(e, escaped) << "kernel " << kernel << ": " << text;
+    }
+  }
+  EXPECT_EQ(kernels_run[0], 300);
+  std::printf("bracket index kernels run: SSE2 %d, AVX2 %d texts\n", kernels_run[0], kernels_run[1]);
 }
 
 TEST(SortedOrder, EqualsAStableSortOnRunsRandomAndTies) {

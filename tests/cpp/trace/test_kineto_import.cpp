@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "trace/import/kineto/kineto_import.h"
@@ -32,6 +33,35 @@ TEST(UsTextToNs, KeepsNanosecondsExactly) {
   EXPECT_FALSE(trace::us_text_to_ns("1.", &ns));
   EXPECT_FALSE(trace::us_text_to_ns("abc", &ns));
   EXPECT_FALSE(trace::us_text_to_ns("99999999999999999999", &ns));
+}
+
+TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
+  // Integer text of 1 to 18 digits (leading zeros, a sign, trailing whitespace), around the
+  // largest value that fits (INT64_MAX ns = 9223372036854775.807 us): value x 1000 exactly,
+  // or false when that does not fit.
+  std::mt19937_64 rng(3);
+  std::vector<std::string> texts = {"0", "-0", "007", "9223372036854775", "9223372036854776", "-9223372036854775",
+                                    "9999999999999999", "1000000000000000", "99999999999999999", "922337203685477 "};
+  for (int k = 0; k < 20000; ++k) {
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    const int digits = 1 + static_cast<int>(rng() % 18);
+    for (int d = 0; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    texts.push_back(t);
+  }
+  for (const auto& t : texts) {
+    __int128 v = 0;
+    size_t i = t[0] == '-';
+    for (; i < t.size() && t[i] != ' '; ++i) v = v * 10 + (t[i] - '0');
+    v *= 1000;
+    const bool fits = v <= static_cast<__int128>(INT64_MAX);
+    int64_t ns = 0;
+    ASSERT_EQ(trace::us_text_to_ns(t, &ns), fits) << t;
+    if (fits) ASSERT_EQ(ns, static_cast<int64_t>(t[0] == '-' ? -v : v)) << t;
+  }
+  int64_t ns = 0;
+  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2", "1234567:", "/2345678", "12345678901234:6",
+                        "123456789012345/", "1234567 12345678"})
+    EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
 }
 
 TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
@@ -161,6 +191,48 @@ TEST(KinetoImport, BareArrayAndEscapedStrings) {
   const auto t = import_text(R"([{"ph": "X", "cat": "cpu_op", "name": "a\"b\\", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])");
   ASSERT_EQ(t.records.cpu_ops.size(), 1u);
   EXPECT_EQ(t.records.cpu_ops[0].name, "a\"b\\");
+}
+
+TEST(KinetoImport, CorrelationChecksWhateverTheIdsRange) {
+  // Launches with and without GPU work, GPU work with and without a call: the same counts
+  // whether the ids are a few apart (a bitmap over their range) or spread over 32 bits.
+  for (uint32_t far : {50u, 4000000000u}) {
+    const auto ev = [](const char* cat, const char* name, uint32_t corr, int ts) {
+      return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+             std::to_string(ts) + ", \"dur\": 1, \"args\": {\"correlation\": " + std::to_string(corr) + "}}";
+    };
+    const std::string doc = "[" + ev("cuda_runtime", "cudaLaunchKernel", 1, 1) + "," + ev("cuda_runtime", "cudaLaunchKernel", far, 2) +
+                            "," + ev("cuda_runtime", "cudaLaunchKernel", 7, 3) + "," + ev("cuda_runtime", "cudaMemcpyAsync", 9, 4) +
+                            "," + ev("kernel", "k", far, 5) + "," + ev("kernel", "k", 1, 6) + "," + ev("kernel", "k", 8, 7) + "," +
+                            ev("gpu_memcpy", "Memcpy HtoD", 9, 8) + "," + ev("gpu_memset", "Memset", far + 1, 9) + "]";
+    const auto t = import_text(doc);
+    EXPECT_EQ(t.unmatched_correlations, 2u) << far;  // kernel 8, memset far + 1
+    EXPECT_EQ(t.launches_without_gpu, 1u) << far;    // launch 7
+  }
+}
+
+TEST(KinetoImport, CategoriesAndNamePrefixesMatchWhole) {
+  // A category or prefix one byte off (the last one, or one byte short or long) is not it.
+  const auto ev = [](const std::string& cat, const std::string& name, int ts) {
+    return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+           std::to_string(ts) + ", \"dur\": 1}";
+  };
+  std::string doc = "[" + ev("kernel", "k", 1) + "," + ev("kernem", "k", 2) + "," + ev("kerne", "k", 3) + "," + ev("kernels", "k", 4) +
+                    "," + ev("cpu_op", "ProfilerStep#1", 5) + "," + ev("cpu_oq", "ProfilerStep#2", 6) + "," +
+                    ev("cpu_op", "ProfilerStep$3", 7) + "," + ev("cuda_runtime", "cuLaunchKernel", 8) + "," +
+                    ev("cuda_runtime", "cudaLaunchKernel", 9) + "," + ev("cuda_runtimf", "cudaLaunchKernel", 10) + "," +
+                    ev("cuda_runtime", "hipLaunchKernel", 11) + "," + ev("cuda_runtime", "hiLaunchKernel", 12) + "]";
+  const auto t = import_text(doc);
+  const auto& r = t.records;
+  EXPECT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.cpu_ops.size(), 2u);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "ProfilerStep#1");
+  ASSERT_EQ(r.api.size(), 4u);
+  EXPECT_TRUE(r.api[0].driver);    // cu...: the driver API
+  EXPECT_FALSE(r.api[1].driver);   // cuda...: the runtime
+  EXPECT_TRUE(t.hip);
+  EXPECT_EQ(t.ignored_events, 5u);  // kernem, kerne, kernels, cpu_oq, cuda_runtimf: other categories
 }
 
 TEST(KinetoImportBadInput, NamesTheFileAndWhere) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "trace/model/id_map.h"
+#include "trace/model/id_set.h"
 
 namespace trace {
 
@@ -22,10 +22,15 @@ void settle_steps(RecordSet* r) {
 
 void count_unmatched_correlations(ImportedTrace* t) {
   const RecordSet& r = t->records;
-  IdMap host(r.api.size()), gpu(r.kernels.size() + r.memcpys.size() + r.memsets.size());
-  for (const auto& a : r.api) host.insert(a.correlation_id, 0);
+  uint32_t lo = UINT32_MAX, hi = 0;
+  const auto range = [&](const auto& records) {
+    for (const auto& x : records) lo = std::min(lo, x.correlation_id), hi = std::max(hi, x.correlation_id);
+  };
+  range(r.api), range(r.kernels), range(r.memcpys), range(r.memsets);
+  IdSet host(lo, hi, r.api.size()), gpu(lo, hi, r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  for (const auto& a : r.api) host.insert(a.correlation_id);
   const auto check = [&](uint32_t c) {
-    gpu.insert(c, 0);
+    gpu.insert(c);
     if (!host.contains(c)) ++t->unmatched_correlations;
   };
   for (const auto& k : r.kernels) check(k.correlation_id);

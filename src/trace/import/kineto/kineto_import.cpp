@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <thread>
+#include <unordered_map>
 #include <dirent.h>
 
 #include "trace/import/common/finish_records.h"
@@ -16,11 +17,40 @@
 
 namespace trace {
 
+namespace {
+// Eight ASCII digits at p -> their value, in a few multiplies (simdjson's and fast_float's SWAR
+// trick); false when any of the eight is not a digit.
+bool eight_digits(const char* p, uint64_t* out) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) v = __builtin_bswap64(v);
+  if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+    return false;
+  v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+  v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+  *out = ((v & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+  return true;
+}
+}  // namespace
+
 bool us_text_to_ns(std::string_view t, int64_t* out) {
   while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
   size_t i = 0;
   const bool neg = i < t.size() && t[i] == '-';
   if (neg) ++i;
+  // Kineto's usual text, an integer of at most 16 digits, in one pass (eight digits at a time
+  // where eight are left); what it cannot take (a fraction, an exponent, more digits, 9.3e15 us
+  // and above) goes the long way below.
+  if (t.size() > i && t.size() - i <= 16) {
+    uint64_t v = 0, eight;
+    size_t j = i;
+    for (; t.size() - j >= 8 && eight_digits(t.data() + j, &eight); j += 8) v = v * 100000000 + eight;
+    for (; j < t.size() && static_cast<unsigned char>(t[j] - '0') <= 9; ++j) v = v * 10 + static_cast<uint64_t>(t[j] - '0');
+    if (j == t.size() && v <= static_cast<uint64_t>(INT64_MAX) / 1000) {
+      *out = neg ? -static_cast<int64_t>(v * 1000) : static_cast<int64_t>(v * 1000);
+      return true;
+    }
+  }
   // Up to 18 significant digits exactly; more digits only shift the exponent.
   uint64_t mant = 0;
   int digits = 0, exp10 = 3;  // the text is in us; we want ns
@@ -78,22 +108,28 @@ namespace {
 
 enum class Cat : uint8_t { Runtime, Driver, Kernel, Memcpy, Memset, Sync, CpuOp, Annotation, GpuAnnotation, Phase, Trace, Other };
 
+// s == literal, with the literal's length a constant: a few loads where string_view's == calls
+// memcmp (category() made up to eight such calls an event).
+template <size_t N>
+bool eq(std::string_view s, const char (&lit)[N]) { return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0; }
+
 Cat category(std::string_view c) {
-  if (c == "cuda_runtime" || c == "Runtime") return Cat::Runtime;
-  if (c == "cuda_driver" || c == "Driver") return Cat::Driver;
-  if (c == "kernel" || c == "Kernel") return Cat::Kernel;
-  if (c == "gpu_memcpy" || c == "Memcpy" || c == "memcpy") return Cat::Memcpy;
-  if (c == "gpu_memset" || c == "Memset" || c == "memset") return Cat::Memset;
-  if (c == "cuda_sync") return Cat::Sync;
-  if (c == "cpu_op" || c == "Operator") return Cat::CpuOp;
-  if (c == "user_annotation") return Cat::Annotation;
-  if (c == "gpu_user_annotation") return Cat::GpuAnnotation;
-  if (c == "phase") return Cat::Phase;  // our own --trace_dir files
-  if (c == "Trace") return Cat::Trace;
+  if (eq(c, "cuda_runtime") || eq(c, "Runtime")) return Cat::Runtime;
+  if (eq(c, "cuda_driver") || eq(c, "Driver")) return Cat::Driver;
+  if (eq(c, "kernel") || eq(c, "Kernel")) return Cat::Kernel;
+  if (eq(c, "gpu_memcpy") || eq(c, "Memcpy") || eq(c, "memcpy")) return Cat::Memcpy;
+  if (eq(c, "gpu_memset") || eq(c, "Memset") || eq(c, "memset")) return Cat::Memset;
+  if (eq(c, "cuda_sync")) return Cat::Sync;
+  if (eq(c, "cpu_op") || eq(c, "Operator")) return Cat::CpuOp;
+  if (eq(c, "user_annotation")) return Cat::Annotation;
+  if (eq(c, "gpu_user_annotation")) return Cat::GpuAnnotation;
+  if (eq(c, "phase")) return Cat::Phase;  // our own --trace_dir files
+  if (eq(c, "Trace")) return Cat::Trace;
   return Cat::Other;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+template <size_t N>
+bool starts_with(std::string_view s, const char (&p)[N]) { return s.size() >= N - 1 && std::memcmp(s.data(), p, N - 1) == 0; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 MemoryKind memory_word(std::string_view w) {
@@ -200,6 +236,29 @@ class EventParser {
       }
       return;
     }
+    if (b.region) {
+      // As below, the region as one document first; if that fails in any way, element by
+      // element as the splitter would have handed them over one at a time.
+      begin(p);
+      if (b.separator_ok) {
+        try {
+          whole_batch(b);
+          return;
+        } catch (...) {
+          *p = Partial();
+          begin(p);
+        }
+      }
+      try {
+        std::string text(b.bytes.data() + b.region_at + 1, b.region_size);  // without the '[' and ']'
+        if (b.blanked) text[b.blanked - b.region_at - 1] = ',';
+        JsonEventStream::run_region(text, name_, b.region_offset, b.first_index,
+                                    [&](const JsonSlice& s, uint64_t index) { event(s, index); });
+      } catch (...) {
+        p->error = std::current_exception();
+      }
+      return;
+    }
     if (opt_.batch_parse) {
       // The whole batch as one document. Any failure, of the JSON or of an event, is left to
       // the per-event parse below, which reports the first bad event as it always has; so the
@@ -227,15 +286,19 @@ class EventParser {
   }
 
   void whole_batch(const EventBatch& b) {
-    auto doc = parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    auto doc = b.region ? parser_.iterate(simdjson::padded_string_view(b.bytes.data() + b.region_at, b.region_size + 2,
+                                                                       b.bytes.size() - b.region_at))
+                        : parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    const size_t n = b.region ? b.region_elements : b.events.size();
     size_t i = 0;
     for (simdjson::ondemand::value v : doc.get_array()) {
-      if (i == b.events.size()) throw InputError("more values in the batch than events split");
+      if (i == n) throw InputError("more values in the batch than events split");
       ++out_->events;
-      parse_event(v.get_object(), b.first_index + i, b.events[i].offset);
+      // (A region's offsets are not kept: any error here is thrown away and named by the reread.)
+      parse_event(v.get_object(), b.first_index + i, b.region ? 0 : b.events[i].offset);
       ++i;
     }
-    if (i != b.events.size()) throw InputError("fewer values in the batch than events split");
+    if (i != n) throw InputError("fewer values in the batch than events split");
   }
 
   void event(const JsonSlice& s, uint64_t index) {
@@ -280,11 +343,23 @@ class EventParser {
   ImportedTrace* out_ = nullptr;
   Partial* part_ = nullptr;
   simdjson::ondemand::parser parser_;
+  // classify_api by name, remembered: a trace calls a few dozen APIs millions of times, and
+  // classify_api searches the name for up to seven words (400 instructions a call here).
+  std::unordered_map<std::string, ApiKind> api_kinds_;
+  ApiKind api_kind(const std::string& name) {
+    const auto it = api_kinds_.find(name);
+    if (it != api_kinds_.end()) return it->second;
+    const ApiKind k = classify_api(name);
+    if (api_kinds_.size() < 4096) api_kinds_.emplace(name, k);  // bounded, whatever the input
+    return k;
+  }
 };
 
 // A key compared as it stands in the JSON text (simdjson's raw key, just past its opening
 // quote): no unescaping, so a key written with escapes (\u0074s) is not recognised.
-bool key_is(const char* raw, std::string_view k) { return std::memcmp(raw, k.data(), k.size()) == 0 && raw[k.size()] == '"'; }
+// (The key's length is a constant, so that the compare is a few loads rather than a call.)
+template <size_t N>
+bool key_is(const char* raw, const char (&k)[N]) { return std::memcmp(raw, k, N - 1) == 0 && raw[N - 1] == '"'; }
 
 void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset) {
   // Strings stay valid in the parser's buffer until the next document is parsed.
@@ -434,7 +509,7 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       ApiRecord a;
       a.start_ns = start, a.end_ns = end, a.correlation_id = corr, a.thread_id = thread;
       a.name = std::string(name_view);
-      a.kind = classify_api(a.name);
+      a.kind = api_kind(a.name);
       a.driver = cat == Cat::Driver || (starts_with(a.name, "cu") && !starts_with(a.name, "cuda"));
       if (starts_with(a.name, "hip")) out_->hip = true;
       r.api.push_back(std::move(a));
@@ -521,8 +596,12 @@ namespace {
 
 template <typename T>
 void append(std::vector<T>* to, std::vector<T>* from) {
-  if (to->empty()) *to = std::move(*from);
-  else to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+  if (to->empty()) {
+    *to = std::move(*from);
+    return;
+  }
+  if (to->size() + from->size() > to->capacity()) to->reserve(std::max(4 * to->capacity(), to->size() + from->size()));
+  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
 }
 
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
@@ -568,7 +647,7 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name, const Im
   std::string clock;
   uint64_t begin_end = 0;
   run_event_pipeline<Partial>(
-      stream, workers, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
+      stream, workers, options.batch_parse ? options.region_bytes : 0, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
       [&](Partial&& p) { merge(&out, &clock, &begin_end, std::move(p)); });
   out.bytes = stream.bytes();

@@ -33,6 +33,10 @@ struct ImportOptions {
   // per event (which names the first bad event) on any failure. false: per event only, the
   // reference that the tests and the fuzz target hold the batch parse to.
   bool batch_parse = true;
+  // With batch_parse, the splitter hands traceEvents over in regions of whole events, found by
+  // their brackets alone (json_event_stream.h), each at least this long unless the input ends
+  // or the splitter's 1 MiB buffer fills; the tests make it small to put region edges anywhere.
+  size_t region_bytes = 256u << 10;
 };
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
