@@ -198,7 +198,11 @@ std::string figures(const std::string& doc, bool regions, size_t region_bytes, s
     TrickleSource src(doc, step);
     const auto t = trace::import_trace(src, "doc.json", o);
     std::string hta;
-    for (const auto& h : t.hta) hta += std::to_string(h.index) + ":" + std::to_string(h.ts_ns) + ":" + std::to_string(h.flags) + " ";
+    char times[64];
+    for (const auto& h : t.hta) {
+      std::snprintf(times, sizeof times, "%.17g:%.17g", h.ts_us, h.dur_us);  // every bit of the doubles
+      hta += std::to_string(h.index) + ":" + times + ":" + std::to_string(h.flags) + " ";
+    }
     return report_json(t) + " events " + std::to_string(t.events) + " ignored " + std::to_string(t.ignored_events) + " hta " + hta;
   } catch (const trace::InputError& e) {
     return std::string("error: ") + e.what();

@@ -185,9 +185,11 @@ TEST_P(NsysAgreement, AttributePrintsItsSyncTable) {
   char buf[4096];
   for (size_t k; (k = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, k);
   EXPECT_EQ(pclose(p), 0) << out;
-  EXPECT_NE(out.find("blocking syncs, by the innermost op that issued them (" + std::to_string(rep.syncs.calls.size()) + " calls"),
+  EXPECT_EQ(rep.syncs.syncs + rep.syncs.blocking_copies, rep.syncs.calls.size());
+  EXPECT_NE(out.find("blocking calls, by the innermost op that issued them: " + std::to_string(rep.syncs.syncs) + " syncs ("),
             std::string::npos)
       << out;
+  EXPECT_NE(out.find(" + " + std::to_string(rep.syncs.blocking_copies) + " blocking copies ("), std::string::npos) << out;
 }
 
 INSTANTIATE_TEST_SUITE_P(RealExports, NsysAgreement,
