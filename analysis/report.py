@@ -61,7 +61,7 @@ def attribution_section(rows, machine, folder):
            "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
            "difference of the means with its 95% CI (Welch, over the repetitions), *within noise* when that holds "
            "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
-           "Definitions: README.md, *Where the time goes*.", ""]
+           "Definitions: docs/experiment.md, *Where the time goes*.", ""]
     head = ["device", "interval", "print100", "untraced us", "traced us", "overhead", "traced - untraced us (mean)"] + \
         [f"{p} us" for p in summary.PHASES] + ["outside the phases us", "us per .item()"]
     body = []

@@ -32,7 +32,7 @@ struct Vec {
 
 // Returns a value that depends on every chain, so the compiler must compute them all (it
 // may not reassociate floating point, so each round stays kChains FMAs: checked in the
-// disassembly, README "How close to the machine").
+// disassembly, docs/machine-limit.md "How close to the machine").
 template <typename T>
 __attribute__((noinline)) T fma_rounds(int64_t rounds, T seed) {
   using V = typename Vec<T>::V;

@@ -38,7 +38,7 @@ run_bench() {  # name, flags...
 }
 
 say "each bench run prints Google Benchmark's '***WARNING*** Library was built as DEBUG': it is about" \
-    "Debian's libbenchmark, not bench; the loop times are manual times, unaffected (README, Running bench yourself)"
+    "Debian's libbenchmark, not bench; the loop times are manual times, unaffected (docs/experiment.md, Running bench yourself)"
 mkdir -p "$OUT_DIR/traces"
 run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"

@@ -1,5 +1,5 @@
 // The fused CPU step, vectorised over rows. Why it is written this way (each measured with
-// Ladder/cpu-fused_cpu, see README "How close to the machine"):
+// Ladder/cpu-fused_cpu, see docs/machine-limit.md "How close to the machine"):
 // - One pass per epoch over blocks of W rows (W = lanes of the widest vector the build
 //   targets: 16 floats with AVX-512). Each block does forward, softmax cross-entropy and
 //   backward in registers and adds its rows' gradients into 83 vector accumulators; no

@@ -1,7 +1,7 @@
 // From plain records (records.h) to where the time of an epoch went. A pure function: the
 // tests feed it hand-built records with known answers; bench feeds it a traced pass.
 //
-// Definitions (also in README.md, "Where the time goes"):
+// Definitions (also in docs/experiment.md, "Where the time goes: the traced pass"):
 // - window: options.window when given; else from the start of the first `epoch` range to
 //   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
 // - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,

@@ -2,7 +2,7 @@
 // figures can be compared number for number (tests/data/hta_expected/ on the real traces,
 // tests/data/hta_cases/ and experiments/hta_differential.py on generated ones). Every rule
 // below is HTA's, read from its source; hta_breakdown.cpp quotes the file and function of
-// each. Where they differ from ours (attribution.h), README says why.
+// each. Where they differ from ours (attribution.h), docs/trace-tool.md says why.
 //
 // HTA works on a pandas DataFrame per rank, and its figures depend on that frame's rows and
 // their order, so the rows are rebuilt as HTA builds them:

@@ -1,5 +1,5 @@
-// ./attribute's --json output: the figures of analyze/ as JSON (schema in README,
-// "Attribute anyone's trace"; units in the key names).
+// ./attribute's --json output: the figures of analyze/ as JSON (schema in docs/trace-tool.md,
+// "The figures"; units in the key names).
 #pragma once
 
 #include <cstdint>
