@@ -31,3 +31,22 @@ machine_name() {
     echo "cpu-$(echo "$name" | tr 'A-Z' 'a-z' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')-$(cores)c"
   fi
 }
+
+# proc, a read-only sys and the root's own /dev (a tmpfs with the few nodes a build needs, its
+# own ptys and shm) in a chroot ROOT, not the host's /dev bound in: nothing run as root in
+# there can touch the host's device nodes. The caller unmounts (umount -R) when done.
+mount_root_dev() {  # ROOT
+  local root=$1 node i
+  mount -t proc proc "$root/proc"
+  mount -t sysfs -o ro sys "$root/sys"
+  mount -t tmpfs -o mode=755,nosuid dev "$root/dev"
+  for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+    set -- $node; mknod -m 666 "$root/dev/$1" c "$2" "$3"
+  done
+  mkdir "$root/dev/pts" "$root/dev/shm"
+  mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts"
+  mount -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm"
+  ln -s pts/ptmx "$root/dev/ptmx"
+  ln -s /proc/self/fd "$root/dev/fd"
+  for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$root/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
+}

@@ -159,18 +159,7 @@ rm -f "$list" "$travel"
 [ -z "$saved_build" ] || mv "$saved_build" "$ROOT$REPO_IN/build-gpu"
 
 # --- 4. the run: no network, a clean environment, the root's own /dev ---------------------------
-mount -t proc proc "$ROOT/proc"
-mount -t sysfs -o ro sys "$ROOT/sys"
-mount -t tmpfs -o mode=755,nosuid dev "$ROOT/dev"
-for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
-  set -- $node; mknod -m 666 "$ROOT/dev/$1" c "$2" "$3"
-done
-mkdir "$ROOT/dev/pts" "$ROOT/dev/shm"
-mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$ROOT/dev/pts"
-mount -t tmpfs -o mode=1777,nosuid,nodev shm "$ROOT/dev/shm"
-ln -s pts/ptmx "$ROOT/dev/ptmx"
-ln -s /proc/self/fd "$ROOT/dev/fd"
-for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$ROOT/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
+mount_root_dev "$ROOT"
 
 ARGS=""; [ "$PART" = 2 ] && ARGS=" --part 2"
 # The device call's command (docs/gpu-run.md), with the commit it was prepared from: the copy that

@@ -104,20 +104,8 @@ git clone -q --no-hardlinks "$REPO_ROOT" "$ROOT$CLONE_IN"
 git -C "$ROOT$CLONE_IN" checkout -q --detach "$COMMIT"
 chroot "$ROOT" chown -R "$USER_NAME:$USER_NAME" "$CLONE_IN"
 
-# The root's own /dev (a tmpfs with the few nodes a build needs, its own ptys and shm), not
-# the host's bound in: nothing run as root in there can touch the host's device nodes.
-mount -t proc proc "$ROOT/proc"
-mount -t sysfs -o ro sys "$ROOT/sys"
-mount -t tmpfs -o mode=755,nosuid dev "$ROOT/dev"
-for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
-  set -- $node; mknod -m 666 "$ROOT/dev/$1" c "$2" "$3"
-done
-mkdir "$ROOT/dev/pts" "$ROOT/dev/shm"
-mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$ROOT/dev/pts"
-mount -t tmpfs -o mode=1777,nosuid,nodev shm "$ROOT/dev/shm"
-ln -s pts/ptmx "$ROOT/dev/ptmx"
-ln -s /proc/self/fd "$ROOT/dev/fd"
-for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$ROOT/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
+# The root's own /dev, not the host's (common.sh).
+mount_root_dev "$ROOT"
 
 # Runs one README command in the root as the user, with a login environment, and keeps its
 # log in $WORK/run-N.log. Sets run_rc and run_s.

@@ -236,19 +236,23 @@ class EventParser {
       }
       return;
     }
-    if (b.region) {
-      // As below, the region as one document first; if that fails in any way, element by
-      // element as the splitter would have handed them over one at a time.
+    // The batch as one document; any failure, of the JSON or of an event, is left to the
+    // element-by-element parse below, which reports the first bad event as it always has, so
+    // the whole-batch parse only ever yields what that one would. False: nothing of it is kept.
+    const auto whole = [&] {
       begin(p);
-      if (b.separator_ok) {
-        try {
-          whole_batch(b);
-          return;
-        } catch (...) {
-          *p = Partial();
-          begin(p);
-        }
+      try {
+        whole_batch(b);
+        return true;
+      } catch (...) {
+        *p = Partial();
+        return false;
       }
+    };
+    if (b.region) {
+      // Element by element as the splitter would have handed them over one at a time.
+      if (b.separator_ok && whole()) return;
+      begin(p);
       try {
         std::string text(b.bytes.data() + b.region_at + 1, b.region_size);  // without the '[' and ']'
         if (b.blanked) text[b.blanked - b.region_at - 1] = ',';
@@ -259,18 +263,7 @@ class EventParser {
       }
       return;
     }
-    if (opt_.batch_parse) {
-      // The whole batch as one document. Any failure, of the JSON or of an event, is left to
-      // the per-event parse below, which reports the first bad event as it always has; so the
-      // batch parse only ever yields what the per-event parse would.
-      begin(p);
-      try {
-        whole_batch(b);
-        return;
-      } catch (...) {
-        *p = Partial();
-      }
-    }
+    if (opt_.batch_parse && whole()) return;
     begin(p);
     try {
       for (size_t i = 0; i < b.events.size(); ++i) event(b.slice(b.events[i]), b.first_index + i);
