@@ -114,11 +114,17 @@ if [ "$NEW_ROOT" = 1 ] || [ "$(cat "$WORK/root.recipe" 2>/dev/null)" != "$recipe
 else
   say "reusing the root in $ROOT (same recipe; --new-root rebuilds it)"
 fi
-# The root must lack what is carried, or the rehearsal would prove nothing about carrying it.
+# The root must lack what is carried, or the rehearsal would prove nothing about carrying it;
+# except a runtime library the root's own Python needs (libsqlite3-0, for its sqlite3 module):
+# it cannot be removed without python3, and is carried in case the GPU machine's Python was
+# built without it. The build there and here takes the carried copy first (CMAKE_LIBRARY_PATH).
 carried_pkgs=$("$REPO_ROOT/scripts/fetch_gpu_deps.sh" --list)
+python_needs=$(chroot "$ROOT" sh -c "dpkg-query -W -f='\${Depends}, ' 'libpython3*-stdlib'" 2>/dev/null | tr ',|' '\n\n' | awk '{ print $1 }')
 present=()
 for p in $carried_pkgs; do
-  chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && present+=("$p")
+  chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || continue
+  if grep -qx "$p" <<< "$python_needs"; then say "the root has $p, which its python3 needs (carried all the same)"
+  else present+=("$p"); fi
 done
 [ ${#present[@]} -eq 0 ] || die "the root has packages that .deps carries: ${present[*]} (remove them or --new-root)"
 say "the root has none of the carried packages ($(echo $carried_pkgs))"
