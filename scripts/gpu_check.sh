@@ -225,6 +225,8 @@ step_item_sync_cpu() {  # the article's comparison is CPU vs GPU on one machine
   bench_json item_sync_cpu "$1" "${ITEM_SYNC_FLAGS[@]}" --devices=cpu
 }
 step_replay_validation() {  # issue #22 item 6: the interval-1 traced pass predicts the rows that log less often
+  ls "$RESULTS"/traces/ItemSync_*_interval-1_print100-0_batch-120.trace.json > /dev/null 2>&1 || {
+    NOTE="no traced ItemSync interval-1 pass in $RESULTS/traces (item_sync_cuda traces it on a GPU)"; return 3; }
   build attribute || return 1
   BUILD_DIR="$BUILD_DIR" timeout "$1" experiments/replay_validation.sh "$RESULTS"  # the report puts them beside the measured rows
 }
