@@ -329,6 +329,10 @@ step_nsys() {  # the timeline with CUDA rows under our phases; its files go into
   timeout "$1" scripts/gpu_nsys.sh "$RESULTS/nsys" > "$RESULTS/nsys.log" 2>&1
   local rc=$?
   tail -n 5 "$RESULTS/nsys.log"
+  # No nsys anywhere it looks (the rehearsal's root has none): not run, with why, not a failure.
+  if [ $rc -ne 0 ] && grep -q "error: no nsys on this machine" "$RESULTS/nsys.log"; then
+    NOTE="$(grep -m1 'error: no nsys' "$RESULTS/nsys.log" | sed 's/.*error: //')"; return 3
+  fi
   return $rc
 }
 
