@@ -50,3 +50,18 @@ mount_root_dev() {  # ROOT
   ln -s /proc/self/fd "$root/dev/fd"
   for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$root/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
 }
+
+# The mounts under the chroot $ROOT, deepest first, and their removal.
+mounted_under_root() { awk -v r="$ROOT/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r; }
+unmount_all() {
+  local m
+  for m in $(mounted_under_root); do umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+}
+# Before a script touches $ROOT: what a run killed before its trap left mounted is unmounted
+# first (removing the root with /dev bound inside it would delete the host's /dev), and every
+# mount is undone when the script exits.
+unmount_root_at_start() {
+  unmount_all
+  [ -z "$(mounted_under_root)" ] || die "cannot unmount $(mounted_under_root | tr '\n' ' '); not touching $ROOT"
+  trap unmount_all EXIT
+}

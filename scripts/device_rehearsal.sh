@@ -68,14 +68,7 @@ COMMIT=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD)
 DIRTY=""; [ -z "$(git -C "$REPO_ROOT" status --porcelain --untracked-files=no)" ] || DIRTY=" (with uncommitted changes)"
 
 # --- mounts: anything mounted under the root is unmounted before the root is touched ----------
-mounted_under_root() { awk -v r="$ROOT/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r; }
-unmount_all() {
-  local m
-  for m in $(mounted_under_root); do umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
-}
-unmount_all
-[ -z "$(mounted_under_root)" ] || die "cannot unmount $(mounted_under_root | tr '\n' ' '); not touching $ROOT"
-trap unmount_all EXIT
+unmount_root_at_start
 
 # --- 1. the root ---------------------------------------------------------------------------------
 VENV=$(venv_dir)

@@ -45,16 +45,7 @@ COMMIT=$(git -C "$REPO_ROOT" rev-parse HEAD)
 summary=()
 note() { say "$*"; summary+=("$*"); }
 
-# Anything still mounted under the root (a run killed before its trap) is unmounted first:
-# removing the root with /dev bound inside it would delete the host's /dev.
-mounted_under_root() { awk -v r="$ROOT/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r; }
-unmount_all() {
-  local m
-  for m in $(mounted_under_root); do umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
-}
-unmount_all
-[ -z "$(mounted_under_root)" ] || die "cannot unmount $(mounted_under_root | tr '\n' ' '); not touching $ROOT"
-trap unmount_all EXIT
+unmount_root_at_start  # common.sh
 
 command -v debootstrap >/dev/null 2>&1 || {
   say "installing debootstrap on the host"
