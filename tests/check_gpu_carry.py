@@ -155,14 +155,24 @@ def under(path, roots):
     return any(path == r or path.startswith(r + "/") for r in roots)
 
 
+# Prefixes that hold a whole system, not one environment: Debian's own python3 has sys.prefix
+# /usr, and taking that as "the Python env" would excuse every Debian package in /usr (the
+# fresh-machine check at 0f22521 failed so: a root with Debian's python3 counted no package).
+SYSTEM_PREFIXES = ("/", "/usr", "/usr/local")
+
+
 def python_roots(cache):
+    """The Python env's own folders: its site-packages (torch = LibTorch, the nvidia-* wheels),
+    its headers and its standard library, and the env's prefix when it is one environment."""
     exe = cache.get("Python3_EXECUTABLE", ("", ""))[1]
     if not exe:
         return []
-    proc = subprocess.run([exe, "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"],
-                          capture_output=True, text=True)
-    roots = [r for r in proc.stdout.split() if r]
-    return roots + [os.path.realpath(r) for r in roots]
+    code = ("import sys, sysconfig; p = sysconfig.get_paths(); print(sys.prefix); "
+            "[print(p[k]) for k in ('purelib', 'platlib', 'include', 'platinclude', 'stdlib', 'platstdlib')]")
+    proc = subprocess.run([exe, "-c", code], capture_output=True, text=True)
+    roots = [r for r in proc.stdout.splitlines() if r.startswith("/")]
+    roots += [os.path.realpath(r) for r in roots]
+    return sorted({os.path.normpath(r) for r in roots} - set(SYSTEM_PREFIXES))
 
 
 def cuda_roots(cache):

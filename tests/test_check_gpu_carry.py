@@ -69,3 +69,19 @@ def test_the_machines_own_libraries_pass(tmp_path):
 def test_a_folder_that_is_not_a_build_is_a_clear_error(tmp_path):
     proc = subprocess.run([sys.executable, SCRIPT, "--build", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 2 and "CMakeCache.txt: cannot read" in proc.stderr
+
+
+def test_a_system_python_does_not_excuse_the_whole_of_usr(tmp_path):
+    # Debian's python3 has sys.prefix /usr: the env's folders are its site-packages, headers and
+    # standard library, not every Debian package under /usr (the fresh-machine check's failure).
+    python = "/usr/bin/python3"
+    lib = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
+    if not (os.path.exists(python) and os.path.exists(lib)):
+        pytest.skip("no Debian python3 and libsqlite3.so.0 on this machine")
+    build = fake_build(tmp_path, lib)
+    with open(os.path.join(build, "CMakeCache.txt"), "a") as f:
+        f.write(f"Python3_EXECUTABLE:FILEPATH={python}\n")
+    roots = carry.python_roots(carry.read_cache(build))
+    assert roots and not set(roots) & {"/", "/usr", "/usr/local"}, roots
+    problems = carry.check(build, ["libbenchmark-dev"])
+    assert any("add libsqlite3-0 to PKGS" in p for p in problems), problems
