@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "trace/model/id_map.h"
+#include "trace/model/correlation_index.h"
 #include "trace/model/sorted_order.h"
 
 namespace trace {
@@ -98,9 +98,7 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
 
   // GPU work with the host call that queued it: the first call (in record order) with its
   // correlation id.
-  IdMap by_correlation(r.api.size());
-  for (uint32_t i = 0; i < r.api.size(); ++i)
-    if (r.api[i].correlation_id) by_correlation.insert(r.api[i].correlation_id, i);
+  CorrelationIndex by_correlation(r.api.size(), [&](size_t i) { return r.api[i].correlation_id; });
   gpu_.reserve(r.kernels.size() + r.memcpys.size() + r.memsets.size());
   const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index, uint8_t type) {
     see(start, end);

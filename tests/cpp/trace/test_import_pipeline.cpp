@@ -14,6 +14,7 @@
 #include "trace/export/report_json.h"
 #include "trace/import/kineto/json_event_stream.h"
 #include "trace/import/kineto/kineto_import.h"
+#include "trace/model/correlation_index.h"
 #include "trace/model/id_map.h"
 #include "trace/model/sorted_order.h"
 #include "trace_test_util.h"
@@ -405,6 +406,49 @@ TEST(IdMap, NoLongWalksWhateverTheIds) {
   for (uint32_t i = 0; i < 100000; ++i) counters.insert(1000 + 25 * i, i);
   EXPECT_TRUE(counters.contains(1000 + 25 * 99999));
   EXPECT_FALSE(counters.scrambled());
+}
+
+TEST(CorrelationIndex, AgreesWithIdMapWhateverTheIds) {
+  // The same ids (repeats: the first record wins; 0: not indexed) through the index and through
+  // IdMap, looked up inside the range, outside it and at its ends: counters at several strides,
+  // counters in stretches far apart (a stitched trace), and ids scattered over 32 bits.
+  std::mt19937 rng(7);
+  struct Shape {
+    const char* name;
+    uint32_t stride, stretch, jump;
+    bool paged;
+  };
+  for (const Shape& shape : {Shape{"every id", 1, 0, 0, true}, Shape{"stride 3", 3, 0, 0, true},
+                             Shape{"stride 5", 5, 0, 0, false}, Shape{"stretches", 2, 10000, 5000000, true},
+                             Shape{"scattered", 0, 0, 0, false}}) {
+    const uint32_t n = 20000;
+    std::vector<uint32_t> ids(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t at = rng() % n;
+      ids[i] = shape.stride == 0 ? rng() | 1
+                                 : 100 + shape.stride * at + (shape.stretch ? at / shape.stretch * shape.jump : 0);
+      if (i % 97 == 0) ids[i] = 0;
+    }
+    trace::CorrelationIndex index(n, [&](size_t i) { return ids[i]; });
+    EXPECT_EQ(index.paged(), shape.paged) << shape.name;
+    trace::IdMap reference;
+    for (uint32_t i = 0; i < n; ++i)
+      if (ids[i]) reference.insert(ids[i], i);
+    const auto same = [&](uint32_t key) {
+      const uint32_t* a = index.find(key);
+      const uint32_t* b = reference.find(key);
+      return (a == nullptr) == (b == nullptr) && (a == nullptr || *a == *b);
+    };
+    const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+    for (const uint32_t key : {0u, 1u, *hi, *hi + 1, *hi + 4096, 0xFFFFFFFFu}) EXPECT_TRUE(same(key)) << shape.name << " " << key;
+    for (const uint32_t k : ids) {
+      ASSERT_TRUE(same(k)) << shape.name << " " << k;
+      ASSERT_TRUE(same(k + 1)) << shape.name << " " << k + 1;
+      ASSERT_TRUE(same(k - 1)) << shape.name << " " << k - 1;
+    }
+    (void)lo;
+  }
+  EXPECT_EQ(trace::CorrelationIndex(3, [](size_t) { return 0u; }).find(0), nullptr);  // no ids at all
 }
 
 TEST(OrderCalls, DriverCallNestedOnlyInARuntimeCallOfItsOwnThread) {
