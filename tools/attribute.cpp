@@ -26,6 +26,7 @@
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/trace_file.h"
+#include "huge_page_malloc.h"
 
 namespace {
 
@@ -79,6 +80,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string huge_pages = huge_page_malloc::enable(argv);
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") && std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
@@ -193,10 +195,10 @@ int main(int argc, char** argv) {
     out.end_object();
     const double total_s = seconds_since(t0);
     if (timing)
-      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s)\n",
+      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s); huge pages %s\n",
                    static_cast<double>(bytes) / 1e6, inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
                    import_s, static_cast<double>(bytes) / 1e6 / import_s, hta ? "HTA figures" : replay ? "replay" : "attribution",
-                   total_s, static_cast<double>(bytes) / 1e6 / total_s);
+                   total_s, static_cast<double>(bytes) / 1e6 / total_s, huge_pages.c_str());
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {
     std::fprintf(stderr, "attribute: %s\n", e.what());
