@@ -15,8 +15,8 @@ namespace trace {
 // are counters, but not one counter: a trace stitched from several runs, or a long run whose
 // profiler was paused, jumps ahead between stretches. So the ids' range is cut into pages
 // of 4096 ids, and only pages that hold an id get an array of 4-byte indices (one more load
-// per lookup, no probing). Where the pages in use would hold more than 4 slots per id (ids
-// scattered or far apart), IdMap does the job instead.
+// per lookup, no probing). Where the pages in use would hold more than 4 slots per id, or the
+// range has more pages than there are ids (ids scattered or far apart), IdMap does the job.
 class CorrelationIndex {
  public:
   // id_of(i) for i < n: record i's correlation id (0: it has none, and is not indexed).
@@ -27,11 +27,14 @@ class CorrelationIndex {
       if (const uint32_t k = id_of(i)) lo = std::min(lo, k), hi = std::max(hi, k);
     if (lo > hi) return;  // no ids: every find says no
     lo_ = lo;
-    page_of_.assign(((hi - lo) >> kPageBits) + 1, kNone);
+    const uint64_t range_pages = ((uint64_t{hi} - lo) >> kPageBits) + 1;
     uint32_t pages = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (const uint32_t k = id_of(i); k && page_of_[(k - lo) >> kPageBits] == kNone) page_of_[(k - lo) >> kPageBits] = pages++;
-    paged_ = (uint64_t{pages} << kPageBits) <= 4 * uint64_t{n};
+    if (range_pages <= n) {  // the table of pages costs at most 4 bytes per id
+      page_of_.assign(range_pages, kNone);
+      for (size_t i = 0; i < n; ++i)
+        if (const uint32_t k = id_of(i); k && page_of_[(k - lo) >> kPageBits] == kNone) page_of_[(k - lo) >> kPageBits] = pages++;
+    }
+    paged_ = pages > 0 && (uint64_t{pages} << kPageBits) <= 4 * uint64_t{n};
     if (paged_) {
       slots_.assign(uint64_t{pages} << kPageBits, kNone);
     } else {
