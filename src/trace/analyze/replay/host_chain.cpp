@@ -93,10 +93,9 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   for (const auto& k : r.kernels) gpu_corr.insert(k.correlation_id, 0);
   for (const auto& m : r.memcpys) gpu_corr.insert(m.correlation_id, 0);
   for (const auto& m : r.memsets) gpu_corr.insert(m.correlation_id, 0);
-  // The first GPU copy under each correlation (as copies_by_correlation keeps it): whether a copy
-  // call holds the host is blocking_calls.h's one definition, which needs its copy's kinds.
-  IdMap copy_of(std::max<size_t>(16, r.memcpys.size()));
-  for (uint32_t i = 0; i < r.memcpys.size(); ++i) copy_of.insert(r.memcpys[i].correlation_id, i);
+  // The first GPU copy under each correlation: whether a copy call holds the host is
+  // blocking_calls.h's one definition, which needs its copy's kinds.
+  const auto copy_of = copies_by_correlation(r);
   const auto has_gpu = [&](const ApiRecord& a) { return a.correlation_id && gpu_corr.contains(a.correlation_id); };
   call_is_node.assign(r.api.size(), 0);
   top_call.assign(r.api.size(), kNone);
@@ -126,8 +125,8 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   }
   for (size_t i = 0; i < r.api.size(); ++i) {
     if (!call_is_node[i]) continue;
-    const uint32_t* copy = r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : nullptr;
-    const MemcpyRecord* gpu_copy = copy ? &r.memcpys[*copy] : nullptr;
+    const auto copy = r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : copy_of.end();
+    const MemcpyRecord* gpu_copy = copy != copy_of.end() ? &r.memcpys[copy->second] : nullptr;
     g.call_blocking[i] = waits_for_queued_gpu_work(blocking_kind(r.api[i], gpu_copy), gpu_copy);
   }
 
