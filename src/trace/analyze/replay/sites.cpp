@@ -28,12 +28,13 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
   std::vector<Site> out;
   // Only the calls that wait for queued GPU work are syncs to remove: a pageable upload holds the
   // host for its staging, which stays (blocking_calls.h).
-  std::vector<SyncCall> syncs;
+  std::vector<const SyncCall*> syncs;  // pointers: a call carries three strings
   for (const SyncCall& c : report.calls)
-    if (c.waits_for_gpu) syncs.push_back(c);
+    if (c.waits_for_gpu) syncs.push_back(&c);
   if (sel.by == SiteSelector::By::Blocking) {
     std::unordered_map<int64_t, size_t> by_op;  // op instance -> site
-    for (const SyncCall& c : syncs) {
+    for (const SyncCall* p : syncs) {
+      const SyncCall& c = *p;
       const auto it = c.op_instance >= 0 ? by_op.find(c.op_instance) : by_op.end();
       if (it != by_op.end()) {
         Site& s = out[it->second];
@@ -49,7 +50,8 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
       out.push_back(std::move(s));
     }
   } else if (sel.by == SiteSelector::By::Api) {
-    for (const SyncCall& c : syncs) {
+    for (const SyncCall* p : syncs) {
+      const SyncCall& c = *p;
       if (c.api != sel.name) continue;
       Site s;
       s.thread = c.thread_id;
@@ -68,7 +70,7 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
     for (const auto& h : r.ranges)
       if (h.name == sel.name) spans[h.thread_id].push_back({h.start_ns, h.end_ns});
     std::map<uint32_t, std::vector<const SyncCall*>> calls;  // blocking calls by thread, by start
-    for (const SyncCall& c : syncs) calls[c.thread_id].push_back(&c);
+    for (const SyncCall* c : syncs) calls[c->thread_id].push_back(c);
     for (auto& [thread, list] : spans) {
       std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
       uint64_t covered = 0;
