@@ -4,9 +4,9 @@
 // "madvise"), the tool starts itself again, once, with the tunable added.
 //
 // Why: a trace's records, indexes and orders are hundreds of MB written once into fresh memory,
-// and with 4 KiB pages the kernel's page faults were a third of the process's time on a 274 MB
-// trace (38k faults; with huge pages 12k, and half the system time). The figures do not change:
-// only where malloc's memory comes from.
+// which the kernel faults in and zeroes a 4 KiB page at a time (what it saved is measured in
+// docs/trace-tool.md, "Fresh memory"). The figures do not change: only where malloc's memory
+// comes from.
 //
 // GLIBC_TUNABLES=glibc.malloc.hugetlb=0 turns it off (any setting of it is left as it is).
 #pragma once
@@ -41,7 +41,8 @@ inline std::string enable(char** argv) {
     return "on (glibc.malloc.hugetlb=1)";
   }
   const char* tunables = std::getenv("GLIBC_TUNABLES");
-  const std::string current = tunables ? tunables : "";
+  const bool had_tunables = tunables != nullptr;
+  const std::string current = had_tunables ? tunables : "";  // a copy: setenv may free the original
   if (current.find(kTunable) != std::string::npos) return "as GLIBC_TUNABLES sets them";
   const std::string mode = kernel_mode();
   if (mode == "always") return "on (the kernel gives them to every process)";
@@ -51,7 +52,7 @@ inline std::string enable(char** argv) {
   setenv(kMarker, "1", 1);
   execv("/proc/self/exe", argv);
   const int err = errno;  // could not start again: run on, without them
-  if (tunables) setenv("GLIBC_TUNABLES", tunables, 1);
+  if (had_tunables) setenv("GLIBC_TUNABLES", current.c_str(), 1);
   else unsetenv("GLIBC_TUNABLES");
   unsetenv(kMarker);
   return std::string("off (could not restart with them: ") + std::strerror(err) + ")";
