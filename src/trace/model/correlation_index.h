@@ -49,7 +49,7 @@ class CorrelationIndex {
     if (!paged_) return map_.find(key);
     const uint64_t at = uint64_t{key} - lo_;
     if (key < lo_ || (at >> kPageBits) >= page_of_.size() || page_of_[at >> kPageBits] == kNone) return nullptr;
-    const uint32_t& s = slots_[(uint64_t{page_of_[at >> kPageBits]} << kPageBits) | (at & kPageMask)];
+    const uint32_t& s = slot(at);
     return s == kNone ? nullptr : &s;
   }
   bool paged() const { return paged_; }
@@ -63,10 +63,11 @@ class CorrelationIndex {
       map_.insert(key, index);
       return;
     }
-    const uint64_t at = uint64_t{key} - lo_;
-    uint32_t& s = slots_[(uint64_t{page_of_[at >> kPageBits]} << kPageBits) | (at & kPageMask)];
+    uint32_t& s = slot(uint64_t{key} - lo_);
     if (s == kNone) s = index;
   }
+  // The slot of the id at offset `at` from lo_, whose page is in use.
+  uint32_t& slot(uint64_t at) { return slots_[(uint64_t{page_of_[at >> kPageBits]} << kPageBits) | (at & kPageMask)]; }
   uint32_t lo_ = 0;
   bool paged_ = false;
   std::vector<uint32_t> page_of_;  // page of the range -> its place in slots_, or kNone

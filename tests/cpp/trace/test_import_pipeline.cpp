@@ -439,14 +439,13 @@ TEST(CorrelationIndex, AgreesWithIdMapWhateverTheIds) {
       const uint32_t* b = reference.find(key);
       return (a == nullptr) == (b == nullptr) && (a == nullptr || *a == *b);
     };
-    const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
-    for (const uint32_t key : {0u, 1u, *hi, *hi + 1, *hi + 4096, 0xFFFFFFFFu}) EXPECT_TRUE(same(key)) << shape.name << " " << key;
+    const uint32_t hi = *std::max_element(ids.begin(), ids.end());
+    for (const uint32_t key : {0u, 1u, hi, hi + 1, hi + 4096, 0xFFFFFFFFu}) EXPECT_TRUE(same(key)) << shape.name << " " << key;
     for (const uint32_t k : ids) {
       ASSERT_TRUE(same(k)) << shape.name << " " << k;
       ASSERT_TRUE(same(k + 1)) << shape.name << " " << k + 1;
       ASSERT_TRUE(same(k - 1)) << shape.name << " " << k - 1;
     }
-    (void)lo;
   }
   EXPECT_EQ(trace::CorrelationIndex(3, [](size_t) { return 0u; }).find(0), nullptr);  // no ids at all
 }
