@@ -113,14 +113,14 @@ fi
 # built without it. The build there and here takes the carried copy first (CMAKE_LIBRARY_PATH).
 carried_pkgs=$("$REPO_ROOT/scripts/fetch_gpu_deps.sh" --list)
 python_needs=$(chroot "$ROOT" sh -c "dpkg-query -W -f='\${Depends}, ' 'libpython3*-stdlib'" 2>/dev/null | tr ',|' '\n\n' | awk '{ print $1 }')
-present=(); excused=()
+present=(); absent=()
 for p in $carried_pkgs; do
-  chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || continue
-  if grep -qx "$p" <<< "$python_needs"; then say "the root has $p, which its python3 needs (carried all the same)"; excused+=("$p")
+  if ! chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then absent+=("$p")
+  elif grep -qx "$p" <<< "$python_needs"; then say "the root has $p, which its python3 needs (carried all the same)"
   else present+=("$p"); fi
 done
 [ ${#present[@]} -eq 0 ] || die "the root has packages that .deps carries: ${present[*]} (remove them or --new-root)"
-say "the root has none of the other carried packages ($(for p in $carried_pkgs; do grep -qxF "$p" <(printf '%s\n' "${excused[@]}") || printf '%s ' "$p"; done))"
+say "the root has none of the other carried packages (${absent[*]})"
 
 # --- 2. .deps ------------------------------------------------------------------------------------
 if [ "$(cat "$REPO_ROOT/.deps/packages.txt" 2>/dev/null | cut -d' ' -f1)" != "$(printf '%s\n' $carried_pkgs)" ]; then
