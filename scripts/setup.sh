@@ -24,7 +24,7 @@ lap_start=$SECONDS
 lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
-APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang libclang-rt-dev libsqlite3-dev libssh-4)
+APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang clang-format libclang-rt-dev libsqlite3-dev libssh-4)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -73,7 +73,7 @@ lap packages
 # a broken environment). The same call gives LibTorch's CMake folder.
 VENV=$(venv_dir)
 probe_venv() {
-  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, torch, torch.utils
+  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, ruff, torch, torch.utils
 print(torch.utils.cmake_prefix_path); print(torch.version.cuda or "none")' 2>/dev/null
 }
 PROBE=""
@@ -91,7 +91,7 @@ else
   "$PYTHON_BASE" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install --progress-bar off -r requirements.txt
-  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn and torch"
+  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn, ruff and torch"
   touch "$VENV/.complete"   # written last: an interrupted install is redone next time
 fi
 ln -sfn "$VENV" .venv
