@@ -1,5 +1,6 @@
 """The article's whole table with ours beside it, and the answer to its homework question,
 written for a reader who has only the article (../shared/ARTICLE.md)."""
+
 import glob
 import os
 
@@ -11,24 +12,42 @@ from analysis.tables import markdown_table
 NO_GPU = "no GPU on this machine"
 # `./attribute --json` output on the real traces others recorded (tests/data/traces/README.md),
 # committed by analysis.trace_report's regeneration commands (results/traces/README.md).
-REAL_TRACES_JSON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "results", "traces", "attribute-json")
+REAL_TRACES_JSON = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    "results",
+    "traces",
+    "attribute-json",
+)
 # The NVIDIA ones (A100, GP100): the AMD trace, the CPU-only one and the two ranks whose GPU
 # is not named stay out of a figure about CUDA syncs.
-NVIDIA_TRACES = ("a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync",
-                 "a100-event-sync-multistream", "gp100-steps-annotations")
+NVIDIA_TRACES = (
+    "a100-alexnet-syncs",
+    "a100-cuda-graphs-6streams",
+    "a100-event-sync",
+    "a100-event-sync-multistream",
+    "gp100-steps-annotations",
+)
 
 
 def _ours(stats, device, interval, print100):
-    return next((c for c in stats if c.device == device and c.interval == interval and c.print100 == print100
-                 and c.batch == 120), None)
+    return next(
+        (
+            c
+            for c in stats
+            if c.device == device
+            and c.interval == interval
+            and c.print100 == print100
+            and c.batch == 120
+        ),
+        None,
+    )
 
 
 def _cell(c, missing):
     """Our median for the article's 20000 epochs, with the repetitions' range."""
     if c is None:
         return missing
-    scale = article.EPOCHS / c.epochs   # rows run with another epoch count are scaled, and say so
+    scale = article.EPOCHS / c.epochs  # rows run with another epoch count are scaled, and say so
     text = f"{c.median_s * scale:.3f} ({c.min_s * scale:.3f}-{c.max_s * scale:.3f}, n={c.n})"
     return text + (f" scaled from {c.epochs} epochs" if c.epochs != article.EPOCHS else "")
 
@@ -40,37 +59,76 @@ def _gpu_missing(has_gpu):
 def article_section(stats, has_gpu):
     """Both of the post's tables, whole, whatever this folder holds."""
     gpu_missing = _gpu_missing(has_gpu)
-    md = ["## The article's tables, with ours beside them", "",
-          "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
-          "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
-          "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n). `ours, cpu` "
-          "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
-          "`.item()` calls follow the post's code: the every-100 print stayed in every run.", "",
-          "**The post's runs**", ""]
+    md = [
+        "## The article's tables, with ours beside them",
+        "",
+        "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
+        "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
+        "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n). `ours, cpu` "
+        "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
+        "`.item()` calls follow the post's code: the every-100 print stayed in every run.",
+        "",
+        "**The post's runs**",
+        "",
+    ]
     head = ["the post's run", "ran on", "`.item()` calls", "post's s", "ours, cpu", "ours, cuda"]
     body = []
     for r in article.RUNS:
-        ran_on = "CPU (its code never moved anything to the GPU)" if r.label == "no recording" else r.device.upper()
-        post = f"{r.seconds:.2f}" + "".join(f" ({t:.2f} in {where})" for t, where in r.other_seconds)
-        body.append([r.label, ran_on, str(r.item_calls), post,
-                     _cell(_ours(stats, "cpu", r.interval, r.print100), "not run in this folder"),
-                     _cell(_ours(stats, "cuda", r.interval, r.print100), gpu_missing)])
+        ran_on = (
+            "CPU (its code never moved anything to the GPU)"
+            if r.label == "no recording"
+            else r.device.upper()
+        )
+        post = f"{r.seconds:.2f}" + "".join(
+            f" ({t:.2f} in {where})" for t, where in r.other_seconds
+        )
+        body.append(
+            [
+                r.label,
+                ran_on,
+                str(r.item_calls),
+                post,
+                _cell(_ours(stats, "cpu", r.interval, r.print100), "not run in this folder"),
+                _cell(_ours(stats, "cuda", r.interval, r.print100), gpu_missing),
+            ]
+        )
     md += markdown_table(head, body)
     md += losses_table(stats)
     c, s = article.gpu_model()
-    md += ["", "**The post's interval table** (GPU, 20000 epochs; the post calls the figures \"remaining time\" = "
-           "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
-           f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
-           f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls.", ""]
-    head = ["record interval", "records", "`.item()` calls", "post's s", "model from the post's runs, s",
-            "post vs model", "ours, cpu", "ours, cuda"]
+    md += [
+        "",
+        '**The post\'s interval table** (GPU, 20000 epochs; the post calls the figures "remaining time" = '
+        "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
+        f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
+        f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls.",
+        "",
+    ]
+    head = [
+        "record interval",
+        "records",
+        "`.item()` calls",
+        "post's s",
+        "model from the post's runs, s",
+        "post vs model",
+        "ours, cpu",
+        "ours, cuda",
+    ]
     body = []
-    for (interval, records, seconds), (_, _, calls), err in zip(article.TABLE, article.table_item_calls(),
-                                                                article_table_errors()):
-        body.append([str(interval), str(records), str(calls), f"{seconds:.2f}", f"{article.EPOCHS * c + calls * s:.2f}",
-                     f"{err:+.1f}%",
-                     _cell(_ours(stats, "cpu", interval, 1), "not run in this folder"),
-                     _cell(_ours(stats, "cuda", interval, 1), gpu_missing)])
+    for (interval, records, seconds), (_, _, calls), err in zip(
+        article.TABLE, article.table_item_calls(), article_table_errors()
+    ):
+        body.append(
+            [
+                str(interval),
+                str(records),
+                str(calls),
+                f"{seconds:.2f}",
+                f"{article.EPOCHS * c + calls * s:.2f}",
+                f"{err:+.1f}%",
+                _cell(_ours(stats, "cpu", interval, 1), "not run in this folder"),
+                _cell(_ours(stats, "cuda", interval, 1), gpu_missing),
+            ]
+        )
     md += markdown_table(head, body)
     md.append("")
     return md
@@ -78,15 +136,26 @@ def article_section(stats, has_gpu):
 
 def losses_table(stats):
     """The loss the post's CPU run printed, beside ours where bench keeps it (the final loss)."""
-    finals = sorted({r for c in stats if c.device == "cpu" and c.batch == 120 and c.epochs == article.EPOCHS
-                     for r in c.final_losses})
-    md = ["", "**The loss the post's CPU run printed** (the post set no seed, so its initial weights, and every loss "
-          "after them, differ from ours, which start from seed 42; bench keeps only the final loss of a run):", ""]
+    finals = sorted(
+        {
+            r
+            for c in stats
+            if c.device == "cpu" and c.batch == 120 and c.epochs == article.EPOCHS
+            for r in c.final_losses
+        }
+    )
+    md = [
+        "",
+        "**The loss the post's CPU run printed** (the post set no seed, so its initial weights, and every loss "
+        "after them, differ from ours, which start from seed 42; bench keeps only the final loss of a run):",
+        "",
+    ]
     body = []
     for epoch, loss in article.CPU_RUN_LOSSES:
         if epoch == article.EPOCHS and finals:
-            ours = (f"{finals[0]:.4f}" if len(finals) == 1 else f"{finals[0]:.4f}-{finals[-1]:.4f}") + \
-                f" (final loss of every CPU ItemSync run)"
+            ours = (
+                f"{finals[0]:.4f}" if len(finals) == 1 else f"{finals[0]:.4f}-{finals[-1]:.4f}"
+            ) + f" (final loss of every CPU ItemSync run)"
         else:
             ours = "not kept"
         body.append([str(epoch), f"{loss:.4f}", ours])
@@ -103,49 +172,64 @@ def answer_section(models, checks, stats, batch, prims):
     and the regime (a deep GPU queue) in which the same model makes a sync expensive."""
     c_art, s_art = article.gpu_model()
     calls = [n for _, _, n in checks["table_item_calls"]]
-    md = ["## Why is the remaining time not linear in the number of loss records?", "",
-          "The post's homework question, in its words: *\"Why is the remaining time not linear in the number of "
-          "loss records?\"* Its table cut the records twentyfold (200 -> 10) and the time stayed at about 10 s "
-          "(10.43, 10.02, 10.12, 9.74). Had the time been proportional to the records, 10 records would have "
-          "taken about 10.43 x 10/200 = 0.52 s.", "",
-          "**The model** (ours, ARTICLE.md). Per epoch the CPU spends *c* issuing the epoch's work (Python or C++ "
-          "dispatch, autograd, about 20 kernel launches), the GPU spends *g* executing it, and one `.item()` costs "
-          "*s* (a device-to-host copy plus waiting for it). When the GPU is the faster side (g << c, a tiny model): ",
-          "",
-          "    loop time = epochs x c + (.item() calls) x s",
-          "",
-          "with no further constant (bench's loop timer starts at the first epoch, so set-up is outside it). The "
-          "time *is* linear in the number of `.item()` calls, but (1) the calls are not the records: a record is "
-          "two calls (append + print) and the every-100 print stayed, so the table's rows made "
-          f"{', '.join(map(str, calls))} calls, 380 fewer from first to last row, not twenty times fewer; and "
-          "(2) the epoch term, the same in every row, is hundreds of times larger than the call term, so the line "
-          "is almost flat.", "",
-          f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
-          f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
-          f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
-          f"table: the table's differences are run-to-run noise (the model above predicts every row within "
-          f"{max(abs(e) for e in article_table_errors()):.1f}%). "
-          f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
-          "no logging change can remove it. Its \"no recording\" run (2.86 s) never moved anything to the GPU: "
-          "it is a CPU time, next to the CPU run's 2.93 s.", ""]
+    md = [
+        "## Why is the remaining time not linear in the number of loss records?",
+        "",
+        "The post's homework question, in its words: *\"Why is the remaining time not linear in the number of "
+        'loss records?"* Its table cut the records twentyfold (200 -> 10) and the time stayed at about 10 s '
+        "(10.43, 10.02, 10.12, 9.74). Had the time been proportional to the records, 10 records would have "
+        "taken about 10.43 x 10/200 = 0.52 s.",
+        "",
+        "**The model** (ours, ARTICLE.md). Per epoch the CPU spends *c* issuing the epoch's work (Python or C++ "
+        "dispatch, autograd, about 20 kernel launches), the GPU spends *g* executing it, and one `.item()` costs "
+        "*s* (a device-to-host copy plus waiting for it). When the GPU is the faster side (g << c, a tiny model): ",
+        "",
+        "    loop time = epochs x c + (.item() calls) x s",
+        "",
+        "with no further constant (bench's loop timer starts at the first epoch, so set-up is outside it). The "
+        "time *is* linear in the number of `.item()` calls, but (1) the calls are not the records: a record is "
+        "two calls (append + print) and the every-100 print stayed, so the table's rows made "
+        f"{', '.join(map(str, calls))} calls, 380 fewer from first to last row, not twenty times fewer; and "
+        "(2) the epoch term, the same in every row, is hundreds of times larger than the call term, so the line "
+        "is almost flat.",
+        "",
+        f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
+        f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
+        f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
+        f"table: the table's differences are run-to-run noise (the model above predicts every row within "
+        f"{max(abs(e) for e in article_table_errors()):.1f}%). "
+        f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
+        'no logging change can remove it. Its "no recording" run (2.86 s) never moved anything to the GPU: '
+        "it is a CPU time, next to the CPU run's 2.93 s.",
+        "",
+    ]
     md += real_gpu_sync_lines()
     for m in models:
         lo, hi = m.fit.interval("per_item")
         c = m.fit.value("per_epoch")
-        text = (f"**Ours, {m.device}**: c = {_fmt_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
-                f"of every 20000-epoch run; s = {_fmt_us(m.fit, 'per_item')} per `.item()` "
-                f"(R² = {m.fit.r2:.3f}, {m.fit.n} runs). ")
+        text = (
+            f"**Ours, {m.device}**: c = {_fmt_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
+            f"of every 20000-epoch run; s = {_fmt_us(m.fit, 'per_item')} per `.item()` "
+            f"(R² = {m.fit.r2:.3f}, {m.fit.n} runs). "
+        )
         if lo <= 0 <= hi:
-            text += (f"The per-call cost is **within noise** (its interval holds 0): run-to-run noise of whole runs "
-                     f"is larger than every sync in them; even at the interval's upper end the table's 380-call spread "
-                     f"is worth {380 * hi * 1e3:.1f} ms of a {article.EPOCHS * c:.2f} s run.")
+            text += (
+                f"The per-call cost is **within noise** (its interval holds 0): run-to-run noise of whole runs "
+                f"is larger than every sync in them; even at the interval's upper end the table's 380-call spread "
+                f"is worth {380 * hi * 1e3:.1f} ms of a {article.EPOCHS * c:.2f} s run."
+            )
         else:
-            text += (f"The table's 380-call spread is worth {380 * m.fit.value('per_item') * 1e3:.1f} ms "
-                     f"[{380 * lo * 1e3:.1f}, {380 * hi * 1e3:.1f}] of a {article.EPOCHS * c:.2f} s run.")
+            text += (
+                f"The table's 380-call spread is worth {380 * m.fit.value('per_item') * 1e3:.1f} ms "
+                f"[{380 * lo * 1e3:.1f}, {380 * hi * 1e3:.1f}] of a {article.EPOCHS * c:.2f} s run."
+            )
         rows = [_ours(stats, m.device, k, 1) for k, _, _ in article.TABLE]
         if all(rows):
-            text += (" Our runs of the table's four configurations: "
-                     + ", ".join(f"{r.median_s:.3f} s" for r in rows) + ".")
+            text += (
+                " Our runs of the table's four configurations: "
+                + ", ".join(f"{r.median_s:.3f} s" for r in rows)
+                + "."
+            )
         md += [text, ""]
     md += deep_queue_lines(batch, prims, models)
     return md
@@ -154,8 +238,10 @@ def answer_section(models, checks, stats, batch, prims):
 def article_table_errors():
     """The post's interval table against the model from its own two GPU runs, percent."""
     c, s = article.gpu_model()
-    return [100 * (seconds - (article.EPOCHS * c + calls * s)) / (article.EPOCHS * c + calls * s)
-            for (_, _, seconds), (_, _, calls) in zip(article.TABLE, article.table_item_calls())]
+    return [
+        100 * (seconds - (article.EPOCHS * c + calls * s)) / (article.EPOCHS * c + calls * s)
+        for (_, _, seconds), (_, _, calls) in zip(article.TABLE, article.table_item_calls())
+    ]
 
 
 def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
@@ -164,77 +250,119 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     paths = [os.path.join(folder, f"{name}.json") for name in NVIDIA_TRACES]
     present = [p for p in paths if os.path.exists(p)]
     if not present:
-        return [f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
-                "results/traces/README.md says how to make it).", ""]
+        return [
+            f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
+            "results/traces/README.md says how to make it).",
+            "",
+        ]
     docs = [(os.path.basename(p), trace_report.load(p)) for p in present]
     cost = trace_report.sync_cost(docs)
-    md = ["**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
-          "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "]
+    md = [
+        "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
+        "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
+    ]
     md += [" ".join(trace_report.sync_cost_markdown(cost))]
     if cost is not None and cost.idle_n:
         # the calls the fit is over: synchronisation calls, not blocking copies (as trace_report.sync_cost)
-        per_file = {name: sum(s["kind"] == trace_report.KIND_SYNC for t in doc["traces"] for s in t["syncs"]) for name, doc in docs}
+        per_file = {
+            name: sum(
+                s["kind"] == trace_report.KIND_SYNC for t in doc["traces"] for s in t["syncs"]
+            )
+            for name, doc in docs
+        }
         top = max(per_file, key=per_file.get)
-        md += [f"The price of a sync itself is the measured one: with nothing queued, the median of those "
-               f"{cost.idle_n} calls, {trace_report.fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
-               f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
-               f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
-               f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
-               "the GPU work still queued ahead of it, which it waits out: the deep-queue regime below.", ""]
+        md += [
+            f"The price of a sync itself is the measured one: with nothing queued, the median of those "
+            f"{cost.idle_n} calls, {trace_report.fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+            f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
+            f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
+            f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
+            "the GPU work still queued ahead of it, which it waits out: the deep-queue regime below.",
+            "",
+        ]
     else:
-        md += ["What makes a sync expensive is the GPU work still queued ahead of it, which it waits out: the "
-               "deep-queue regime below.", ""]
+        md += [
+            "What makes a sync expensive is the GPU work still queued ahead of it, which it waits out: the "
+            "deep-queue regime below.",
+            "",
+        ]
     return md
 
 
 def deep_queue_lines(batch, prims, models):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
     s_art = article.per_call_cost_from_gpu_runs()
-    md = ["**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
-          "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
-          "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
-          "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
-          f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
-          f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
-          "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
-          "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
-          "before the next starts), so there the model predicts s ~ 0 at every batch.", ""]
+    md = [
+        "**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
+        "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
+        "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
+        "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
+        f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
+        f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+        "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
+        "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
+        "before the next starts), so there the model predicts s ~ 0 at every batch.",
+        "",
+    ]
     if not batch.points:
         return md + ["No BatchSweep rows in this folder to test this.", ""]
     for device in sorted({p.device for p in batch.points}):
         ps = sorted((p for p in batch.points if p.device == device), key=lambda p: p.batch)
-        within = [p for p in ps if noise.within_noise(p.sync_cost_ci) is not False]   # n<2 cannot be beyond
-        md.append(f"- Measured, {device}: extra time per `.item()` when logging every epoch is within noise at "
-                  f"{len(within)} of {len(ps)} batch sizes"
-                  + (f" ({', '.join(str(p.batch) for p in ps if p not in within)} beyond noise)"
-                     if len(within) < len(ps) else "") + " (table below).")
+        within = [
+            p for p in ps if noise.within_noise(p.sync_cost_ci) is not False
+        ]  # n<2 cannot be beyond
+        md.append(
+            f"- Measured, {device}: extra time per `.item()` when logging every epoch is within noise at "
+            f"{len(within)} of {len(ps)} batch sizes"
+            + (
+                f" ({', '.join(str(p.batch) for p in ps if p not in within)} beyond noise)"
+                if len(within) < len(ps)
+                else ""
+            )
+            + " (table below)."
+        )
     cuda = sorted((p for p in batch.points if p.device == "cuda"), key=lambda p: p.batch)
     if not cuda:
-        md.append("- GPU: pending (no CUDA BatchSweep rows in this folder): this is the measurement that would "
-                  "show a sync's price growing with the queue.")
+        md.append(
+            "- GPU: pending (no CUDA BatchSweep rows in this folder): this is the measurement that would "
+            "show a sync's price growing with the queue."
+        )
     else:
         s = prims.get("Sync/item_idle", {}).get("us") if prims else None
         if s is None:
             model = next((m for m in models if m.device == "cuda"), None)
             s = model.fit.value("per_item") * 1e6 if model else 0.0
-        c = cuda[0].us_per_epoch_never   # the smallest batch: launch-bound, an epoch costs c
-        md.append(f"- The model on our GPU rows, with s = {s:.1f} us and c = {c:.1f} us (the smallest batch's "
-                  "never-logging epoch): a batch whose never-logging epoch is over 1.1 c is GPU-bound (g = that "
-                  "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
-                  "only bounds a sync between s and s + c.")
+        c = cuda[0].us_per_epoch_never  # the smallest batch: launch-bound, an epoch costs c
+        md.append(
+            f"- The model on our GPU rows, with s = {s:.1f} us and c = {c:.1f} us (the smallest batch's "
+            "never-logging epoch): a batch whose never-logging epoch is over 1.1 c is GPU-bound (g = that "
+            "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
+            "only bounds a sync between s and s + c."
+        )
         for p in cuda:
             e = p.us_per_epoch_never
             if e > 1.1 * c:
                 pred = s + c
-                text = noise.prediction_verdict(pred, None, p.sync_cost_us, p.sync_cost_ci, "the measured 95% CI").text
-                md.append(f"- cuda batch {p.batch} (GPU-bound, {e:.1f} us/epoch): a sync cost {p.sync_cost_us:+.1f} us "
-                          f"{noise.mark(p.sync_cost_ci)}; predicted s + c = {pred:.1f} us: {text}.")
+                text = noise.prediction_verdict(
+                    pred, None, p.sync_cost_us, p.sync_cost_ci, "the measured 95% CI"
+                ).text
+                md.append(
+                    f"- cuda batch {p.batch} (GPU-bound, {e:.1f} us/epoch): a sync cost {p.sync_cost_us:+.1f} us "
+                    f"{noise.mark(p.sync_cost_ci)}; predicted s + c = {pred:.1f} us: {text}."
+                )
             else:
                 lo, hi = p.sync_cost_ci or (p.sync_cost_us, p.sync_cost_us)
                 inside = hi >= s and lo <= s + c
-                md.append(f"- cuda batch {p.batch} (launch-bound, {e:.1f} us/epoch): a sync cost "
-                          f"{p.sync_cost_us:+.1f} us {noise.mark(p.sync_cost_ci)}; predicted between s = {s:.1f} and "
-                          f"s + c = {s + c:.1f} us: " + ("its 95% CI meets that range" if inside
-                                                         else "its 95% CI lies OUTSIDE that range") + ".")
+                md.append(
+                    f"- cuda batch {p.batch} (launch-bound, {e:.1f} us/epoch): a sync cost "
+                    f"{p.sync_cost_us:+.1f} us {noise.mark(p.sync_cost_ci)}; predicted between s = {s:.1f} and "
+                    f"s + c = {s + c:.1f} us: "
+                    + (
+                        "its 95% CI meets that range"
+                        if inside
+                        else "its 95% CI lies OUTSIDE that range"
+                    )
+                    + "."
+                )
     md.append("")
     return md

@@ -3,6 +3,7 @@
 Every figure here is copied from the post; `item_calls` follows the reading of its code in
 ARTICLE.md (the every-100 print, one .item() each, stayed in every run).
 """
+
 from dataclasses import dataclass
 
 EPOCHS = 20000
@@ -11,19 +12,29 @@ EPOCHS = 20000
 @dataclass(frozen=True)
 class ArticleRun:
     label: str
-    device: str          # where it really ran ("no recording" ran on the CPU: no .to(device))
-    interval: int        # our ItemSync interval: 1 = append every epoch, k = record every k, 0 = never
+    device: str  # where it really ran ("no recording" ran on the CPU: no .to(device))
+    interval: int  # our ItemSync interval: 1 = append every epoch, k = record every k, 0 = never
     print100: int
     seconds: float
     item_calls: int
     note: str = ""
-    other_seconds: tuple = ()   # the same run's time as another of the post's texts gives it: (seconds, where)
+    other_seconds: tuple = ()  # the same run's time as another of the post's texts gives it: (seconds, where)
 
 
 RUNS = [
-    ArticleRun("CPU", "cpu", 1, 1, 2.93, 20200, "2.90 s in the summary post", ((2.90, "the summary post"),)),
+    ArticleRun(
+        "CPU", "cpu", 1, 1, 2.93, 20200, "2.90 s in the summary post", ((2.90, "the summary post"),)
+    ),
     ArticleRun("GPU", "cuda", 1, 1, 11.29, 20200),
-    ArticleRun("no recording", "cpu", 0, 1, 2.86, 200, "labelled GPU, but its code never moved anything to the GPU"),
+    ArticleRun(
+        "no recording",
+        "cpu",
+        0,
+        1,
+        2.86,
+        200,
+        "labelled GPU, but its code never moved anything to the GPU",
+    ),
     ArticleRun("GPU, record every 200", "cuda", 200, 1, 10.38, 400),
 ]
 

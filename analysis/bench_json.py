@@ -4,15 +4,25 @@ A row is one repetition of one benchmark instance. Its arguments (device, interv
 print100, batch, ...) are parsed from the benchmark name, which is the record of what was
 measured; counters must agree with the name where both exist.
 """
+
 import json
 import math
 import re
 from dataclasses import dataclass, field
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-NAME = re.compile(r"^(?P<family>[A-Za-z]\w*)/(?P<variant>[A-Za-z][\w.-]*)(?P<args>(?:/[a-z_0-9]+:-?\d+)*)"
-                  r"(?:/iterations:\d+)?(?:/repeats:\d+)?(?:/manual_time|/real_time)?$")
-CONTEXT_FIELDS = ("torch_version", "cuda_runtime", "cuda_driver", "gpu_name", "cpu_threads_torch", "git_commit")
+NAME = re.compile(
+    r"^(?P<family>[A-Za-z]\w*)/(?P<variant>[A-Za-z][\w.-]*)(?P<args>(?:/[a-z_0-9]+:-?\d+)*)"
+    r"(?:/iterations:\d+)?(?:/repeats:\d+)?(?:/manual_time|/real_time)?$"
+)
+CONTEXT_FIELDS = (
+    "torch_version",
+    "cuda_runtime",
+    "cuda_driver",
+    "gpu_name",
+    "cpu_threads_torch",
+    "git_commit",
+)
 
 
 class BenchJsonError(ValueError):
@@ -21,13 +31,15 @@ class BenchJsonError(ValueError):
 
 @dataclass
 class Row:
-    source: str                 # file it came from
-    family: str                 # ItemSync, BatchSweep, ...
-    variant: str                # the part after the family: cpu, cuda, a ladder variant ...
-    args: dict                  # interval, print100, batch, ... (ints)
-    seconds: float              # real_time of the iteration, in seconds
+    source: str  # file it came from
+    family: str  # ItemSync, BatchSweep, ...
+    variant: str  # the part after the family: cpu, cuda, a ladder variant ...
+    args: dict  # interval, print100, batch, ... (ints)
+    seconds: float  # real_time of the iteration, in seconds
     counters: dict = field(default_factory=dict)
-    context: dict = field(default_factory=dict)   # the run's context (threads, load, commit), shared by its rows
+    context: dict = field(
+        default_factory=dict
+    )  # the run's context (threads, load, commit), shared by its rows
 
     @property
     def device(self):
@@ -56,8 +68,8 @@ class Row:
 class BenchRun:
     path: str
     context: dict
-    rows: list                  # measured rows (repetitions)
-    skipped: list               # (name, message) of rows that did not run
+    rows: list  # measured rows (repetitions)
+    skipped: list  # (name, message) of rows that did not run
 
 
 def _field(path, obj, key, kind, where):
@@ -65,18 +77,28 @@ def _field(path, obj, key, kind, where):
         raise BenchJsonError(f"{path}: {where}: missing field '{key}'")
     value = obj[key]
     if kind is float:
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-            raise BenchJsonError(f"{path}: {where}: field '{key}' must be a finite number, got {value!r}")
+        if (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+        ):
+            raise BenchJsonError(
+                f"{path}: {where}: field '{key}' must be a finite number, got {value!r}"
+            )
         return float(value)
     if not isinstance(value, kind):
-        raise BenchJsonError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {value!r}")
+        raise BenchJsonError(
+            f"{path}: {where}: field '{key}' must be {kind.__name__}, got {value!r}"
+        )
     return value
 
 
 def parse_name(path, name):
     m = NAME.match(name)
     if not m:
-        raise BenchJsonError(f"{path}: benchmark '{name}': name is not FAMILY/VARIANT/arg:value/...")
+        raise BenchJsonError(
+            f"{path}: benchmark '{name}': name is not FAMILY/VARIANT/arg:value/..."
+        )
     args = {}
     for part in filter(None, m.group("args").split("/")):
         k, v = part.split(":")
@@ -92,7 +114,9 @@ def load(path):
     except OSError as e:
         raise BenchJsonError(f"{path}: cannot read: {e.strerror}") from None
     except json.JSONDecodeError as e:
-        raise BenchJsonError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); was the run interrupted?") from None
+        raise BenchJsonError(
+            f"{path}: not valid JSON (line {e.lineno}: {e.msg}); was the run interrupted?"
+        ) from None
     if not isinstance(doc, dict):
         raise BenchJsonError(f"{path}: expected a Google Benchmark JSON object")
     context = _field(path, doc, "context", dict, "top level")
@@ -112,15 +136,32 @@ def load(path):
         family, variant, args = parse_name(path, name)
         unit = _field(path, b, "time_unit", str, where)
         if unit not in UNIT_SECONDS:
-            raise BenchJsonError(f"{path}: {where}: field 'time_unit' must be one of {sorted(UNIT_SECONDS)}, got {unit!r}")
+            raise BenchJsonError(
+                f"{path}: {where}: field 'time_unit' must be one of {sorted(UNIT_SECONDS)}, got {unit!r}"
+            )
         seconds = _field(path, b, "real_time", float, where) * UNIT_SECONDS[unit]
-        counters = {k: float(v) for k, v in b.items()
-                    if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in (
-                        "real_time", "cpu_time", "iterations", "family_index", "per_family_instance_index",
-                        "repetitions", "repetition_index", "threads")}
+        counters = {
+            k: float(v)
+            for k, v in b.items()
+            if isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and k
+            not in (
+                "real_time",
+                "cpu_time",
+                "iterations",
+                "family_index",
+                "per_family_instance_index",
+                "repetitions",
+                "repetition_index",
+                "threads",
+            )
+        }
         for k, v in args.items():
             if k in counters and counters[k] != v:
-                raise BenchJsonError(f"{path}: {where}: counter '{k}'={counters[k]} disagrees with the name ({v})")
+                raise BenchJsonError(
+                    f"{path}: {where}: counter '{k}'={counters[k]} disagrees with the name ({v})"
+                )
         # real_time is per iteration; our loop benchmarks run one iteration per repetition.
         rows.append(Row(path, family, variant, args, seconds, counters, context))
     return BenchRun(path, context, rows, skipped)
@@ -133,7 +174,9 @@ def require_counters(run, family, names):
             continue
         for n in names:
             if n not in r.counters:
-                raise BenchJsonError(f"{run.path}: benchmark {r.family}/{r.variant} {r.args}: missing counter '{n}'")
+                raise BenchJsonError(
+                    f"{run.path}: benchmark {r.family}/{r.variant} {r.args}: missing counter '{n}'"
+                )
 
 
 def group(rows, *keys):

@@ -12,6 +12,7 @@ counts still compare), else the iteration's time. Exit 2 on bad input, naming it
 
 scripts/compare.sh wraps this for folders and Google Benchmark's own compare.py for files.
 """
+
 import argparse
 import glob
 import os
@@ -31,7 +32,9 @@ from analysis.tables import markdown_table, write_atomic  # noqa: E402
 def load_side(path):
     """(runs, {row name: [values]}, unit per name) of a folder or one JSON file."""
     if os.path.isdir(path):
-        paths = sorted(p for p in glob.glob(os.path.join(path, "*.json")) if not p.endswith(".trace.json"))
+        paths = sorted(
+            p for p in glob.glob(os.path.join(path, "*.json")) if not p.endswith(".trace.json")
+        )
         if not paths:
             raise BenchJsonError(f"{path}: no bench JSON files (*.json) here")
     elif os.path.isfile(path):
@@ -43,7 +46,9 @@ def load_side(path):
     for run in runs:
         for r in run.rows:
             value, unit = row_value(r)
-            name = re.sub(r"/iterations:\d+$", "", r.name)   # Google Benchmark's suffix, not a configuration
+            name = re.sub(
+                r"/iterations:\d+$", "", r.name
+            )  # Google Benchmark's suffix, not a configuration
             values.setdefault(name, []).append(value)
             units[name] = unit
     return runs, values, units
@@ -62,9 +67,15 @@ def describe(runs):
     ctx = runs[0].context
     commits = sorted({str(r.context.get("git_commit")) for r in runs})
     loads = [r.context.get("load_avg") for r in runs if isinstance(r.context.get("load_avg"), list)]
-    load = f", load average {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}" if loads else ""
-    return (f"{ctx.get('cpu_model')} / GPU {ctx.get('gpu_name')}, torch {ctx.get('torch_version')}, "
-            f"commit {', '.join(commits)}{load}")
+    load = (
+        f", load average {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}"
+        if loads
+        else ""
+    )
+    return (
+        f"{ctx.get('cpu_model')} / GPU {ctx.get('gpu_name')}, torch {ctx.get('torch_version')}, "
+        f"commit {', '.join(commits)}{load}"
+    )
 
 
 def compare(a_path, b_path):
@@ -73,13 +84,19 @@ def compare(a_path, b_path):
     b_runs, b_vals, b_units = load_side(b_path)
     units.update(b_units)
     common = sorted(k for k in a_vals if k in b_vals)
-    md = [f"# A/B: {a_path} vs {b_path}", "",
-          f"- A: {describe(a_runs)}", f"- B: {describe(b_runs)}", "",
-          "Per row: median of the repetitions in A and B and their ratio B/A; B - A, the difference of the means in "
-          "% of A's mean, with its 95% CI (Welch). **faster**/**slower**: the interval excludes 0; *within noise*: "
-          "it holds 0; "
-          "n<2 on either side: noise unknown. Same-machine runs on the same day are the fair comparison; across "
-          "days or machines the whole machine's speed moves too.", ""]
+    md = [
+        f"# A/B: {a_path} vs {b_path}",
+        "",
+        f"- A: {describe(a_runs)}",
+        f"- B: {describe(b_runs)}",
+        "",
+        "Per row: median of the repetitions in A and B and their ratio B/A; B - A, the difference of the means in "
+        "% of A's mean, with its 95% CI (Welch). **faster**/**slower**: the interval excludes 0; *within noise*: "
+        "it holds 0; "
+        "n<2 on either side: noise unknown. Same-machine runs on the same day are the fair comparison; across "
+        "days or machines the whole machine's speed moves too.",
+        "",
+    ]
     body, verdicts = [], {"faster": 0, "slower": 0, "within noise": 0, "noise unknown": 0}
     for k in common:
         a, b = np.asarray(a_vals[k]), np.asarray(b_vals[k])
@@ -90,20 +107,59 @@ def compare(a_path, b_path):
         else:
             lo, hi = (100 * v / a.mean() for v in ci)
             ci_text = f"{100 * diff / a.mean():+.1f}% [95% CI {lo:+.1f}%, {hi:+.1f}%]"
-            verdict = ("slower" if lo > 0 else "faster") if noise.beyond_noise(ci) else "within noise"
+            verdict = (
+                ("slower" if lo > 0 else "faster") if noise.beyond_noise(ci) else "within noise"
+            )
         verdicts[verdict] += 1
         shown = f"**{verdict}**" if verdict in ("faster", "slower") else f"*{verdict}*"
-        body.append([k, units[k], f"{np.median(a):.4g} (n={len(a)})", f"{np.median(b):.4g} (n={len(b)})",
-                     f"{ratio:.3f}x", ci_text, shown])
-    md += markdown_table(["row", "unit", "A median", "B median", "B/A (medians)", "B-A (means), % of A's mean",
-                          "verdict"], body)
-    ratios = [float(np.median(b_vals[k]) / np.median(a_vals[k])) for k in common if np.median(a_vals[k]) > 0]
-    md += ["", f"{len(common)} rows in both: {verdicts['slower']} slower and {verdicts['faster']} faster beyond "
-               f"noise, {verdicts['within noise']} within noise, {verdicts['noise unknown']} with n<2"
-           + (f"; geometric mean of B/A {float(np.exp(np.mean(np.log(ratios)))):.3f}x." if ratios else ".")]
-    for label, only in (("A", [k for k in a_vals if k not in b_vals]), ("B", [k for k in b_vals if k not in a_vals])):
+        body.append(
+            [
+                k,
+                units[k],
+                f"{np.median(a):.4g} (n={len(a)})",
+                f"{np.median(b):.4g} (n={len(b)})",
+                f"{ratio:.3f}x",
+                ci_text,
+                shown,
+            ]
+        )
+    md += markdown_table(
+        [
+            "row",
+            "unit",
+            "A median",
+            "B median",
+            "B/A (medians)",
+            "B-A (means), % of A's mean",
+            "verdict",
+        ],
+        body,
+    )
+    ratios = [
+        float(np.median(b_vals[k]) / np.median(a_vals[k]))
+        for k in common
+        if np.median(a_vals[k]) > 0
+    ]
+    md += [
+        "",
+        f"{len(common)} rows in both: {verdicts['slower']} slower and {verdicts['faster']} faster beyond "
+        f"noise, {verdicts['within noise']} within noise, {verdicts['noise unknown']} with n<2"
+        + (
+            f"; geometric mean of B/A {float(np.exp(np.mean(np.log(ratios)))):.3f}x."
+            if ratios
+            else "."
+        ),
+    ]
+    for label, only in (
+        ("A", [k for k in a_vals if k not in b_vals]),
+        ("B", [k for k in b_vals if k not in a_vals]),
+    ):
         if only:
-            md += [f"Only in {label} ({len(only)} rows): " + ", ".join(only[:20]) + (" ..." if len(only) > 20 else "")]
+            md += [
+                f"Only in {label} ({len(only)} rows): "
+                + ", ".join(only[:20])
+                + (" ..." if len(only) > 20 else "")
+            ]
     return md
 
 

@@ -4,6 +4,7 @@ A figure is drawn to a temporary name and renamed over its path, so an interrupt
 leaves a half-written PNG where a finished one was. matplotlib's Agg backend is chosen here,
 before pyplot loads, so that no plot ever needs a display.
 """
+
 import os
 
 import matplotlib

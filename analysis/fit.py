@@ -6,6 +6,7 @@ per device and batch. `fixed` is only identifiable when the rows have different 
 counts; bench's loop timer starts at the first epoch and stops after the device drains, so
 with one epoch count the fit drops it (fixed = 0) and says so.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,12 +18,12 @@ class Fit:
     names: list
     coef: np.ndarray
     se: np.ndarray
-    ci95: np.ndarray          # shape (k, 2)
+    ci95: np.ndarray  # shape (k, 2)
     r2: float
     n: int
     dof: int
     note: str = ""
-    cov: np.ndarray = None    # covariance of the coefficients, for the variance of a prediction
+    cov: np.ndarray = None  # covariance of the coefficients, for the variance of a prediction
 
     def value(self, name):
         return float(self.coef[self.names.index(name)])
@@ -73,9 +74,13 @@ def fit_loop_time(epochs, item_calls, seconds):
         X = np.column_stack([np.ones_like(epochs), epochs, item_calls])
         return ols(X, seconds, ["fixed", "per_epoch", "per_item"])
     X = np.column_stack([epochs, item_calls])
-    return ols(X, seconds, ["per_epoch", "per_item"],
-               note=f"all rows ran {int(epochs[0])} epochs, so a fixed term is not identifiable; "
-                    "the loop timer excludes set-up, so it is taken as 0")
+    return ols(
+        X,
+        seconds,
+        ["per_epoch", "per_item"],
+        note=f"all rows ran {int(epochs[0])} epochs, so a fixed term is not identifiable; "
+        "the loop timer excludes set-up, so it is taken as 0",
+    )
 
 
 def fit_batch_cost(batch, us_per_epoch):
@@ -84,7 +89,9 @@ def fit_batch_cost(batch, us_per_epoch):
     batch = np.asarray(batch, float)
     c = np.asarray(us_per_epoch, float)
     w = 1.0 / c
-    fit = ols(np.column_stack([np.ones_like(batch), batch]) * w[:, None], c * w, ["base_us", "per_row_us"])
+    fit = ols(
+        np.column_stack([np.ones_like(batch), batch]) * w[:, None], c * w, ["base_us", "per_row_us"]
+    )
     fit.note = "weighted least squares on relative error; R^2 on the unweighted values"
     predicted = fit.predict({"base_us": np.ones_like(batch), "per_row_us": batch})
     ss_tot = float(((c - c.mean()) ** 2).sum())

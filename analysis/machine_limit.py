@@ -14,6 +14,7 @@ writes the report section plus rung_sweep.png. Everything here is derived from t
   the per-row work equals the fixed cost: above it the overhead stops mattering), and the
   fused loop's multi-core efficiency t(1 thread) / (threads x t(all threads)).
 """
+
 import os
 from dataclasses import dataclass
 
@@ -28,14 +29,23 @@ TARGET_SPEEDUP = 35.0  # issue 13: the fused CPU loop >= 35x LibTorch eager on t
 def epoch_flops(rows, inputs=IN, hidden=HIDDEN, classes=CLASSES):
     """FLOPs of one full-batch epoch per phase (dict), as src/train/flops.cpp counts them."""
     if rows < 1 or min(inputs, hidden, classes) < 1:
-        raise ValueError(f"epoch_flops: rows, inputs, hidden and classes must be >= 1, got "
-                         f"{rows}, {inputs}, {hidden}, {classes}")
+        raise ValueError(
+            f"epoch_flops: rows, inputs, hidden and classes must be >= 1, got "
+            f"{rows}, {inputs}, {hidden}, {classes}"
+        )
     n, i, h, c = float(rows), float(inputs), float(hidden), float(classes)
-    return {"forward": n * h * 2 * i + n * h + n * c * 2 * h,
-            "loss": n * ((c - 1) + c + c + (c - 1) + 1 + 2) + (n - 1) + 1,
-            "backward": n * c * 3 + c * h * n * 2 + c * (n - 1) + n * h * (2 * c - 1) + n * h + h * i * n * 2
-            + h * (n - 1),
-            "update": 2 * (h * i + h + c * h + c)}
+    return {
+        "forward": n * h * 2 * i + n * h + n * c * 2 * h,
+        "loss": n * ((c - 1) + c + c + (c - 1) + 1 + 2) + (n - 1) + 1,
+        "backward": n * c * 3
+        + c * h * n * 2
+        + c * (n - 1)
+        + n * h * (2 * c - 1)
+        + n * h
+        + h * i * n * 2
+        + h * (n - 1),
+        "update": 2 * (h * i + h + c * h + c),
+    }
 
 
 def total_flops(rows):
@@ -46,7 +56,7 @@ def total_flops(rows):
 class Peak:
     float64: bool
     threads: int
-    gflops: float       # median over repetitions
+    gflops: float  # median over repetitions
     lanes: int
     n: int
 
@@ -55,7 +65,7 @@ class Peak:
 class RungLimit:
     rung: str
     threads: float
-    us_per_epoch: float   # median
+    us_per_epoch: float  # median
     gflops: float
     pct_of_peak: float
     speedup_eager: float  # vs libtorch_eager (torch's default threads), medians
@@ -69,9 +79,9 @@ class RungLimit:
 @dataclass
 class SweepFit:
     rung: str
-    fit: object           # analysis.fit.Fit with base_us, per_row_us
+    fit: object  # analysis.fit.Fit with base_us, per_row_us
     crossover_rows: float  # fixed / per_row
-    points: list          # (rows, median us/epoch)
+    points: list  # (rows, median us/epoch)
 
 
 def peaks(rows):
@@ -80,8 +90,16 @@ def peaks(rows):
         if r.family == "Peak" and "gflops" in r.counters:
             key = (bool(r.counters.get("float64", 0)), int(r.counters.get("cpu_threads", 1)))
             by.setdefault(key, []).append(r)
-    return [Peak(f64, t, float(np.median([r.counters["gflops"] for r in rs])), int(rs[0].counters.get("lanes", 0)),
-                 len(rs)) for (f64, t), rs in sorted(by.items())]
+    return [
+        Peak(
+            f64,
+            t,
+            float(np.median([r.counters["gflops"] for r in rs])),
+            int(rs[0].counters.get("lanes", 0)),
+            len(rs),
+        )
+        for (f64, t), rs in sorted(by.items())
+    ]
 
 
 def _peak_for(peak_list, threads):
@@ -107,19 +125,34 @@ def rung_limits(rows):
     out = []
     for rung, rs in by.items():
         us = med[rung]
-        threads = float(np.median([r.cpu_threads for r in rs]))   # never assumed: python_eager ran on 2
+        threads = float(
+            np.median([r.cpu_threads for r in rs])
+        )  # never assumed: python_eager ran on 2
         gflops = flops / us / 1e3
         peak = _peak_for(peak_list, int(threads)) if threads == threads else None
         if peak is None:
             own = [r.counters["peak_gflops"] for r in rs if "peak_gflops" in r.counters]
             peak = float(np.median(own)) if own else float("nan")
-        worst = lambda key: max((r.counters[key] for r in rs if key in r.counters), default=float("nan"))
+        worst = lambda key: max(
+            (r.counters[key] for r in rs if key in r.counters), default=float("nan")
+        )
         base, base1 = med.get("libtorch_eager"), med.get("libtorch_eager_1thread")
         compile_s = [r.counters["compile_s"] for r in rs if "compile_s" in r.counters]
-        out.append(RungLimit(rung, threads, us, gflops, 100 * gflops / peak if peak == peak else float("nan"),
-                             base / us if base else float("nan"), base1 / us if base1 else float("nan"),
-                             worst("max_loss_error"), worst("max_weight_error"),
-                             float(np.median(compile_s)) if compile_s else float("nan"), len(rs)))
+        out.append(
+            RungLimit(
+                rung,
+                threads,
+                us,
+                gflops,
+                100 * gflops / peak if peak == peak else float("nan"),
+                base / us if base else float("nan"),
+                base1 / us if base1 else float("nan"),
+                worst("max_loss_error"),
+                worst("max_weight_error"),
+                float(np.median(compile_s)) if compile_s else float("nan"),
+                len(rs),
+            )
+        )
     return sorted(out, key=lambda x: -x.us_per_epoch)
 
 
@@ -132,12 +165,20 @@ def sweep_fits(rows, device="cpu"):
     out = []
     for rung, rs in sorted(by.items()):
         batches = sorted({r.args["batch"] for r in rs})
-        points = [(b, float(np.median([r.counters["us_per_epoch"] for r in rs if r.args["batch"] == b])))
-                  for b in batches]
+        points = [
+            (b, float(np.median([r.counters["us_per_epoch"] for r in rs if r.args["batch"] == b])))
+            for b in batches
+        ]
         f = None
         if len(batches) >= 2 and len(rs) >= 3:
-            f = fitting.fit_batch_cost([r.args["batch"] for r in rs], [r.counters["us_per_epoch"] for r in rs])
-        cross = f.value("base_us") / f.value("per_row_us") if f and f.value("per_row_us") > 0 else float("nan")
+            f = fitting.fit_batch_cost(
+                [r.args["batch"] for r in rs], [r.counters["us_per_epoch"] for r in rs]
+            )
+        cross = (
+            f.value("base_us") / f.value("per_row_us")
+            if f and f.value("per_row_us") > 0
+            else float("nan")
+        )
         out.append(SweepFit(rung, f, cross, points))
     return out
 
@@ -151,16 +192,23 @@ def multicore_efficiency(fits):
 
 
 def _threads(rows, variant):
-    t = [r.counters.get("cpu_threads") for r in rows if r.variant == variant and "cpu_threads" in r.counters]
+    t = [
+        r.counters.get("cpu_threads")
+        for r in rows
+        if r.variant == variant and "cpu_threads" in r.counters
+    ]
     return int(np.median(t)) if t else None
 
 
-SWEEP_CAPTION = ("Points: median us per epoch of each rung at each batch; solid lines: the fit fixed + rows x "
-                 "per_row (its values in the legend); dotted: rows*, where the two terms are equal. Both axes log.")
+SWEEP_CAPTION = (
+    "Points: median us per epoch of each rung at each batch; solid lines: the fit fixed + rows x "
+    "per_row (its values in the legend); dotted: rows*, where the two terms are equal. Both axes log."
+)
 
 
 def sweep_plot(fits, machine, path):
     from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
+
     fig, ax = plt.subplots(figsize=(9.5, 6))
     for i, f in enumerate(fits):
         color = f"C{i}"
@@ -169,11 +217,25 @@ def sweep_plot(fits, machine, path):
         ax.plot(b, us, "o", color=color, label=f"{f.rung} (median)")
         if f.fit is not None:
             xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 100)
-            ax.plot(xs, f.fit.value("base_us") + xs * f.fit.value("per_row_us"), "-", color=color, alpha=0.6,
-                    label=f"  fit: {f.fit.value('base_us'):.3g} us + {f.fit.value('per_row_us') * 1e3:.3g} ns x rows")
-            if f.crossover_rows == f.crossover_rows and b.min() / 10 < f.crossover_rows < b.max() * 10:
-                ax.axvline(f.crossover_rows, color=color, ls=":", alpha=0.6,
-                           label=f"  rows* = {f.crossover_rows:,.0f}")
+            ax.plot(
+                xs,
+                f.fit.value("base_us") + xs * f.fit.value("per_row_us"),
+                "-",
+                color=color,
+                alpha=0.6,
+                label=f"  fit: {f.fit.value('base_us'):.3g} us + {f.fit.value('per_row_us') * 1e3:.3g} ns x rows",
+            )
+            if (
+                f.crossover_rows == f.crossover_rows
+                and b.min() / 10 < f.crossover_rows < b.max() * 10
+            ):
+                ax.axvline(
+                    f.crossover_rows,
+                    color=color,
+                    ls=":",
+                    alpha=0.6,
+                    label=f"  rows* = {f.crossover_rows:,.0f}",
+                )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows per batch (log)")
@@ -195,90 +257,148 @@ def section(rows, machine, folder):
     limits = rung_limits(rows)
     fits = sweep_fits(rows)
     if not (peak_list or limits or fits):
-        return md + ["No Peak, CPU Ladder or RungSweep rows in this folder "
-                     "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/').", ""]
+        return md + [
+            "No Peak, CPU Ladder or RungSweep rows in this folder "
+            "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/').",
+            "",
+        ]
     flops = epoch_flops(120)
-    md += [f"One epoch of the article's problem (120 rows, 4-10-3) is {total_flops(120):,.0f} floating-point "
-           "operations, counted from the shapes (src/train/flops.cpp; an FMA counts 2): "
-           + ", ".join(f"{k} {v:,.0f}" for k, v in flops.items()) + ".", ""]
+    md += [
+        f"One epoch of the article's problem (120 rows, 4-10-3) is {total_flops(120):,.0f} floating-point "
+        "operations, counted from the shapes (src/train/flops.cpp; an FMA counts 2): "
+        + ", ".join(f"{k} {v:,.0f}" for k, v in flops.items())
+        + ".",
+        "",
+    ]
     if peak_list:
-        md += ["The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
-               "the build, median of repetitions):", "",
-               "| precision | threads | lanes | GFLOP/s | runs |", "|---|---|---|---|---|"]
-        md += [f"| {'float64' if p.float64 else 'float32'} | {p.threads} | {p.lanes} | {p.gflops:.1f} | {p.n} |"
-               for p in peak_list]
+        md += [
+            "The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
+            "the build, median of repetitions):",
+            "",
+            "| precision | threads | lanes | GFLOP/s | runs |",
+            "|---|---|---|---|---|",
+        ]
+        md += [
+            f"| {'float64' if p.float64 else 'float32'} | {p.threads} | {p.lanes} | {p.gflops:.1f} | {p.n} |"
+            for p in peak_list
+        ]
         md.append("")
     else:
-        md += ["No Peak rows in this folder: % of peak uses each Ladder row's own peak measurement.", ""]
+        md += [
+            "No Peak rows in this folder: % of peak uses each Ladder row's own peak measurement.",
+            "",
+        ]
     if limits:
-        md += ["Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
-               "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
-               "is against the float32 FMA peak of as many threads as the rung ran on:", "",
-               "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
-               "|---|---|---|---|---|---|---|---|---|"]
+        md += [
+            "Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
+            "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
+            "is against the float32 FMA peak of as many threads as the rung ran on:",
+            "",
+            "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for x in limits:
-            md.append(f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
-                      f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
-                      f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
-                      f"{_f(x.compile_s, '.1f')} | {x.n} |")
+            md.append(
+                f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
+                f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
+                f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
+                f"{_f(x.compile_s, '.1f')} | {x.n} |"
+            )
         md.append("")
         get = {x.rung: x for x in limits}
         fused = get.get("fused_cpu")
         if fused and fused.speedup_eager == fused.speedup_eager:
             met = fused.speedup_eager >= TARGET_SPEEDUP
-            md.append(f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
-                      f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
-                      + (f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
-                         if fused.speedup_1thread == fused.speedup_1thread else "") + ").")
+            md.append(
+                f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
+                f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
+                + (
+                    f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
+                    if fused.speedup_1thread == fused.speedup_1thread
+                    else ""
+                )
+                + ")."
+            )
         if fused and fused.pct_of_peak == fused.pct_of_peak:
             peak = 100 * fused.gflops / fused.pct_of_peak
             at_peak_us = total_flops(120) / peak / 1e3
-            md.append(f"- Where the fused loop's time goes: at the measured peak the epoch's FLOPs would take "
-                      f"{at_peak_us:.2f} us; it takes {fused.us_per_epoch:.2f} us ({fused.pct_of_peak:.0f}% of peak). "
-                      "The rest is what the FMA count leaves out: 83 gradient accumulators loaded and stored per "
-                      "block of rows, 83 horizontal sums and the SGD update per epoch, the exp/log polynomials "
-                      "(about 30 vector operations per row block not counted as FLOPs), the division, and 8 "
-                      "wasted lanes of padding (120 rows in 8 blocks of 16).")
+            md.append(
+                f"- Where the fused loop's time goes: at the measured peak the epoch's FLOPs would take "
+                f"{at_peak_us:.2f} us; it takes {fused.us_per_epoch:.2f} us ({fused.pct_of_peak:.0f}% of peak). "
+                "The rest is what the FMA count leaves out: 83 gradient accumulators loaded and stored per "
+                "block of rows, 83 horizontal sums and the SGD update per epoch, the exp/log polynomials "
+                "(about 30 vector operations per row block not counted as FLOPs), the division, and 8 "
+                "wasted lanes of padding (120 rows in 8 blocks of 16)."
+            )
         md.append("")
     if fits:
-        md += ["### Cost against work: every rung from 120 to 10^6 rows (RungSweep)", "",
-               "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
-               "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
-               "well above it the overhead stops mattering.", "",
-               "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
-               "| the fit's largest miss |",
-               "|---|---|---|---|---|---|---|"]
+        md += [
+            "### Cost against work: every rung from 120 to 10^6 rows (RungSweep)",
+            "",
+            "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
+            "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
+            "well above it the overhead stops mattering.",
+            "",
+            "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
+            "| the fit's largest miss |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for f in fits:
             if f.fit is None:
-                md.append(f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |")
+                md.append(
+                    f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |"
+                )
                 continue
             lo, hi = f.fit.interval("base_us")
             plo, phi = f.fit.interval("per_row_us")
             miss = fitting.batch_cost_misses(f.fit, *zip(*f.points))[0]
-            md.append(f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
-                      f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
-                      f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
-                      f"{miss[3]:+.0f}% at {miss[0]:,} rows |")
-        md += ["", "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
-               "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
-               "rung's price per row is not one number over this range.", ""]
+            md.append(
+                f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
+                f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
+                f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
+                f"{miss[3]:+.0f}% at {miss[0]:,} rows |"
+            )
+        md += [
+            "",
+            "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
+            "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
+            "rung's price per row is not one number over this range.",
+            "",
+        ]
         speed = multicore_efficiency(fits)
         threads = _threads(rows, "cpu-fused_cpu_allthreads")
         if speed and threads:
-            md.append("- The fused loop over all cores (" + f"{threads} threads) against one thread: "
-                      + ", ".join(f"{b:,} rows {s:.2f}x (efficiency {100 * s / threads:.0f}%)"
-                                  for b, s in speed.items()) + ".")
+            md.append(
+                "- The fused loop over all cores ("
+                + f"{threads} threads) against one thread: "
+                + ", ".join(
+                    f"{b:,} rows {s:.2f}x (efficiency {100 * s / threads:.0f}%)"
+                    for b, s in speed.items()
+                )
+                + "."
+            )
         largest = max(p[0] for f in fits for p in f.points)
         at_largest = {f.rung: us for f in fits for b, us in f.points if b == largest}
         if at_largest:
             best = min(at_largest, key=at_largest.get)
-            md.append(f"- At {largest:,} rows the fastest CPU rung is {best} ({at_largest[best]:,.0f} us/epoch, "
-                      f"{total_flops(largest) / at_largest[best] / 1e3:.1f} GFLOP/s).")
+            md.append(
+                f"- At {largest:,} rows the fastest CPU rung is {best} ({at_largest[best]:,.0f} us/epoch, "
+                f"{total_flops(largest) / at_largest[best] / 1e3:.1f} GFLOP/s)."
+            )
         gpu = sweep_fits(rows, "cuda")
-        md.append("- CUDA rows of the same family: " + ("; ".join(
-            f"{f.rung} fixed {f.fit.value('base_us'):.1f} us, {f.fit.value('per_row_us') * 1e3:.3f} ns/row"
-            for f in gpu if f.fit) or "present but too few to fit") if gpu else
-            "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them).")
+        md.append(
+            "- CUDA rows of the same family: "
+            + (
+                "; ".join(
+                    f"{f.rung} fixed {f.fit.value('base_us'):.1f} us, {f.fit.value('per_row_us') * 1e3:.3f} ns/row"
+                    for f in gpu
+                    if f.fit
+                )
+                or "present but too few to fit"
+            )
+            if gpu
+            else "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them)."
+        )
         path = sweep_plot(fits, machine, os.path.join(folder, "rung_sweep.png"))
         md += ["", f"![rung sweep]({os.path.basename(path)})", "", f"*{SWEEP_CAPTION}*", ""]
     return md

@@ -17,6 +17,7 @@ verdicts (prediction_verdict), each with its reason in its text:
   measured CI that holds 0, against which no % error means anything); the text says which;
 - *off by x%*: they do not meet; x is the prediction's error against the measurement.
 """
+
 import math
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ def difference_ci(mean_a, var_a, dof_a, mean_b, var_b, dof_b, level=0.95):
     se = math.sqrt(var_a + var_b)
     if se == 0:
         return (diff, diff)
-    dof = (var_a + var_b) ** 2 / ((var_a ** 2) / dof_a + (var_b ** 2) / dof_b)
+    dof = (var_a + var_b) ** 2 / ((var_a**2) / dof_a + (var_b**2) / dof_b)
     t = stats.t.ppf(0.5 + level / 2, dof)
     return (diff - t * se, diff + t * se)
 
@@ -47,8 +48,15 @@ def welch_ci(a, b, level=0.95):
     a, b = np.asarray(a, float), np.asarray(b, float)
     if len(a) < 2 or len(b) < 2:
         return None
-    return difference_ci(a.mean(), a.var(ddof=1) / len(a), len(a) - 1,
-                         b.mean(), b.var(ddof=1) / len(b), len(b) - 1, level)
+    return difference_ci(
+        a.mean(),
+        a.var(ddof=1) / len(a),
+        len(a) - 1,
+        b.mean(),
+        b.var(ddof=1) / len(b),
+        len(b) - 1,
+        level,
+    )
 
 
 def mean_difference(a, b):
@@ -89,9 +97,9 @@ def spread_pct(values):
 
 @dataclass
 class Verdict:
-    text: str           # what the table shows: the verdict, the error, the reason
-    kind: str           # "agrees", "inconclusive", "off" or "unknown" (n<2)
-    err_pct: float      # prediction vs measurement, percent of the measurement; nan when meaningless
+    text: str  # what the table shows: the verdict, the error, the reason
+    kind: str  # "agrees", "inconclusive", "off" or "unknown" (n<2)
+    err_pct: float  # prediction vs measurement, percent of the measurement; nan when meaningless
 
     @property
     def agrees(self):
@@ -102,7 +110,9 @@ def _width_pct(rng, centre):
     return 100.0 * (max(rng) - min(rng)) / abs(centre) if centre else float("inf")
 
 
-def prediction_verdict(pred, pred_range, measured, measured_range, measured_what="the measured range"):
+def prediction_verdict(
+    pred, pred_range, measured, measured_range, measured_what="the measured range"
+):
     """A prediction against a measurement, as the module's docstring defines the verdicts.
 
     pred_range: (low, high) of the prediction from the repetitions it was built on, or None
@@ -113,15 +123,18 @@ def prediction_verdict(pred, pred_range, measured, measured_range, measured_what
         err = 100.0 * (pred - measured) / measured if measured else float("nan")
         return Verdict(f"{err:+.1f}% (n<2: noise unknown)", "unknown", err)
     lo, hi = min(measured_range), max(measured_range)
-    tol = 1e-9 * max(abs(pred), abs(measured))   # exact agreement must not fail on rounding
+    tol = 1e-9 * max(abs(pred), abs(measured))  # exact agreement must not fail on rounding
     meet = min(pr) <= hi + tol and lo <= max(pr) + tol
     if lo <= 0 <= hi:
         # A measurement within noise of 0: a % error against it (a divisor that may be
         # negative, or nearly 0) says nothing, so none is computed.
         where = f"{measured_what} [{lo:.3g}, {hi:.3g}] holds 0"
         if meet:
-            return Verdict(f"inconclusive ({where}: it can neither confirm nor refute {pred:.3g})", "inconclusive",
-                           float("nan"))
+            return Verdict(
+                f"inconclusive ({where}: it can neither confirm nor refute {pred:.3g})",
+                "inconclusive",
+                float("nan"),
+            )
         return Verdict(f"off (outside {where})", "off", float("nan"))
     err = 100.0 * (pred - measured) / measured
     if not meet:
@@ -134,6 +147,13 @@ def prediction_verdict(pred, pred_range, measured, measured_range, measured_what
     if mw > TIGHT_PCT:
         wide.append(f"{measured_what} spans {mw:.0f}%")
     if wide:
-        return Verdict(f"inconclusive ({err:+.1f}%; the ranges meet, but " + " and ".join(wide)
-                       + f", over {TIGHT_PCT:g}%)", "inconclusive", err)
-    return Verdict(f"agrees ({err:+.1f}%; the ranges meet, both narrower than {TIGHT_PCT:g}%)", "agrees", err)
+        return Verdict(
+            f"inconclusive ({err:+.1f}%; the ranges meet, but "
+            + " and ".join(wide)
+            + f", over {TIGHT_PCT:g}%)",
+            "inconclusive",
+            err,
+        )
+    return Verdict(
+        f"agrees ({err:+.1f}%; the ranges meet, both narrower than {TIGHT_PCT:g}%)", "agrees", err
+    )

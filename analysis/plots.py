@@ -4,6 +4,7 @@ Every plot is meant to read without the text: a title, units on both axes, a leg
 for every kind of marker, the values printed where bars are compared, the fit drawn where
 one was made, and figures below the noise drawn as such (hollow, with their interval).
 """
+
 import matplotlib.ticker
 import numpy as np
 
@@ -21,9 +22,11 @@ def _interval_name(interval, print100):
     return f"log {base}, {'+' if print100 else 'no'} print/100"
 
 
-ITEM_CALLS_CAPTION = ("Left: every repetition's loop time (s) against its `.item()` calls, with the fitted line and "
-                      "the 95% CI of its slope; right: the post's own runs and table (s) and the line through its two "
-                      "GPU runs. x: calls per 20000-epoch run, linear below 100 and log above.")
+ITEM_CALLS_CAPTION = (
+    "Left: every repetition's loop time (s) against its `.item()` calls, with the fitted line and "
+    "the 95% CI of its slope; right: the post's own runs and table (s) and the line through its two "
+    "GPU runs. x: calls per 20000-epoch run, linear below 100 and log above."
+)
 
 
 def item_calls_plot(rows, models, machine, path):
@@ -32,21 +35,44 @@ def item_calls_plot(rows, models, machine, path):
     each gets its own y axis."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for m in models:
-        rs = [r for r in rows if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == FIT_BATCH]
+        rs = [
+            r
+            for r in rows
+            if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == FIT_BATCH
+        ]
         x = np.array([r.counters["item_calls"] for r in rs])
         y = np.array([r.seconds for r in rs])
-        ax1.scatter(x, y, s=16, color=COLORS.get(m.device), alpha=0.7, label=f"ours, {m.device}: one repetition")
+        ax1.scatter(
+            x,
+            y,
+            s=16,
+            color=COLORS.get(m.device),
+            alpha=0.7,
+            label=f"ours, {m.device}: one repetition",
+        )
         epochs = rs[0].counters["epochs"]
         xs = np.linspace(0, x.max(), 400)
-        ys = m.fit.predict({"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs})
+        ys = m.fit.predict(
+            {"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs}
+        )
         lo, hi = m.fit.interval("per_item")
         within = " (within noise)" if noise.within_noise((lo, hi)) else ""
-        ax1.plot(xs, ys, color=COLORS.get(m.device),
-                 label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
-                       f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}")
+        ax1.plot(
+            xs,
+            ys,
+            color=COLORS.get(m.device),
+            label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
+            f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}",
+        )
         base = m.fit.value("per_epoch") * epochs
-        ax1.fill_between(xs, base + lo * xs, base + hi * xs, color=COLORS.get(m.device), alpha=0.12,
-                         label=f"fit {m.device}: 95% CI of the .item() slope")
+        ax1.fill_between(
+            xs,
+            base + lo * xs,
+            base + hi * xs,
+            color=COLORS.get(m.device),
+            alpha=0.12,
+            label=f"fit {m.device}: 95% CI of the .item() slope",
+        )
     ax1.set_title(f"Ours: loop time vs .item() calls ({machine})")
     ax1.set_ylabel("loop time of the run (s)")
     lo_y = min([r.seconds for r in rows if r.family == "ItemSync"] or [0])
@@ -54,19 +80,46 @@ def item_calls_plot(rows, models, machine, path):
 
     c, s = article.gpu_model()
     xs = np.linspace(0, 20200, 400)
-    ax2.plot(xs, article.EPOCHS * c + xs * s, color=ARTICLE_COLORS["cuda"], ls="--", lw=1,
-             label=f"line through the post's 2 GPU runs: {c * 1e6:.0f} us/epoch + {s * 1e6:.0f} us/.item()")
-    for dev, label in (("cpu", "post, CPU runs (i9, Python)"), ("cuda", "post, GPU runs (RTX 3080 Ti)")):
+    ax2.plot(
+        xs,
+        article.EPOCHS * c + xs * s,
+        color=ARTICLE_COLORS["cuda"],
+        ls="--",
+        lw=1,
+        label=f"line through the post's 2 GPU runs: {c * 1e6:.0f} us/epoch + {s * 1e6:.0f} us/.item()",
+    )
+    for dev, label in (
+        ("cpu", "post, CPU runs (i9, Python)"),
+        ("cuda", "post, GPU runs (RTX 3080 Ti)"),
+    ):
         runs = [r for r in article.RUNS if r.device == dev]
-        ax2.scatter([r.item_calls for r in runs], [r.seconds for r in runs], marker="x", s=60,
-                    color=ARTICLE_COLORS[dev], label=label)
+        ax2.scatter(
+            [r.item_calls for r in runs],
+            [r.seconds for r in runs],
+            marker="x",
+            s=60,
+            color=ARTICLE_COLORS[dev],
+            label=label,
+        )
         for r in runs:
-            right = r.item_calls > 5000   # labels of the rightmost points go to their left
+            right = r.item_calls > 5000  # labels of the rightmost points go to their left
             # Labels sit well above their point: the table's "+" markers crowd the GPU runs at 220-600 calls.
-            ax2.annotate(f"{r.label}: {r.seconds:.2f} s", (r.item_calls, r.seconds), fontsize=7,
-                         xytext=(-6 if right else 6, 12), textcoords="offset points", ha="right" if right else "left")
-    ax2.scatter([article.item_calls(k, 1) for k, _, _ in article.TABLE], [t for *_, t in article.TABLE], marker="+",
-                s=70, color=ARTICLE_COLORS["table"], label="post's interval table (every-100 print kept)")
+            ax2.annotate(
+                f"{r.label}: {r.seconds:.2f} s",
+                (r.item_calls, r.seconds),
+                fontsize=7,
+                xytext=(-6 if right else 6, 12),
+                textcoords="offset points",
+                ha="right" if right else "left",
+            )
+    ax2.scatter(
+        [article.item_calls(k, 1) for k, _, _ in article.TABLE],
+        [t for *_, t in article.TABLE],
+        marker="+",
+        s=70,
+        color=ARTICLE_COLORS["table"],
+        label="post's interval table (every-100 print kept)",
+    )
     ax2.set_title("The post: loop time vs .item() calls (its numbers)")
     ax2.set_ylabel("time of the run (s)")
     ax2.set_ylim(0, 13)
@@ -81,9 +134,11 @@ def item_calls_plot(rows, models, machine, path):
     return save_figure(fig, path)
 
 
-BATCH_CAPTION = ("Left: median us per epoch against the batch, never logging (with the fitted c(B), its largest "
-                 "miss in the legend) and logging every epoch; right: the extra time of one `.item()` per epoch in % "
-                 "of a never-logging epoch, the table's `% of an epoch` column, with its 95% CI.")
+BATCH_CAPTION = (
+    "Left: median us per epoch against the batch, never logging (with the fitted c(B), its largest "
+    "miss in the legend) and logging every epoch; right: the extra time of one `.item()` per epoch in % "
+    "of a never-logging epoch, the table's `% of an epoch` column, with its 95% CI."
+)
 
 
 def batch_plot(analysis, machine, path):
@@ -92,25 +147,52 @@ def batch_plot(analysis, machine, path):
     epoch as a share of a never-logging epoch (the table's % column), with its 95% CI;
     hollow = within noise."""
     from analysis.fit import batch_cost_misses
+
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for device in sorted({p.device for p in analysis.points}):
         col = COLORS.get(device)
         ps = sorted((p for p in analysis.points if p.device == device), key=lambda p: p.batch)
         b = np.array([p.batch for p in ps], float)
-        ax1.plot(b, [p.us_per_epoch_never for p in ps], "o", color=col, label=f"{device}, never log (median)")
-        ax1.plot(b * 1.15, [p.us_per_epoch_every for p in ps], "s", mfc="none", color=col,
-                 label=f"{device}, .item() every epoch (median; drawn 15% right)")
+        ax1.plot(
+            b,
+            [p.us_per_epoch_never for p in ps],
+            "o",
+            color=col,
+            label=f"{device}, never log (median)",
+        )
+        ax1.plot(
+            b * 1.15,
+            [p.us_per_epoch_every for p in ps],
+            "s",
+            mfc="none",
+            color=col,
+            label=f"{device}, .item() every epoch (median; drawn 15% right)",
+        )
         fit = analysis.fits.get(device)
         if fit is not None:
             xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 200)
             miss = batch_cost_misses(fit, b, [p.us_per_epoch_never for p in ps])[0]
-            ax1.plot(xs, fit.value("base_us") + fit.value("per_row_us") * xs, "-", color=col, lw=1, alpha=0.7,
-                     label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows"
-                           f"\n(largest miss {miss[3]:+.0f}% at {miss[0]:,.0f} rows)")
+            ax1.plot(
+                xs,
+                fit.value("base_us") + fit.value("per_row_us") * xs,
+                "-",
+                color=col,
+                lw=1,
+                alpha=0.7,
+                label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows"
+                f"\n(largest miss {miss[3]:+.0f}% at {miss[0]:,.0f} rows)",
+            )
         for dev, bb, measured, pred, _ in analysis.held_out:
             if dev == device:
-                ax1.plot([bb], [measured], "*", ms=12, color="black", zorder=5,
-                         label=f"{device} batch {bb}: held out of the fit")
+                ax1.plot(
+                    [bb],
+                    [measured],
+                    "*",
+                    ms=12,
+                    color="black",
+                    zorder=5,
+                    label=f"{device} batch {bb}: held out of the fit",
+                )
         # Right panel: share of an epoch, so batches four decades apart fit one linear axis.
         kinds = set()
         for p, x in zip(ps, b):
@@ -118,19 +200,42 @@ def batch_plot(analysis, machine, path):
             beyond = noise.beyond_noise(p.sync_cost_ci)
             kinds.add(beyond)
             if ci is not None:
-                ax2.errorbar([x], [share], yerr=[[share - ci[0]], [ci[1] - share]], fmt="none", ecolor=col,
-                             alpha=0.6, capsize=3)
+                ax2.errorbar(
+                    [x],
+                    [share],
+                    yerr=[[share - ci[0]], [ci[1] - share]],
+                    fmt="none",
+                    ecolor=col,
+                    alpha=0.6,
+                    capsize=3,
+                )
             ax2.plot([x], [share], "o", color=col, mfc=col if beyond else "white", ms=7)
-            ax2.annotate(f"{share:+.0f}%", (x, share), fontsize=7, xytext=(6, -3), textcoords="offset points")
+            ax2.annotate(
+                f"{share:+.0f}%", (x, share), fontsize=7, xytext=(6, -3), textcoords="offset points"
+            )
         # A legend entry only for a kind of marker that is drawn.
         if True in kinds:
-            ax2.plot([], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)")
+            ax2.plot(
+                [], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)"
+            )
         if False in kinds:
-            ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: within noise (95% CI holds 0)")
+            ax2.plot(
+                [],
+                [],
+                "o",
+                color=col,
+                mfc="white",
+                label=f"{device}: within noise (95% CI holds 0)",
+            )
         if None in kinds:
             ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: n<2, noise unknown")
     if analysis.crossover:
-        ax1.axvline(analysis.crossover, color="gray", ls=":", label=f"GPU faster from batch {analysis.crossover}")
+        ax1.axvline(
+            analysis.crossover,
+            color="gray",
+            ls=":",
+            label=f"GPU faster from batch {analysis.crossover}",
+        )
     ax1.set_yscale("log")
     ax1.set_ylabel("us per epoch (log)")
     ax1.set_title(f"Per-epoch cost vs batch: {machine}")
@@ -144,25 +249,34 @@ def batch_plot(analysis, machine, path):
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7, loc=loc)
     lo, hi = ax2.get_ylim()
-    ax2.set_ylim(lo, hi + 0.25 * (hi - lo))   # headroom: the legend sits above the data
+    ax2.set_ylim(lo, hi + 0.25 * (hi - lo))  # headroom: the legend sits above the data
     fig.subplots_adjust(wspace=0.3)
     return save_figure(fig, path)
 
 
-ATTRIBUTION_CAPTION = ("Host us per epoch in the traced pass: the phases and the rest of the epoch stacked to the "
-                       "traced us per epoch (the number at each bar's end; the table's columns); right: the `log` "
-                       "phase alone on its own us scale.")
+ATTRIBUTION_CAPTION = (
+    "Host us per epoch in the traced pass: the phases and the rest of the epoch stacked to the "
+    "traced us per epoch (the number at each bar's end; the table's columns); right: the `log` "
+    "phase alone on its own us scale."
+)
 
 
 def attribution_plot(attr, machine, path):
     """Stacked per-epoch host phases for each configuration; the `log` phase, too small to
     see on that scale, again on its own axis; for CUDA, the GPU timeline."""
     from analysis.summary import PHASES
+
     gpu = [a for a in attr if a.device == "cuda"]
-    rows = 2 if gpu else 1   # the GPU timeline gets a row of its own, with its own labels
+    rows = 2 if gpu else 1  # the GPU timeline gets a row of its own, with its own labels
     fig = plt.figure(figsize=(14, (0.38 * len(attr) + 2.2) + (0.38 * len(gpu) + 2.0 if gpu else 0)))
-    grid = fig.add_gridspec(rows, 2, width_ratios=[3, 1], height_ratios=[len(attr) + 4, len(gpu) + 4][:rows],
-                            hspace=0.35, wspace=0.05)
+    grid = fig.add_gridspec(
+        rows,
+        2,
+        width_ratios=[3, 1],
+        height_ratios=[len(attr) + 4, len(gpu) + 4][:rows],
+        hspace=0.35,
+        wspace=0.05,
+    )
     axes = [[fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]]
     ax = axes[0][0]
     labels = [f"{a.device}: {_interval_name(a.interval, a.print100)}" for a in attr]
@@ -194,12 +308,16 @@ def attribution_plot(attr, machine, path):
     ax.invert_yaxis()
     ax.set_xlabel("host us per epoch in `log`\n(own scale)")
     ax.set_title("The log phase alone")
-    ax.set_xlim(0, (float(w.max()) or 1.0) * 1.4)   # all zero (no logging traced): a plain 0-1 axis
+    ax.set_xlim(0, (float(w.max()) or 1.0) * 1.4)  # all zero (no logging traced): a plain 0-1 axis
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
     if gpu:
         ax = fig.add_subplot(grid[1, :])
-        parts = [("attr_gpu_busy_us", "GPU busy"), ("attr_idle_host_wait_us", "idle: waiting for the host"),
-                 ("attr_idle_kernel_wait_us", "idle: between queued kernels"), ("attr_idle_other_us", "idle: other")]
+        parts = [
+            ("attr_gpu_busy_us", "GPU busy"),
+            ("attr_idle_host_wait_us", "idle: waiting for the host"),
+            ("attr_idle_kernel_wait_us", "idle: between queued kernels"),
+            ("attr_idle_other_us", "idle: other"),
+        ]
         gy = np.arange(len(gpu))
         left = np.zeros(len(gpu))
         for i, (k, name) in enumerate(parts):
@@ -214,8 +332,10 @@ def attribution_plot(attr, machine, path):
     return save_figure(fig, path)
 
 
-LADDER_CAPTION = ("us per epoch of every rung (median), on a log axis so the fused loops' 1-2 us show beside "
-                  "the eager rungs' hundreds; each bar labelled with its value and its speed-up over LibTorch eager.")
+LADDER_CAPTION = (
+    "us per epoch of every rung (median), on a log axis so the fused loops' 1-2 us show beside "
+    "the eager rungs' hundreds; each bar labelled with its value and its speed-up over LibTorch eager."
+)
 
 
 def ladder_plot(rungs, machine, path):
@@ -228,16 +348,31 @@ def ladder_plot(rungs, machine, path):
     ax.barh(labels, values, color=[COLORS.get(r.device, "gray") for r in rungs])
     for i, r in enumerate(rungs):
         speed = f", {r.speedup:.1f}x vs LibTorch eager" if r.speedup == r.speedup else ""
-        ax.annotate(f"{r.us_per_epoch:.2f} us{speed}", (r.us_per_epoch, i), xytext=(4, -3),
-                    textcoords="offset points", fontsize=8)
+        ax.annotate(
+            f"{r.us_per_epoch:.2f} us{speed}",
+            (r.us_per_epoch, i),
+            xytext=(4, -3),
+            textcoords="offset points",
+            fontsize=8,
+        )
     ax.set_xscale("log")
     lo, hi = min(values), max(values)
-    ax.set_xlim(lo / 3, hi * 15)   # room on the right for the labels; the bars start left of the smallest
+    ax.set_xlim(
+        lo / 3, hi * 15
+    )  # room on the right for the labels; the bars start left of the smallest
     ax.invert_yaxis()
     ax.set_xlabel("us per epoch (median; log)")
-    ax.set_title(f"The overhead-removal ladder: {machine}\n(the same training on every rung; shorter is faster)")
+    ax.set_title(
+        f"The overhead-removal ladder: {machine}\n(the same training on every rung; shorter is faster)"
+    )
     ax.grid(alpha=0.3, axis="x", which="both")
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color=COLORS.get(d, "gray"), label=d) for d in sorted({r.device for r in rungs})],
-              fontsize=8, loc="lower right")
+
+    ax.legend(
+        handles=[
+            Patch(color=COLORS.get(d, "gray"), label=d) for d in sorted({r.device for r in rungs})
+        ],
+        fontsize=8,
+        loc="lower right",
+    )
     return save_figure(fig, path)

@@ -15,6 +15,7 @@ from the modules that write the report, over committed files only:
   (the NVIDIA traces analysis.answer names);
 - ./attribute's speed: results/traces/speed.json (experiments/attribute_speed.py).
 """
+
 import argparse
 import difflib
 import json
@@ -48,16 +49,26 @@ def _speed_rows(path):
     """(text for the table) from experiments/attribute_speed.py's JSON."""
     doc = json.load(open(path))
     done = [r for r in doc["results"] if r.get("attribute", {}).get("runs_ok")]
-    small, big = min(done, key=lambda r: r["uncompressed_bytes"]), max(done, key=lambda r: r["uncompressed_bytes"])
+    small, big = (
+        min(done, key=lambda r: r["uncompressed_bytes"]),
+        max(done, key=lambda r: r["uncompressed_bytes"]),
+    )
     hta = [r["speedup_hta_over_attribute"] for r in done if "speedup_hta_over_attribute" in r]
-    text = (f"{small['attribute']['mb_per_s']:.0f} MB/s of JSON on a {small['uncompressed_bytes'] / 1e6:.1f} MB trace, "
-            f"{big['attribute']['mb_per_s']:.0f} MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of "
-            f"{doc['reps']} whole processes)")
+    text = (
+        f"{small['attribute']['mb_per_s']:.0f} MB/s of JSON on a {small['uncompressed_bytes'] / 1e6:.1f} MB trace, "
+        f"{big['attribute']['mb_per_s']:.0f} MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of "
+        f"{doc['reps']} whole processes)"
+    )
     if hta:
-        text += (f"; {min(hta):.0f}-{max(hta):.0f}x faster than HTA 0.5.0's load + idle breakdown" if len(hta) > 1
-                 else f"; {hta[0]:.0f}x faster than HTA 0.5.0's load + idle breakdown")
-    text += (f"; host {doc['host']}, 1-minute load {doc['loadavg_1min_start']:.1f} at the start "
-             f"([speed.md]({_rel(os.path.join(os.path.dirname(path), 'speed.md'))}))")
+        text += (
+            f"; {min(hta):.0f}-{max(hta):.0f}x faster than HTA 0.5.0's load + idle breakdown"
+            if len(hta) > 1
+            else f"; {hta[0]:.0f}x faster than HTA 0.5.0's load + idle breakdown"
+        )
+    text += (
+        f"; host {doc['host']}, 1-minute load {doc['loadavg_1min_start']:.1f} at the start "
+        f"([speed.md]({_rel(os.path.join(os.path.dirname(path), 'speed.md'))}))"
+    )
     return text
 
 
@@ -77,67 +88,119 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
     body = []
     # 1. the article's answer: what one .item() costs
     lo, hi = cpu.fit.interval("per_item")
-    body.append(["one `.item()`", f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
-                 f"CPU: {_ci(cpu.fit, 'per_item')}"
-                 + (": within noise (the interval holds 0)" if lo <= 0 <= hi else "")
-                 + "; GPU: pending"])
+    body.append(
+        [
+            "one `.item()`",
+            f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
+            f"CPU: {_ci(cpu.fit, 'per_item')}"
+            + (": within noise (the interval holds 0)" if lo <= 0 <= hi else "")
+            + "; GPU: pending",
+        ]
+    )
     # 2. what stays: the per-epoch work
-    body.append(["one epoch's work, whatever the logging",
-                 f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
-                 f"({post_cpu.seconds:.2f} s / {article.EPOCHS})",
-                 f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs"])
+    body.append(
+        [
+            "one epoch's work, whatever the logging",
+            f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
+            f"({post_cpu.seconds:.2f} s / {article.EPOCHS})",
+            f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
+        ]
+    )
     # 3. the post's CPU run against our loop
-    body.append([f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
-                 f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
-                 f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
-                 "C++, median)"])
+    body.append(
+        [
+            f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
+            f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
+            f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
+            "C++, median)",
+        ]
+    )
     # 4. where an epoch goes
     attr = [a for a in summary.attribution_rows(rows) if a.device == "cpu"]
     if attr:
         back = [a.values["phase_backward_us"] for a in attr if "phase_backward_us" in a.values]
-        traced = [a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values]
-        body.append(["where an epoch goes (traced pass)", "-",
-                     f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
-                     f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)"])
+        traced = [
+            a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values
+        ]
+        body.append(
+            [
+                "where an epoch goes (traced pass)",
+                "-",
+                f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
+                f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)",
+            ]
+        )
     # 5. the loop predicted from its primitives
-    pred = next((p for p in summary.predict_loop(summary.primitives(rows), stats, models,
-                                                  summary.attribution_rows(rows)) if p["device"] == "cpu"), None)
+    pred = next(
+        (
+            p
+            for p in summary.predict_loop(
+                summary.primitives(rows), stats, models, summary.attribution_rows(rows)
+            )
+            if p["device"] == "cpu"
+        ),
+        None,
+    )
     if pred:
         what, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
         v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
-        body.append(["an epoch predicted from one tiny op", "-",
-                     f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
-                     f"measured: {v.kind} (the tiny op spread {pred['op_spread_pct']:.0f}%)"])
+        body.append(
+            [
+                "an epoch predicted from one tiny op",
+                "-",
+                f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
+                f"measured: {v.kind} (the tiny op spread {pred['op_spread_pct']:.0f}%)",
+            ]
+        )
     # 6. one sync on real GPUs
     paths = [os.path.join(traces_json, f"{n}.json") for n in answer.NVIDIA_TRACES]
     docs = [(os.path.basename(p), trace_report.load(p)) for p in paths if os.path.exists(p)]
     cost = trace_report.sync_cost(docs) if docs else None
     if cost is not None and cost.idle_n:
-        body.append(["one sync on real GPUs (A100, GP100 traces others recorded)", "-",
-                     f"{trace_report.fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
-                     f"({cost.idle_n} of {cost.n} calls); {trace_report.fmt_us(cost.median_blocked_us)} us median "
-                     f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))"])
+        body.append(
+            [
+                "one sync on real GPUs (A100, GP100 traces others recorded)",
+                "-",
+                f"{trace_report.fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
+                f"({cost.idle_n} of {cost.n} calls); {trace_report.fmt_us(cost.median_blocked_us)} us median "
+                f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))",
+            ]
+        )
     # 7. ./attribute's speed
     if os.path.exists(speed_json):
         body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json)])
     # 8. the machine limit
     fused = next((x for x in machine_limit.rung_limits(rows) if x.rung == "fused_cpu"), None)
     if fused:
-        body.append(["the same training, hand-fused (CPU, 1 thread)", "-",
-                     f"{fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x LibTorch eager, "
-                     f"{fused.pct_of_peak:.0f}% of the core's float32 FMA peak"])
+        body.append(
+            [
+                "the same training, hand-fused (CPU, 1 thread)",
+                "-",
+                f"{fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x LibTorch eager, "
+                f"{fused.pct_of_peak:.0f}% of the core's float32 FMA peak",
+            ]
+        )
     skipped = [(run.path, name, msg) for run in runs for name, msg in run.skipped]
-    lines = [f"Ours: the committed CPU run, `{machine}` (2-core Xeon VM, shared cores; every figure with its "
-             f"context in [REPORT.md]({report_md})). The post's: its own runs ({_rel(os.path.join(ROOT, 'analysis', 'article.py'))}).", ""]
+    lines = [
+        f"Ours: the committed CPU run, `{machine}` (2-core Xeon VM, shared cores; every figure with its "
+        f"context in [REPORT.md]({report_md})). The post's: its own runs ({_rel(os.path.join(ROOT, 'analysis', 'article.py'))}).",
+        "",
+    ]
     lines += markdown_table(["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours"], body)
-    if skipped:   # counted as report.skipped_lines counts them: per family and reason
+    if skipped:  # counted as report.skipped_lines counts them: per family and reason
         by_reason = {}
         for _, name, msg in skipped:
             fam = by_reason.setdefault(msg, {})
             fam[name.split("/")[0]] = fam.get(name.split("/")[0], 0) + 1
-        lines += ["", f"Every GPU figure is pending: that run skipped {len(skipped)} rows ("
-                  + "; ".join(", ".join(f"{f} {n}" for f, n in sorted(fams.items())) + f": `{msg}`"
-                              for msg, fams in sorted(by_reason.items())) + ")."]
+        lines += [
+            "",
+            f"Every GPU figure is pending: that run skipped {len(skipped)} rows ("
+            + "; ".join(
+                ", ".join(f"{f} {n}" for f, n in sorted(fams.items())) + f": `{msg}`"
+                for msg, fams in sorted(by_reason.items())
+            )
+            + ").",
+        ]
     return lines
 
 
@@ -146,22 +209,32 @@ def render(readme_text, block):
     start, end = readme_text.find(BEGIN), readme_text.find(END)
     if start < 0 or end < start:
         raise ValueError(f"README.md: no '{BEGIN}' ... '{END}' markers")
-    return readme_text[:start + len(BEGIN)] + "\n" + "\n".join(block) + "\n" + readme_text[end:]
+    return readme_text[: start + len(BEGIN)] + "\n" + "\n".join(block) + "\n" + readme_text[end:]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 with a diff when README.md's block differs")
+    ap.add_argument(
+        "--check", action="store_true", help="exit 1 with a diff when README.md's block differs"
+    )
     ap.add_argument("--readme", default=README)
     args = ap.parse_args(argv)
     old = open(args.readme).read()
     new = render(old, results_block())
     if args.check:
         if new != old:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                       "README.md (committed)", "README.md (from the results)"))
-            print("README.md's results block differs from the committed results: run python -m analysis.readme_results",
-                  file=sys.stderr)
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    old.splitlines(True),
+                    new.splitlines(True),
+                    "README.md (committed)",
+                    "README.md (from the results)",
+                )
+            )
+            print(
+                "README.md's results block differs from the committed results: run python -m analysis.readme_results",
+                file=sys.stderr,
+            )
             return 1
         return 0
     if new != old:

@@ -12,6 +12,7 @@ them). Every input is read and checked before anything is written: bad input exi
 file and the field, and the page and plots already in --out stay as they were. The page and each
 PNG are written to a temporary file and renamed.
 """
+
 import argparse
 import json
 import math
@@ -20,7 +21,9 @@ import re
 import sys
 
 from analysis.tables import markdown_table, write_atomic
-from analysis.trace_report import SCHEMA_VERSION  # one version for every `./attribute --json` reader
+from analysis.trace_report import (
+    SCHEMA_VERSION,
+)  # one version for every `./attribute --json` reader
 
 
 class ReplayJsonError(ValueError):
@@ -28,6 +31,7 @@ class ReplayJsonError(ValueError):
 
 
 # ---- reading, with every field used here checked ------------------------------------------
+
 
 def _get(path, obj, key, kind, where):
     if not isinstance(obj, dict):
@@ -37,11 +41,15 @@ def _get(path, obj, key, kind, where):
     v = obj[key]
     if kind is float:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ReplayJsonError(f"{path}: {where}: field '{key}' must be a finite number, got {v!r}")
+            raise ReplayJsonError(
+                f"{path}: {where}: field '{key}' must be a finite number, got {v!r}"
+            )
         return float(v)
     if kind is int:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ReplayJsonError(f"{path}: {where}: field '{key}' must be a count (integer >= 0), got {v!r}")
+            raise ReplayJsonError(
+                f"{path}: {where}: field '{key}' must be a count (integer >= 0), got {v!r}"
+            )
         return v
     if not isinstance(v, kind):
         raise ReplayJsonError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {v!r}")
@@ -50,7 +58,9 @@ def _get(path, obj, key, kind, where):
 
 def _check_window(path, w, where, what_if):
     _get(path, w, "name", str, where)
-    for k in ("measured_us", "replayed_us") + (("predicted_us", "saving_us") if what_if else ("error",)):
+    for k in ("measured_us", "replayed_us") + (
+        ("predicted_us", "saving_us") if what_if else ("error",)
+    ):
         _get(path, w, k, float, where)
     for i, b in enumerate(_get(path, w, "bound", list, where)):
         _get(path, b, "resource", str, f"{where}.bound[{i}]")
@@ -67,7 +77,9 @@ def _check_replay(path, r, where):
     _get(path, r, "file", str, where)
     _get(path, r, "rank", int, where)
     if _get(path, r, "windows", str, where) not in ("steps", "whole trace"):
-        raise ReplayJsonError(f"{path}: {where}: field 'windows' must be 'steps' or 'whole trace', got {r['windows']!r}")
+        raise ReplayJsonError(
+            f"{path}: {where}: field 'windows' must be 'steps' or 'whole trace', got {r['windows']!r}"
+        )
     _get(path, r, "graph", dict, where)
     for key in ("replay", "typical_delays"):
         s = _get(path, r, key, dict, where)
@@ -83,13 +95,21 @@ def _check_replay(path, r, where):
         for k in ("what_if", "selector", "why"):
             _get(path, c, k, str, w)
         _get(path, c, "sites", int, w)
-        for k in ("replayed_us", "never_us", "saving_per_sync_us", "blocked_per_sync_us", "queued_per_sync_us"):
+        for k in (
+            "replayed_us",
+            "never_us",
+            "saving_per_sync_us",
+            "blocked_per_sync_us",
+            "queued_per_sync_us",
+        ):
             _get(path, c, k, float, w)
         _get(path, c, "linear", bool, w)
         for j, p in enumerate(_get(path, c, "points", list, w)):
             every = _get(path, p, "every", (int, str), f"{w}.points[{j}]")
             if isinstance(every, str) and every != "never":
-                raise ReplayJsonError(f"{path}: {w}.points[{j}]: field 'every' must be a count or 'never', got {every!r}")
+                raise ReplayJsonError(
+                    f"{path}: {w}.points[{j}]: field 'every' must be a count or 'never', got {every!r}"
+                )
             _get(path, p, "kept_per_window", float, f"{w}.points[{j}]")
             _get(path, p, "predicted_us", float, f"{w}.points[{j}]")
             _get(path, p, "extrapolated", bool, f"{w}.points[{j}]")
@@ -112,11 +132,15 @@ def load(path):
     """The document of one `./attribute --what-if --json` file, every field used here checked."""
     doc = _read(path)
     if not isinstance(doc, dict) or doc.get("tool") != "attribute" or "replays" not in doc:
-        raise ReplayJsonError(f"{path}: expected `./attribute --what-if --json` output (\"tool\": \"attribute\" "
-                              "with \"replays\")")
+        raise ReplayJsonError(
+            f'{path}: expected `./attribute --what-if --json` output ("tool": "attribute" '
+            'with "replays")'
+        )
     if doc.get("version") != SCHEMA_VERSION:
-        raise ReplayJsonError(f"{path}: field 'version' must be {SCHEMA_VERSION} (rerun ./attribute --json), "
-                              f"got {doc.get('version')!r}")
+        raise ReplayJsonError(
+            f"{path}: field 'version' must be {SCHEMA_VERSION} (rerun ./attribute --json), "
+            f"got {doc.get('version')!r}"
+        )
     for i, r in enumerate(_get(path, doc, "replays", list, "top level")):
         _check_replay(path, r, f"replays[{i}]")
     return doc
@@ -143,6 +167,7 @@ def load_hta(path):
 
 
 # ---- figures ------------------------------------------------------------------------------
+
 
 def hta_key(file, rank):
     """HTA's data is keyed as experiments/hta_reference.py names the traces: a file's name without
@@ -206,10 +231,24 @@ def replay_rows(entries, hta):
             elif not h["ok"] or h.get("critical_path_us") is None:
                 cp, ratio = "HTA failed: " + str(h.get("error") or "no path").split(":")[0], "-"
             else:
-                cp, ratio = fmt_us(h["critical_path_us"]), f"{h['critical_path_us'] / m:.2f}" if m else "-"
-            rows.append([name, w["name"], fmt_us(m), fmt_us(w["replayed_us"]), fmt_pct(w["error"]),
-                         fmt_us(t["predicted_us"]), fmt_pct(t["error"]), cp, ratio,
-                         bound_text(w["bound"], w["replayed_us"])])
+                cp, ratio = (
+                    fmt_us(h["critical_path_us"]),
+                    f"{h['critical_path_us'] / m:.2f}" if m else "-",
+                )
+            rows.append(
+                [
+                    name,
+                    w["name"],
+                    fmt_us(m),
+                    fmt_us(w["replayed_us"]),
+                    fmt_pct(w["error"]),
+                    fmt_us(t["predicted_us"]),
+                    fmt_pct(t["error"]),
+                    cp,
+                    ratio,
+                    bound_text(w["bound"], w["replayed_us"]),
+                ]
+            )
     return rows
 
 
@@ -218,9 +257,17 @@ def target_rows(entries):
     for name, r, _ in entries:
         a, t = r["replay"], r["typical_delays"]
         goal = "median <= 2%, every step <= 5%" if r["windows"] == "steps" else "span <= 5%"
-        rows.append([name, f"{len(a['windows'])} {'steps' if r['windows'] == 'steps' else '(whole trace)'}", goal,
-                     f"{fmt_pct(a['median_error'], False)} / {fmt_pct(a['max_error'], False)}", "met" if a["target_met"] else "**not met**",
-                     f"{fmt_pct(t['median_error'], False)} / {fmt_pct(t['max_error'], False)}", "met" if t["target_met"] else "**not met**"])
+        rows.append(
+            [
+                name,
+                f"{len(a['windows'])} {'steps' if r['windows'] == 'steps' else '(whole trace)'}",
+                goal,
+                f"{fmt_pct(a['median_error'], False)} / {fmt_pct(a['max_error'], False)}",
+                "met" if a["target_met"] else "**not met**",
+                f"{fmt_pct(t['median_error'], False)} / {fmt_pct(t['max_error'], False)}",
+                "met" if t["target_met"] else "**not met**",
+            ]
+        )
     return rows
 
 
@@ -232,17 +279,32 @@ def what_if_rows(entries):
                 continue  # on the curves
             tot = s["total"]
             saving = tot["replayed_us"] - tot["predicted_us"]
-            rows.append([name, f"`{s['name']}`", fmt_us(tot["replayed_us"]), fmt_us(tot["predicted_us"]), fmt_us(saving),
-                         fmt_pct(saving / tot["replayed_us"] if tot["replayed_us"] else 0.0),
-                         bound_text(tot["bound"], tot["predicted_us"])])
+            rows.append(
+                [
+                    name,
+                    f"`{s['name']}`",
+                    fmt_us(tot["replayed_us"]),
+                    fmt_us(tot["predicted_us"]),
+                    fmt_us(saving),
+                    fmt_pct(saving / tot["replayed_us"] if tot["replayed_us"] else 0.0),
+                    bound_text(tot["bound"], tot["predicted_us"]),
+                ]
+            )
     return rows
 
 
 def verdict_word(c):
     """'linear', 'not linear' or 'flat': the first words of the library's own sentence."""
     why = c["why"].lower()
-    return "flat" if why.startswith("flat") else "not linear" if why.startswith("not linear") else \
-        "linear" if why.startswith("linear") else "no syncs"
+    return (
+        "flat"
+        if why.startswith("flat")
+        else "not linear"
+        if why.startswith("not linear")
+        else "linear"
+        if why.startswith("linear")
+        else "no syncs"
+    )
 
 
 def curve_plot(entries, path):
@@ -250,7 +312,9 @@ def curve_plot(entries, path):
     one panel per trace with syncs: a straight line through the origin is the linear case."""
     from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
 
-    curves = [(name, r["windows"], c) for name, r, _ in entries for c in r["log_every"] if c["sites"] > 0]
+    curves = [
+        (name, r["windows"], c) for name, r, _ in entries for c in r["log_every"] if c["sites"] > 0
+    ]
     if not curves:
         return None
     cols = min(3, len(curves))
@@ -263,61 +327,131 @@ def curve_plot(entries, path):
         y = [p["predicted_us"] - c["never_us"] for p in pts]
         ax.plot(x, y, color="tab:blue", lw=1, zorder=1)
         for p, xi, yi in zip(pts, x, y):
-            ax.scatter([xi], [yi], s=28, zorder=2, facecolors="none" if p["extrapolated"] else "tab:blue",
-                       edgecolors="tab:blue")
+            ax.scatter(
+                [xi],
+                [yi],
+                s=28,
+                zorder=2,
+                facecolors="none" if p["extrapolated"] else "tab:blue",
+                edgecolors="tab:blue",
+            )
             if not p["extrapolated"] and p["every"] != "never":
-                ax.annotate(f"every {p['every']}", (xi, yi), textcoords="offset points", xytext=(4, -10), fontsize=7)
+                ax.annotate(
+                    f"every {p['every']}",
+                    (xi, yi),
+                    textcoords="offset points",
+                    xytext=(4, -10),
+                    fontsize=7,
+                )
         top = c["replayed_us"] - c["never_us"]
         if x and x[-1] > 0:
-            ax.plot([0, x[-1]], [0, top], color="gray", ls=":", lw=1, label="straight line: never -> every")
-        ax.set_title(f"{name}: {verdict_word(c)}\n{c['sites']} {c['selector']}; never: {fmt_us(c['never_us'])} us per {per}",
-                     fontsize=9)
+            ax.plot(
+                [0, x[-1]],
+                [0, top],
+                color="gray",
+                ls=":",
+                lw=1,
+                label="straight line: never -> every",
+            )
+        ax.set_title(
+            f"{name}: {verdict_word(c)}\n{c['sites']} {c['selector']}; never: {fmt_us(c['never_us'])} us per {per}",
+            fontsize=9,
+        )
         ax.set_xlabel(f"syncs kept per {per}")
         ax.set_ylabel(f"us the kept syncs add per {per}")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
-    for ax in list(axes.flat)[len(curves):]:
+    for ax in list(axes.flat)[len(curves) :]:
         ax.axis("off")
-    fig.suptitle("log-every: what the syncs kept add to the replayed step (filled: replayed; hollow: extrapolated "
-                 "from a sync kept alone, the trace being shorter than the interval)", y=1.02)
+    fig.suptitle(
+        "log-every: what the syncs kept add to the replayed step (filled: replayed; hollow: extrapolated "
+        "from a sync kept alone, the trace being shorter than the interval)",
+        y=1.02,
+    )
     fig.tight_layout()
     return save_figure(fig, path)
 
 
 def page(entries, hta_version, hta, plot_name, sources):
-    lines = ["# Replay and what-ifs: `./attribute --what-if` on the real traces", "",
-             "Each trace replayed from its records (the graph and its rules: `docs/what-if.md`): per window the "
-             "measured time, the unchanged replay (every recorded duration and delay), the replay with typical delays "
-             "(every delay between resources its kind's median: how much the dependencies alone explain), and Holistic "
-             f"Trace Analysis {hta_version or '(not given)'}'s critical-path length for the same window (HTA has no replay; its critical "
-             "path is its nearest figure). Written by `python -m analysis.replay_report` from "
-             + ", ".join(f"`{s}`" for s in sources) + "; regenerate with `experiments/replay_traces.sh`.", ""]
+    lines = [
+        "# Replay and what-ifs: `./attribute --what-if` on the real traces",
+        "",
+        "Each trace replayed from its records (the graph and its rules: `docs/what-if.md`): per window the "
+        "measured time, the unchanged replay (every recorded duration and delay), the replay with typical delays "
+        "(every delay between resources its kind's median: how much the dependencies alone explain), and Holistic "
+        f"Trace Analysis {hta_version or '(not given)'}'s critical-path length for the same window (HTA has no replay; its critical "
+        "path is its nearest figure). Written by `python -m analysis.replay_report` from "
+        + ", ".join(f"`{s}`" for s in sources)
+        + "; regenerate with `experiments/replay_traces.sh`.",
+        "",
+    ]
     lines += ["## Replay against the measurement", ""]
-    lines += markdown_table(["trace", "window", "measured us", "replayed us", "error", "typical-delay replay us", "error",
-                             "HTA critical path us", "HTA / measured", "critical path of the replay"],
-                            replay_rows(entries, hta))
-    lines += ["", "## Targets (issue #22: median error <= 2% and every step within 5%; without steps, the span within 5%)",
-              ""]
-    lines += markdown_table(["trace", "windows", "target", "replay median / max error", "replay", "typical delays median / max",
-                             "typical delays"], target_rows(entries))
+    lines += markdown_table(
+        [
+            "trace",
+            "window",
+            "measured us",
+            "replayed us",
+            "error",
+            "typical-delay replay us",
+            "error",
+            "HTA critical path us",
+            "HTA / measured",
+            "critical path of the replay",
+        ],
+        replay_rows(entries, hta),
+    )
+    lines += [
+        "",
+        "## Targets (issue #22: median error <= 2% and every step within 5%; without steps, the span within 5%)",
+        "",
+    ]
+    lines += markdown_table(
+        [
+            "trace",
+            "windows",
+            "target",
+            "replay median / max error",
+            "replay",
+            "typical delays median / max",
+            "typical delays",
+        ],
+        target_rows(entries),
+    )
     notes = [(name, r["notes"]) for name, r, _ in entries if r["notes"]]
     if notes:
-        lines += ["", "Where a target is missed, what the trace lacks (from the graph: what the rules had to guess):", ""]
+        lines += [
+            "",
+            "Where a target is missed, what the trace lacks (from the graph: what the rules had to guess):",
+            "",
+        ]
         for name, ns in notes:
             lines += [f"- **{name}**: " + "; ".join(ns) + "."]
-    lines += ["", "## What-ifs", "",
-              "Saving = unchanged replay minus the what-if, over the steps until the GPU work queued in them is done "
-              "(or over the whole trace): the replay's own error does not count in it.", ""]
-    lines += markdown_table(["trace", "what if", "replayed us", "predicted us", "saving us", "saving", "critical path"],
-                            what_if_rows(entries))
+    lines += [
+        "",
+        "## What-ifs",
+        "",
+        "Saving = unchanged replay minus the what-if, over the steps until the GPU work queued in them is done "
+        "(or over the whole trace): the replay's own error does not count in it.",
+        "",
+    ]
+    lines += markdown_table(
+        ["trace", "what if", "replayed us", "predicted us", "saving us", "saving", "critical path"],
+        what_if_rows(entries),
+    )
     lines += ["", "## The article's question: step time against the number of syncs kept", ""]
     if plot_name:
         lines += [f"![log-every curves]({plot_name})", ""]
     for name, r, _ in entries:
         for c in r["log_every"]:
-            pts = "; ".join(f"{p['every']}: {fmt_us(p['predicted_us'])} us" + (" (extrapolated)" if p["extrapolated"] else "")
-                            for p in c["points"])
-            lines += [f"- **{name}** (`{c['what_if']}`, {c['selector']}, {c['sites']} in the trace): {pts}. {c['why']}"]
+            pts = "; ".join(
+                f"{p['every']}: {fmt_us(p['predicted_us'])} us"
+                + (" (extrapolated)" if p["extrapolated"] else "")
+                for p in c["points"]
+            )
+            lines += [
+                f"- **{name}** (`{c['what_if']}`, {c['selector']}, {c['sites']} in the trace): {pts}. {c['why']}"
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -325,19 +459,30 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("inputs", nargs="+", help="`./attribute --what-if --json` output files")
     ap.add_argument("--hta", help="experiments/hta_critical_path.py's hta-critical-path.json")
-    ap.add_argument("--out", default="results/traces", help="folder for replay.md (default results/traces)")
+    ap.add_argument(
+        "--out", default="results/traces", help="folder for replay.md (default results/traces)"
+    )
     args = ap.parse_args(argv)
     try:
-        docs = [(p, load(p)) for p in args.inputs]   # all checked before anything is written
+        docs = [(p, load(p)) for p in args.inputs]  # all checked before anything is written
         hta_version, hta = load_hta(args.hta) if args.hta else (None, {})
     except ReplayJsonError as e:
         print(f"analysis.replay_report: {e}", file=sys.stderr)
         return 2
-    entries = [(trace_name(r["file"], r["rank"]), r, hta_key(r["file"], r["rank"])) for _, d in docs for r in d["replays"]]
+    entries = [
+        (trace_name(r["file"], r["rank"]), r, hta_key(r["file"], r["rank"]))
+        for _, d in docs
+        for r in d["replays"]
+    ]
     os.makedirs(args.out, exist_ok=True)
     plot = curve_plot(entries, os.path.join(args.out, "replay-log-every.png"))
-    text = page(entries, hta_version, hta, os.path.basename(plot) if plot else None,
-                [os.path.relpath(p) for p, _ in docs] + ([os.path.relpath(args.hta)] if args.hta else []))
+    text = page(
+        entries,
+        hta_version,
+        hta,
+        os.path.basename(plot) if plot else None,
+        [os.path.relpath(p) for p, _ in docs] + ([os.path.relpath(args.hta)] if args.hta else []),
+    )
     write_atomic(os.path.join(args.out, "replay.md"), text)
     print(f"wrote {os.path.join(args.out, 'replay.md')}")
     return 0

@@ -1,5 +1,6 @@
 """From repetition rows to the numbers the report states: per-configuration medians and
 spread, the fitted model per device, held-out predictions, the batch crossover."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -7,9 +8,9 @@ import numpy as np
 from analysis import article, noise
 from analysis.fit import fit_batch_cost, fit_loop_time
 
-HELD_OUT_INTERVAL = 500     # run by the main job, left out of the fit, then predicted
+HELD_OUT_INTERVAL = 500  # run by the main job, left out of the fit, then predicted
 HELD_OUT_BATCH = 30000
-FIT_BATCH = 120             # the article's batch: the ItemSync rows the loop model is fitted on
+FIT_BATCH = 120  # the article's batch: the ItemSync rows the loop model is fitted on
 
 
 @dataclass
@@ -25,7 +26,7 @@ class ConfigStats:
     median_s: float
     min_s: float
     max_s: float
-    samples: tuple = ()     # seconds of every repetition, for the noise intervals
+    samples: tuple = ()  # seconds of every repetition, for the noise intervals
     final_losses: tuple = ()  # the final_loss counter of every repetition that has one
 
     @property
@@ -43,16 +44,36 @@ def summarize(rows, family):
     for r in rows:
         if r.family != family:
             continue
-        key = (r.device, r.args.get("interval", 0), r.args.get("print100", 0), r.args.get("batch", 120),
-               int(r.counters["epochs"]))
+        key = (
+            r.device,
+            r.args.get("interval", 0),
+            r.args.get("print100", 0),
+            r.args.get("batch", 120),
+            int(r.counters["epochs"]),
+        )
         by.setdefault(key, []).append(r)
     out = []
-    for (device, interval, print100, batch, epochs), rs in sorted(by.items(), key=lambda kv: _order(kv[0])):
+    for (device, interval, print100, batch, epochs), rs in sorted(
+        by.items(), key=lambda kv: _order(kv[0])
+    ):
         s = np.array([r.seconds for r in rs])
-        out.append(ConfigStats(device, interval, print100, batch, epochs, int(rs[0].counters["item_calls"]),
-                               int(rs[0].counters.get("records", 0)), len(rs), float(np.median(s)),
-                               float(s.min()), float(s.max()), tuple(float(x) for x in s),
-                               tuple(r.counters["final_loss"] for r in rs if "final_loss" in r.counters)))
+        out.append(
+            ConfigStats(
+                device,
+                interval,
+                print100,
+                batch,
+                epochs,
+                int(rs[0].counters["item_calls"]),
+                int(rs[0].counters.get("records", 0)),
+                len(rs),
+                float(np.median(s)),
+                float(s.min()),
+                float(s.max()),
+                tuple(float(x) for x in s),
+                tuple(r.counters["final_loss"] for r in rs if "final_loss" in r.counters),
+            )
+        )
     return out
 
 
@@ -62,8 +83,18 @@ def _order(key):
 
 
 def never_row(stats, c):
-    return next((s for s in stats if s.device == c.device and s.interval == 0 and s.print100 == c.print100
-                 and s.batch == c.batch and s.epochs == c.epochs), None)
+    return next(
+        (
+            s
+            for s in stats
+            if s.device == c.device
+            and s.interval == 0
+            and s.print100 == c.print100
+            and s.batch == c.batch
+            and s.epochs == c.epochs
+        ),
+        None,
+    )
 
 
 def zero_call_seconds(models, c):
@@ -95,15 +126,16 @@ def above_zero_calls(models, c):
     point = float(s.mean()) - ref[0]
     if len(s) < 2:
         return point, None
-    return point, noise.difference_ci(ref[0], ref[1], ref[2], float(s.mean()), float(s.var(ddof=1)) / len(s),
-                                      len(s) - 1)
+    return point, noise.difference_ci(
+        ref[0], ref[1], ref[2], float(s.mean()), float(s.var(ddof=1)) / len(s), len(s) - 1
+    )
 
 
 @dataclass
 class DeviceModel:
     device: str
-    fit: object             # analysis.fit.Fit over the fitted rows
-    held_out: list          # (ConfigStats, predicted seconds)
+    fit: object  # analysis.fit.Fit over the fitted rows
+    held_out: list  # (ConfigStats, predicted seconds)
 
 
 def fit_devices(rows):
@@ -111,18 +143,34 @@ def fit_devices(rows):
     predicts the interval-500 rows."""
     models = []
     for device in sorted({r.device for r in rows if r.family == "ItemSync"}):
-        rs = [r for r in rows if r.family == "ItemSync" and r.device == device and r.args.get("batch") == FIT_BATCH]
+        rs = [
+            r
+            for r in rows
+            if r.family == "ItemSync" and r.device == device and r.args.get("batch") == FIT_BATCH
+        ]
         train = [r for r in rs if r.args.get("interval") != HELD_OUT_INTERVAL]
         if len({r.counters["item_calls"] for r in train}) < 2:
             continue
         try:
-            fit = fit_loop_time([r.counters["epochs"] for r in train], [r.counters["item_calls"] for r in train],
-                                [r.seconds for r in train])
+            fit = fit_loop_time(
+                [r.counters["epochs"] for r in train],
+                [r.counters["item_calls"] for r in train],
+                [r.seconds for r in train],
+            )
         except ValueError:  # too few rows for the model: the report shows the table without a fit
             continue
         held = [c for c in summarize(rs, "ItemSync") if c.interval == HELD_OUT_INTERVAL]
-        preds = [(c, float(fit.predict({"fixed": [1.0], "per_epoch": [c.epochs], "per_item": [c.item_calls]})[0]))
-                 for c in held]
+        preds = [
+            (
+                c,
+                float(
+                    fit.predict(
+                        {"fixed": [1.0], "per_epoch": [c.epochs], "per_item": [c.item_calls]}
+                    )[0]
+                ),
+            )
+            for c in held
+        ]
         models.append(DeviceModel(device, fit, preds))
     return models
 
@@ -131,11 +179,11 @@ def fit_devices(rows):
 class BatchPoint:
     device: str
     batch: int
-    us_per_epoch_never: float   # median of the repetitions
-    us_per_epoch_every: float   # median of the repetitions
-    sync_cost_us: float     # extra time per .item() when logging every epoch: difference of the means
-    sync_cost_ci: object = None   # 95% CI (us) of that same difference (Welch), None if n<2
-    never_mean_us: float = float("nan")   # mean us/epoch never logging: the share's denominator
+    us_per_epoch_never: float  # median of the repetitions
+    us_per_epoch_every: float  # median of the repetitions
+    sync_cost_us: float  # extra time per .item() when logging every epoch: difference of the means
+    sync_cost_ci: object = None  # 95% CI (us) of that same difference (Welch), None if n<2
+    never_mean_us: float = float("nan")  # mean us/epoch never logging: the share's denominator
 
     @property
     def sync_cost_pct(self):
@@ -144,15 +192,19 @@ class BatchPoint:
 
     @property
     def sync_cost_pct_ci(self):
-        return None if self.sync_cost_ci is None else tuple(100.0 * v / self.never_mean_us for v in self.sync_cost_ci)
+        return (
+            None
+            if self.sync_cost_ci is None
+            else tuple(100.0 * v / self.never_mean_us for v in self.sync_cost_ci)
+        )
 
 
 @dataclass
 class BatchAnalysis:
     points: list
-    fits: dict              # device -> Fit of c(B), held-out batch excluded
-    held_out: list          # (device, batch, measured us, predicted us, measured us of every repetition)
-    crossover: object       # smallest swept batch where cuda beats cpu (never logging), or None
+    fits: dict  # device -> Fit of c(B), held-out batch excluded
+    held_out: list  # (device, batch, measured us, predicted us, measured us of every repetition)
+    crossover: object  # smallest swept batch where cuda beats cpu (never logging), or None
 
 
 def batch_analysis(rows):
@@ -161,14 +213,26 @@ def batch_analysis(rows):
     for c in stats:
         if c.interval != 0:
             continue
-        every = next((s for s in stats if s.device == c.device and s.batch == c.batch and s.interval == 1), None)
+        every = next(
+            (s for s in stats if s.device == c.device and s.batch == c.batch and s.interval == 1),
+            None,
+        )
         if every is None:
             continue
         calls = max(every.item_calls, 1)
         diff, ci = noise.mean_difference(c.samples, every.samples)
         ci = None if ci is None else (ci[0] * 1e6 / calls, ci[1] * 1e6 / calls)
-        points.append(BatchPoint(c.device, c.batch, c.us_per_epoch, every.us_per_epoch, diff * 1e6 / calls, ci,
-                                 float(np.mean(c.samples)) * 1e6 / c.epochs))
+        points.append(
+            BatchPoint(
+                c.device,
+                c.batch,
+                c.us_per_epoch,
+                every.us_per_epoch,
+                diff * 1e6 / calls,
+                ci,
+                float(np.mean(c.samples)) * 1e6 / c.epochs,
+            )
+        )
     fits, held = {}, []
     for device in sorted({p.device for p in points}):
         ps = [p for p in points if p.device == device]
@@ -180,9 +244,20 @@ def batch_analysis(rows):
         for p in ps:
             if p.batch == HELD_OUT_BATCH:
                 pred = float(fit.predict({"base_us": [1.0], "per_row_us": [p.batch]})[0])
-                never = next(c for c in stats if c.device == device and c.batch == p.batch and c.interval == 0)
-                held.append((device, p.batch, p.us_per_epoch_never, pred,
-                             tuple(t * 1e6 / never.epochs for t in never.samples)))
+                never = next(
+                    c
+                    for c in stats
+                    if c.device == device and c.batch == p.batch and c.interval == 0
+                )
+                held.append(
+                    (
+                        device,
+                        p.batch,
+                        p.us_per_epoch_never,
+                        pred,
+                        tuple(t * 1e6 / never.epochs for t in never.samples),
+                    )
+                )
     crossover = None
     cpu = {p.batch: p for p in points if p.device == "cpu"}
     for p in sorted((p for p in points if p.device == "cuda"), key=lambda p: p.batch):
@@ -206,14 +281,24 @@ def article_checks():
         "sync_spread_s": spread_calls * per_call,
         "table_spread_s": table_spread,
         "gpu_us_per_epoch": gpu.seconds / article.EPOCHS * 1e6,
-        "cpu_us_per_epoch": next(r for r in article.RUNS if r.label == "CPU").seconds / article.EPOCHS * 1e6,
+        "cpu_us_per_epoch": next(r for r in article.RUNS if r.label == "CPU").seconds
+        / article.EPOCHS
+        * 1e6,
     }
 
 
 PHASES = ("forward", "loss", "zero_grad", "backward", "step", "log")
-GPU_FIELDS = ("attr_launches", "attr_launch_api_us", "attr_kernels", "attr_gpu_busy_us", "attr_blocked_us",
-              "attr_idle_host_wait_us", "attr_idle_kernel_wait_us", "attr_idle_other_us",
-              "attr_launch_delay_p50_us")
+GPU_FIELDS = (
+    "attr_launches",
+    "attr_launch_api_us",
+    "attr_kernels",
+    "attr_gpu_busy_us",
+    "attr_blocked_us",
+    "attr_idle_host_wait_us",
+    "attr_idle_kernel_wait_us",
+    "attr_idle_other_us",
+    "attr_launch_delay_p50_us",
+)
 
 
 @dataclass
@@ -222,9 +307,9 @@ class AttributionRow:
     interval: int
     print100: int
     n: int
-    values: dict            # counter -> median over repetitions
+    values: dict  # counter -> median over repetitions
     untraced_us: tuple = ()  # us per epoch of every timed (untraced) repetition
-    traced_us: tuple = ()    # us per epoch of every traced pass
+    traced_us: tuple = ()  # us per epoch of every traced pass
 
     @property
     def overhead(self):
@@ -244,15 +329,26 @@ def attribution_rows(rows):
     by = {}
     for r in rows:
         if r.family == "ItemSync" and r.counters.get("attr_epochs", 0) > 0:
-            by.setdefault((r.device, r.args.get("interval", 0), r.args.get("print100", 0)), []).append(r)
+            by.setdefault(
+                (r.device, r.args.get("interval", 0), r.args.get("print100", 0)), []
+            ).append(r)
     out = []
-    for (device, interval, print100), rs in sorted(by.items(), key=lambda kv: _order(kv[0] + (120, 0))):
+    for (device, interval, print100), rs in sorted(
+        by.items(), key=lambda kv: _order(kv[0] + (120, 0))
+    ):
         keys = set.intersection(*(set(r.counters) for r in rs))
-        values = {k: float(np.median([r.counters[k] for r in rs])) for k in keys
-                  if k.startswith(("phase_", "attr_", "trace")) or k in ("us_per_epoch", "item_us_per_call",
-                                                                          "traced_us_per_epoch")}
-        untraced = tuple(r.seconds * 1e6 / r.counters["epochs"] for r in rs if r.counters.get("epochs"))
-        traced = tuple(r.counters["traced_us_per_epoch"] for r in rs if "traced_us_per_epoch" in r.counters)
+        values = {
+            k: float(np.median([r.counters[k] for r in rs]))
+            for k in keys
+            if k.startswith(("phase_", "attr_", "trace"))
+            or k in ("us_per_epoch", "item_us_per_call", "traced_us_per_epoch")
+        }
+        untraced = tuple(
+            r.seconds * 1e6 / r.counters["epochs"] for r in rs if r.counters.get("epochs")
+        )
+        traced = tuple(
+            r.counters["traced_us_per_epoch"] for r in rs if "traced_us_per_epoch" in r.counters
+        )
         out.append(AttributionRow(device, interval, print100, len(rs), values, untraced, traced))
     return out
 
@@ -262,21 +358,33 @@ class Rung:
     device: str
     rung: str
     n: int
-    us_per_epoch: float         # median
-    speedup: float              # LibTorch eager (same device, this folder) / this, medians
-    max_loss_error: float       # vs float64 reference, worst repetition (nan: not checked)
+    us_per_epoch: float  # median
+    speedup: float  # LibTorch eager (same device, this folder) / this, medians
+    max_loss_error: float  # vs float64 reference, worst repetition (nan: not checked)
     max_weight_error: float
     final_loss: float
     host_syncs: float
-    epochs: float = float("nan")    # epochs of each timed run (median over the repetitions)
-    records: float = float("nan")   # losses kept in that run
-    threads: float = float("nan")   # CPU threads (bench_json.Row.cpu_threads)
-    samples_us: tuple = ()          # us per epoch of every repetition
+    epochs: float = float("nan")  # epochs of each timed run (median over the repetitions)
+    records: float = float("nan")  # losses kept in that run
+    threads: float = float("nan")  # CPU threads (bench_json.Row.cpu_threads)
+    samples_us: tuple = ()  # us per epoch of every repetition
 
 
-LADDER_ORDER = ("python_eager", "torch_compile", "torch_compile_1thread", "libtorch_eager", "libtorch_eager_1thread",
-                "libtorch_eager_allthreads", "device_log", "pinned_event", "cuda_graph", "fused_step_kernel",
-                "persistent_kernel", "fused_cpu", "fused_cpu_allthreads")
+LADDER_ORDER = (
+    "python_eager",
+    "torch_compile",
+    "torch_compile_1thread",
+    "libtorch_eager",
+    "libtorch_eager_1thread",
+    "libtorch_eager_allthreads",
+    "device_log",
+    "pinned_event",
+    "cuda_graph",
+    "fused_step_kernel",
+    "persistent_kernel",
+    "fused_cpu",
+    "fused_cpu_allthreads",
+)
 
 
 def ladder(rows):
@@ -292,13 +400,27 @@ def ladder(rows):
     out = []
     for (device, rung), rs in by.items():
         base = med.get((device, "libtorch_eager"))
-        worst = lambda key: max((r.counters[key] for r in rs if key in r.counters), default=float("nan"))
+        worst = lambda key: max(
+            (r.counters[key] for r in rs if key in r.counters), default=float("nan")
+        )
         median = lambda key: float(np.median([r.counters.get(key, float("nan")) for r in rs]))
-        out.append(Rung(device, rung, len(rs), med[(device, rung)], base / med[(device, rung)] if base else float("nan"),
-                        worst("max_loss_error"), worst("max_weight_error"), median("final_loss"), median("host_syncs"),
-                        median("epochs"), median("records"),
-                        float(np.median([r.cpu_threads for r in rs])) if device == "cpu" else float("nan"),
-                        tuple(r.counters["us_per_epoch"] for r in rs)))
+        out.append(
+            Rung(
+                device,
+                rung,
+                len(rs),
+                med[(device, rung)],
+                base / med[(device, rung)] if base else float("nan"),
+                worst("max_loss_error"),
+                worst("max_weight_error"),
+                median("final_loss"),
+                median("host_syncs"),
+                median("epochs"),
+                median("records"),
+                float(np.median([r.cpu_threads for r in rs])) if device == "cpu" else float("nan"),
+                tuple(r.counters["us_per_epoch"] for r in rs),
+            )
+        )
     rank = {n: i for i, n in enumerate(LADDER_ORDER)}
     return sorted(out, key=lambda x: ({"cpu": 0, "cuda": 1}.get(x.device, 2), rank.get(x.rung, 99)))
 
@@ -310,9 +432,11 @@ def same_configuration_pairs(rungs):
     get = {r.rung: r for r in rungs if r.device == "cpu"}
     out = []
     for family in ("libtorch_eager", "torch_compile", "fused_cpu"):
-        variants = [get[k] for k in (family, family + "_1thread", family + "_allthreads") if k in get]
+        variants = [
+            get[k] for k in (family, family + "_1thread", family + "_allthreads") if k in get
+        ]
         for i, a in enumerate(variants):
-            for b in variants[i + 1:]:
+            for b in variants[i + 1 :]:
                 if a.threads == b.threads:
                     out.append((a, b))
     return out
@@ -321,20 +445,39 @@ def same_configuration_pairs(rungs):
 def ladder_targets(rungs):
     """The issue's targets, each (text, verdict or None when its rows are missing)."""
     get = {(r.device, r.rung): r for r in rungs}
+
     def speedup(device, rung):
         r = get.get((device, rung))
         return r.speedup if r else None
+
     out = []
     s = speedup("cpu", "fused_cpu")
-    out.append(("fused CPU >= 10x LibTorch CPU eager", None if s is None else (s >= 10, f"{s:.1f}x")))
+    out.append(
+        ("fused CPU >= 10x LibTorch CPU eager", None if s is None else (s >= 10, f"{s:.1f}x"))
+    )
     s = speedup("cuda", "cuda_graph")
-    out.append(("CUDA graph >= 3x LibTorch CUDA eager", None if s is None else (s >= 3, f"{s:.1f}x")))
+    out.append(
+        ("CUDA graph >= 3x LibTorch CUDA eager", None if s is None else (s >= 3, f"{s:.1f}x"))
+    )
     s = speedup("cuda", "persistent_kernel")
-    out.append(("persistent kernel >= 30x LibTorch CUDA eager", None if s is None else (s >= 30, f"{s:.1f}x")))
+    out.append(
+        (
+            "persistent kernel >= 30x LibTorch CUDA eager",
+            None if s is None else (s >= 30, f"{s:.1f}x"),
+        )
+    )
     p, f = get.get(("cuda", "persistent_kernel")), get.get(("cpu", "fused_cpu"))
-    out.append(("persistent kernel faster than the fused CPU loop",
-                None if not (p and f) else (p.us_per_epoch < f.us_per_epoch,
-                                            f"{p.us_per_epoch:.2f} vs {f.us_per_epoch:.2f} us/epoch")))
+    out.append(
+        (
+            "persistent kernel faster than the fused CPU loop",
+            None
+            if not (p and f)
+            else (
+                p.us_per_epoch < f.us_per_epoch,
+                f"{p.us_per_epoch:.2f} vs {f.us_per_epoch:.2f} us/epoch",
+            ),
+        )
+    )
     return out
 
 
@@ -352,9 +495,16 @@ def primitives(rows):
     out = {}
     for k, rs in sorted(by.items()):
         us = [r.counters.get("us_per_op", r.seconds * 1e6) for r in rs]
-        out[k] = {"us": float(np.median(us)), "samples": tuple(us), "n": len(us), "spread_pct": noise.spread_pct(us),
-                  "counters": {c: float(np.median([r.counters[c] for r in rs if c in r.counters]))
-                               for c in rs[0].counters}}
+        out[k] = {
+            "us": float(np.median(us)),
+            "samples": tuple(us),
+            "n": len(us),
+            "spread_pct": noise.spread_pct(us),
+            "counters": {
+                c: float(np.median([r.counters[c] for r in rs if c in r.counters]))
+                for c in rs[0].counters
+            },
+        }
     return out
 
 
@@ -368,23 +518,42 @@ def predict_loop(prims, stats, models, attr=()):
         if not add or not step or "aten_ops_per_step" not in step["counters"]:
             continue
         ops = step["counters"]["aten_ops_per_step"]
-        never = next((s for s in stats if s.device == device and s.interval == 0 and s.print100 == 0), None)
+        never = next(
+            (s for s in stats if s.device == device and s.interval == 0 and s.print100 == 0), None
+        )
         item = prims.get("Sync/item_idle") if device == "cuda" else add
         model = next((m for m in models if m.device == device), None)
-        traced = [a.values["item_us_per_call"] for a in attr if a.device == device and "item_us_per_call" in a.values]
+        traced = [
+            a.values["item_us_per_call"]
+            for a in attr
+            if a.device == device and "item_us_per_call" in a.values
+        ]
         never_us = [t * 1e6 / never.epochs for t in never.samples] if never else []
-        out.append({"device": device, "ops": ops, "op_us": add["us"], "predicted_epoch_us": ops * add["us"],
-                    "op_spread_pct": add.get("spread_pct", float("nan")),
-                    "predicted_epoch_range_us": tuple(ops * u for u in add.get("samples", (add["us"],))),
-                    "step_us": step["us"], "step_samples_us": step.get("samples", ()), "measured_epoch_us": never.us_per_epoch if never else float("nan"),
-                    "measured_epoch_samples_us": tuple(never_us),
-                    "fitted_item_ci_us": tuple(v * 1e6 for v in model.fit.interval("per_item")) if model else None,
-                    "predicted_item_us": item["us"] if item else float("nan"),
-                    "predicted_item_samples_us": tuple(item.get("samples", ())) if item else (),
-                    "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
-                    "traced_item_us": float(np.median(traced)) if traced else float("nan"),
-                    "traced_item_samples_us": tuple(traced),
-                    "kernels_per_step": step["counters"].get("kernels_per_step", float("nan"))})
+        out.append(
+            {
+                "device": device,
+                "ops": ops,
+                "op_us": add["us"],
+                "predicted_epoch_us": ops * add["us"],
+                "op_spread_pct": add.get("spread_pct", float("nan")),
+                "predicted_epoch_range_us": tuple(
+                    ops * u for u in add.get("samples", (add["us"],))
+                ),
+                "step_us": step["us"],
+                "step_samples_us": step.get("samples", ()),
+                "measured_epoch_us": never.us_per_epoch if never else float("nan"),
+                "measured_epoch_samples_us": tuple(never_us),
+                "fitted_item_ci_us": tuple(v * 1e6 for v in model.fit.interval("per_item"))
+                if model
+                else None,
+                "predicted_item_us": item["us"] if item else float("nan"),
+                "predicted_item_samples_us": tuple(item.get("samples", ())) if item else (),
+                "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
+                "traced_item_us": float(np.median(traced)) if traced else float("nan"),
+                "traced_item_samples_us": tuple(traced),
+                "kernels_per_step": step["counters"].get("kernels_per_step", float("nan")),
+            }
+        )
     return out
 
 

@@ -11,7 +11,8 @@ namespace bench {
 
 static void BM_BatchSweep(benchmark::State& state, BenchEnvPtr env, std::string device) {
   const TrainingRunSpec spec{"BatchSweep", device, env->options.sweep_epochs,
-                             train::LoggingPolicy{state.range(0), /*print100=*/false}, state.range(1),
+                             train::LoggingPolicy{state.range(0), /*print100=*/false},
+                             state.range(1),
                              // A 10^6-row CPU epoch takes tens of ms: 10 warm-up epochs reach
                              // steady state; 100 would cost more than the timed run.
                              std::min<int64_t>(env->options.warmup_epochs, 10)};

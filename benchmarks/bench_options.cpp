@@ -7,7 +7,8 @@
 namespace bench {
 namespace {
 
-int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_value, const char* expected) {
+int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_value,
+                  const char* expected) {
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -38,10 +39,11 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
   return items;
 }
 
-std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text, int64_t min_value,
-                                    const char* expected) {
+std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text,
+                                    int64_t min_value, const char* expected) {
   std::vector<int64_t> values;
-  for (const auto& item : split_list(flag, text)) values.push_back(parse_int(flag, item, min_value, expected));
+  for (const auto& item : split_list(flag, text))
+    values.push_back(parse_int(flag, item, min_value, expected));
   return values;
 }
 
@@ -76,7 +78,8 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
       o.sweep_epochs = parse_int(name, value, 1, "a positive integer");
     } else if (name == "ladder_epochs") {
       need_value();
-      o.ladder_epochs = parse_int(name, value, 100, "an integer >= 100 (the loss is kept every 100 epochs)");
+      o.ladder_epochs =
+          parse_int(name, value, 100, "an integer >= 100 (the loss is kept every 100 epochs)");
     } else if (name == "warmup_epochs") {
       need_value();
       o.warmup_epochs = parse_int(name, value, 0, "an integer >= 0");
@@ -87,7 +90,8 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
       need_value();
       o.devices = split_list(name, value);
       for (const auto& d : o.devices)
-        if (d != "cpu" && d != "cuda") throw FlagError("--devices: expected cpu and/or cuda, got '" + d + "'");
+        if (d != "cpu" && d != "cuda")
+          throw FlagError("--devices: expected cpu and/or cuda, got '" + d + "'");
     } else if (name == "intervals") {
       need_value();
       o.intervals = parse_int_list(name, value, 0, "intervals >= 0 (0 = never, 1 = every epoch)");
@@ -95,26 +99,30 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
       need_value();
       o.print100 = parse_int_list(name, value, 0, "0 and/or 1");
       for (auto v : o.print100)
-        if (v > 1) throw FlagError("--print100: expected 0 and/or 1, got '" + std::to_string(v) + "'");
+        if (v > 1)
+          throw FlagError("--print100: expected 0 and/or 1, got '" + std::to_string(v) + "'");
     } else if (name == "batches") {
       need_value();
       o.batches = parse_int_list(name, value, 1, "batch sizes >= 1");
     } else if (name == "sweep_intervals") {
       need_value();
-      o.sweep_intervals = parse_int_list(name, value, 0, "intervals >= 0 (0 = never, 1 = every epoch)");
+      o.sweep_intervals =
+          parse_int_list(name, value, 0, "intervals >= 0 (0 = never, 1 = every epoch)");
     } else if (name == "sweep_batches") {
       need_value();
       o.sweep_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
     } else if (name == "data_dir") {
       need_value();
-      if (value.empty()) throw FlagError("--data_dir: expected a folder holding iris_train.csv and iris_test.csv");
+      if (value.empty())
+        throw FlagError("--data_dir: expected a folder holding iris_train.csv and iris_test.csv");
       o.data_dir = value;
     } else if (name == "trace_epochs") {
       need_value();
       o.trace_epochs = parse_int(name, value, 0, "an integer >= 0 (0 = no traced pass)");
     } else if (name == "trace_dir") {
       need_value();
-      if (value.empty()) throw FlagError("--trace_dir: expected a folder to write trace files into");
+      if (value.empty())
+        throw FlagError("--trace_dir: expected a folder to write trace files into");
       o.trace_dir = value;
     } else if (name == "trace_file_epochs") {
       need_value();
@@ -132,8 +140,9 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
     throw FlagError("--trace_dir: needs a traced pass; add --trace_epochs=N (N > 0)");
   }
   if (o.trace_epochs > 0 && o.trace_file_epochs > o.trace_epochs) {
-    throw FlagError("--trace_file_epochs: expected at most --trace_epochs (" + std::to_string(o.trace_epochs) +
-                    "), got " + std::to_string(o.trace_file_epochs));
+    throw FlagError("--trace_file_epochs: expected at most --trace_epochs (" +
+                    std::to_string(o.trace_epochs) + "), got " +
+                    std::to_string(o.trace_file_epochs));
   }
   *argc = kept;
   argv[kept] = nullptr;

@@ -42,12 +42,15 @@ void drain(const torch::Device& d) {
 
 }  // namespace
 
-static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string device, std::string what) {
+static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string device,
+                        std::string what) {
   if (!within_run_budget(state)) return;
   if (device == "cuda" && !require_cuda(state)) return;
   try {
     const torch::Device dev(device == "cuda" ? torch::kCUDA : torch::kCPU);
-    PerOpTimer timer(what == "add" ? kOpsPerIteration : what == "train_step" ? static_cast<int>(kEpochsPerIteration) : 1);
+    PerOpTimer timer(what == "add"          ? kOpsPerIteration
+                     : what == "train_step" ? static_cast<int>(kEpochsPerIteration)
+                                            : 1);
     if (what == "add") {
       auto a = torch::ones({1}, torch::dtype(torch::kFloat32).device(dev));
       for (auto _ : state) {
@@ -81,7 +84,8 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
           trainer.run(10, train::LoggingPolicy{0, false});
           const auto a = trace::attribute(session.stop());
           state.counters["kernels_per_step"] = a.per_epoch(static_cast<double>(a.kernels));
-        } catch (const std::exception& e) {  // stepped aside, or a CUPTI error: the timing still stands
+        } catch (
+            const std::exception& e) {  // stepped aside, or a CUPTI error: the timing still stands
           label += std::string("; kernels not counted: ") + e.what();
         }
       }
@@ -100,8 +104,8 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
 void register_dispatch(const BenchEnvPtr& env) {
   for (const auto& device : env->options.devices)
     for (const char* what : {"add", "backward", "train_step"})
-      benchmark::RegisterBenchmark(("Dispatch/" + device + "-" + what).c_str(), BM_Dispatch, env, device,
-                                   std::string(what))
+      benchmark::RegisterBenchmark(("Dispatch/" + device + "-" + what).c_str(), BM_Dispatch, env,
+                                   device, std::string(what))
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
 }

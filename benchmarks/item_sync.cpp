@@ -8,9 +8,10 @@
 namespace bench {
 
 static void BM_ItemSync(benchmark::State& state, BenchEnvPtr env, std::string device) {
-  const TrainingRunSpec spec{"ItemSync", device, env->options.epochs,
-                             train::LoggingPolicy{state.range(0), state.range(1) != 0}, state.range(2),
-                             env->options.warmup_epochs};
+  const TrainingRunSpec spec{
+      "ItemSync",          device,
+      env->options.epochs, train::LoggingPolicy{state.range(0), state.range(1) != 0},
+      state.range(2),      env->options.warmup_epochs};
   run_training_benchmark(state, *env, spec);
 }
 

@@ -4,17 +4,17 @@
 //   gpu_back_to_back  GPU time per empty kernel when dependent kernels queue back to back
 //                     on one stream (CUDA events)
 //   graph_node        GPU time per empty-kernel node of a replayed CUDA graph (CUDA events)
-// us_per_op is per launch/kernel/node; manual time is the batch. Batches of 256 stay below the launch queue's depth, so
-// the host never blocks on a full queue inside the measured span.
-// The two GPU-time rows first queue a 2 ms spin kernel (the gate) and record the start event
-// behind it: the host queues the whole batch while the GPU is held, so the events time the
-// GPU running queued kernels back to back, not the host launching them (an empty kernel runs
-// faster than the host can launch one). `gate_missed` is the fraction of iterations in which
-// the GPU had passed the start event before the batch was queued: such times are host-bound.
+// us_per_op is per launch/kernel/node; manual time is the batch. Batches of 256 stay below the
+// launch queue's depth, so the host never blocks on a full queue inside the measured span. The two
+// GPU-time rows first queue a 2 ms spin kernel (the gate) and record the start event behind it: the
+// host queues the whole batch while the GPU is held, so the events time the GPU running queued
+// kernels back to back, not the host launching them (an empty kernel runs faster than the host can
+// launch one). `gate_missed` is the fraction of iterations in which the GPU had passed the start
+// event before the batch was queued: such times are host-bound.
 #include "bench_env.h"
+#include "bench_util.h"
 #include "cuda/cuda_raii.h"
 #include "cuda/primitives.h"
-#include "bench_util.h"
 
 namespace bench {
 namespace {
@@ -60,7 +60,8 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
         });
         timer.record(state, stop.ms_since(start) / 1e3);
       }
-      state.counters["gate_missed"] = benchmark::Counter(missed, benchmark::Counter::kAvgIterations);
+      state.counters["gate_missed"] =
+          benchmark::Counter(missed, benchmark::Counter::kAvgIterations);
       state.SetLabel("CUDA events, per kernel");
     } else {
       cuda_util::Graph graph;
@@ -75,7 +76,8 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
         missed += gated(s, start, stop, [&] { graph.launch(s); });
         timer.record(state, stop.ms_since(start) / 1e3);
       }
-      state.counters["gate_missed"] = benchmark::Counter(missed, benchmark::Counter::kAvgIterations);
+      state.counters["gate_missed"] =
+          benchmark::Counter(missed, benchmark::Counter::kAvgIterations);
       state.SetLabel("CUDA events, per graph node");
     }
     timer.finish(state);
@@ -86,7 +88,8 @@ static void BM_KernelLaunch(benchmark::State& state, std::string what) {
 
 void register_kernel_launch(const BenchEnvPtr&) {
   for (const char* what : {"host_launch", "gpu_back_to_back", "graph_node"})
-    benchmark::RegisterBenchmark((std::string("KernelLaunch/") + what).c_str(), BM_KernelLaunch, std::string(what))
+    benchmark::RegisterBenchmark((std::string("KernelLaunch/") + what).c_str(), BM_KernelLaunch,
+                                 std::string(what))
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
 }

@@ -1,6 +1,5 @@
 // The one main: bench's own flags, then Google Benchmark's, the data, the context, the run.
 #include <benchmark/benchmark.h>
-
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -20,8 +19,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   struct stat st {};
-  if (!options.trace_dir.empty() && (::stat(options.trace_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
-    std::fprintf(stderr, "bench: --trace_dir: '%s' is not an existing folder (create it first)\n", options.trace_dir.c_str());
+  if (!options.trace_dir.empty() &&
+      (::stat(options.trace_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    std::fprintf(stderr, "bench: --trace_dir: '%s' is not an existing folder (create it first)\n",
+                 options.trace_dir.c_str());
     return 2;
   }
   if (options.help) std::fputs(bench::bench_usage().c_str(), stdout);
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
   bench::register_sync(env);
   bench::register_memcpy(env);
 
-  for (const auto& [key, value] : common::collect_run_context()) benchmark::AddCustomContext(key, value);
+  for (const auto& [key, value] : common::collect_run_context())
+    benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("epochs", std::to_string(options.epochs));
   benchmark::AddCustomContext("sweep_epochs", std::to_string(options.sweep_epochs));
   benchmark::AddCustomContext("ladder_epochs", std::to_string(options.ladder_epochs));
@@ -57,9 +59,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("tracing", "off");
   benchmark::AddCustomContext("traced_pass_epochs", std::to_string(options.trace_epochs));
 
-  benchmark::AddCustomContext("budget_s", options.budget_s > 0 ? std::to_string(options.budget_s) : "none");
+  benchmark::AddCustomContext("budget_s",
+                              options.budget_s > 0 ? std::to_string(options.budget_s) : "none");
   bench::set_run_budget(options.budget_s);  // counted from here: the rows start now
-  bench::SkipSummaryReporter display;  // skipped rows: one line per family on the console
+  bench::SkipSummaryReporter display;       // skipped rows: one line per family on the console
   benchmark::RunSpecifiedBenchmarks(&display);
   benchmark::Shutdown();
   return 0;

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "bench_env.h"
-#include "cuda/cuda_raii.h"
 #include "bench_util.h"
+#include "cuda/cuda_raii.h"
 
 namespace bench {
 
@@ -46,11 +46,16 @@ void register_memcpy(const BenchEnvPtr&) {
   for (bool to_host : {true, false})
     for (bool pinned : {false, true})
       for (bool async : {false, true}) {
-        const std::string name = std::string("Memcpy/") + (to_host ? "DtoH" : "HtoD") + (pinned ? "-pinned" : "-pageable") +
-                                 (async ? "-async" : "-sync");
+        const std::string name = std::string("Memcpy/") + (to_host ? "DtoH" : "HtoD") +
+                                 (pinned ? "-pinned" : "-pageable") + (async ? "-async" : "-sync");
         benchmark::RegisterBenchmark(name.c_str(), BM_Memcpy, to_host, pinned, async)
             ->ArgName("bytes")
-            ->Arg(4)->Arg(1 << 10)->Arg(64 << 10)->Arg(1 << 20)->Arg(16 << 20)->Arg(256 << 20)
+            ->Arg(4)
+            ->Arg(1 << 10)
+            ->Arg(64 << 10)
+            ->Arg(1 << 20)
+            ->Arg(16 << 20)
+            ->Arg(256 << 20)
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
       }

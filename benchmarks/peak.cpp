@@ -3,7 +3,8 @@
 //   ./bench --benchmark_filter=Peak
 // Each thread runs kChains independent FMA chains (acc = acc * a + b) on whole vectors:
 // more chains than FMA latency x FMA ports (4 x 2 on recent x86), so the FMA units never
-// wait, and no memory is touched. Counters: gflops, gflops_per_thread, cpu_threads, lanes, float64; the label names the ISA.
+// wait, and no memory is touched. Counters: gflops, gflops_per_thread, cpu_threads, lanes, float64;
+// the label names the ISA.
 #include "peak.h"
 
 #include <benchmark/benchmark.h>
@@ -21,7 +22,8 @@
 namespace bench {
 namespace {
 
-constexpr int kVecBytes = common::kVectorBytes;  // the fused CPU loop's vectors (common/vector_isa.h)
+constexpr int kVecBytes =
+    common::kVectorBytes;  // the fused CPU loop's vectors (common/vector_isa.h)
 constexpr int kChains = 16;
 constexpr int64_t kInner = 4096;  // FMA rounds per check of the clock
 
@@ -63,11 +65,13 @@ PeakResult measure(int threads, double seconds) {
   auto t0 = std::chrono::steady_clock::now();
   volatile T sink = fma_rounds<T>(kInner * 16, T(1));
   const double probe = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int64_t rounds = std::max<int64_t>(kInner, static_cast<int64_t>(kInner * 16 * seconds / std::max(probe, 1e-6)));
+  const int64_t rounds = std::max<int64_t>(
+      kInner, static_cast<int64_t>(kInner * 16 * seconds / std::max(probe, 1e-6)));
   std::vector<std::thread> pool;
   std::vector<T> out(threads);
   t0 = std::chrono::steady_clock::now();
-  for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { out[t] = fma_rounds<T>(rounds, T(t)); });
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] { out[t] = fma_rounds<T>(rounds, T(t)); });
   out[0] = fma_rounds<T>(rounds, T(0));
   for (auto& th : pool) th.join();
   PeakResult r;
@@ -87,7 +91,8 @@ PeakResult measure_fma_peak(bool float64, int threads, double seconds) {
 
 std::string peak_isa() {
   const std::string fma = common::kVectorFma ? "" : " (no fma: multiply and add)";
-  return std::string(common::kVectorIsa) + fma + " (" + std::to_string(kVecBytes / 4) + " float32 lanes)";
+  return std::string(common::kVectorIsa) + fma + " (" + std::to_string(kVecBytes / 4) +
+         " float32 lanes)";
 }
 
 static void BM_Peak(benchmark::State& state, bool float64, int threads) {

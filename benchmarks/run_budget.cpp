@@ -14,7 +14,8 @@ double budget_seconds = 0;
 void set_run_budget(double seconds) {
   budget_seconds = seconds;
   if (seconds > 0)
-    deadline = HostClock::now() + std::chrono::duration_cast<HostClock::duration>(std::chrono::duration<double>(seconds));
+    deadline = HostClock::now() + std::chrono::duration_cast<HostClock::duration>(
+                                      std::chrono::duration<double>(seconds));
   else
     deadline.reset();
 }
@@ -22,7 +23,8 @@ void set_run_budget(double seconds) {
 bool within_run_budget(benchmark::State& state) {
   if (!deadline || HostClock::now() < *deadline) return true;
   char text[96];
-  std::snprintf(text, sizeof text, "skipped: --budget_s=%g spent before this row started", budget_seconds);
+  std::snprintf(text, sizeof text, "skipped: --budget_s=%g spent before this row started",
+                budget_seconds);
   state.SkipWithError(text);
   return false;
 }

@@ -22,27 +22,33 @@
 namespace bench {
 
 int64_t rung_sweep_epochs(int64_t sweep_epochs, int64_t rows) {
-  const int64_t scaled = static_cast<int64_t>(static_cast<double>(sweep_epochs) * 1e4 / static_cast<double>(rows));
+  const int64_t scaled =
+      static_cast<int64_t>(static_cast<double>(sweep_epochs) * 1e4 / static_cast<double>(rows));
   return std::min<int64_t>(20000, std::max(sweep_epochs, scaled));
 }
 
-static void BM_RungSweep(benchmark::State& state, BenchEnvPtr env, bool cuda, train::Rung rung, train::CpuRung cpu) {
+static void BM_RungSweep(benchmark::State& state, BenchEnvPtr env, bool cuda, train::Rung rung,
+                         train::CpuRung cpu) {
   try {
     if (!within_run_budget(state)) return;
     const int64_t rows = state.range(0);
     if (cuda && (rung == train::Rung::FusedStepKernel || rung == train::Rung::PersistentKernel) &&
         rows > cuda_kernels::kMaxRows) {
-      state.SkipWithError(("skipped: the hand-written kernels hold at most " + std::to_string(cuda_kernels::kMaxRows) +
-                           " rows (one block's shared memory), not " + std::to_string(rows)).c_str());
+      state.SkipWithError(("skipped: the hand-written kernels hold at most " +
+                           std::to_string(cuda_kernels::kMaxRows) +
+                           " rows (one block's shared memory), not " + std::to_string(rows))
+                              .c_str());
       return;
     }
     if (cuda && !require_cuda(state)) return;
     const int64_t epochs = rung_sweep_epochs(env->options.sweep_epochs, rows);
     const auto data = train::make_train_data(env->split, rows);
     const auto run = [&](int64_t n, uint64_t seed) {
-      return cuda ? train::run_rung(rung, true, data, n, n, seed) : train::run_cpu_rung(cpu, data, n, n, seed);
+      return cuda ? train::run_rung(rung, true, data, n, n, seed)
+                  : train::run_cpu_rung(cpu, data, n, n, seed);
     };
-    run(std::min<int64_t>(epochs, 10), env->options.seed + 1);  // warm-up: caches, pools, CUDA graphs
+    run(std::min<int64_t>(epochs, 10),
+        env->options.seed + 1);  // warm-up: caches, pools, CUDA graphs
     train::LadderResult result;
     for (auto _ : state) {
       result = run(epochs, env->options.seed);
@@ -59,7 +65,8 @@ static void BM_RungSweep(benchmark::State& state, BenchEnvPtr env, bool cuda, tr
     state.counters["cpu_threads"] = cuda ? 0 : train::threads_used(cpu);
     state.counters["final_loss"] = result.recorded.empty() ? 0.0 : result.recorded.back();
     state.counters["cuda"] = cuda ? 1 : 0;
-    state.SetLabel(std::string(cuda ? "cuda " : "cpu ") + (cuda ? train::rung_name(rung) : cpu.name));
+    state.SetLabel(std::string(cuda ? "cuda " : "cpu ") +
+                   (cuda ? train::rung_name(rung) : cpu.name));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -69,14 +76,14 @@ void register_rung_sweep(const BenchEnvPtr& env) {
   for (const auto& device : env->options.devices) {
     const bool cuda = device == "cuda";
     const auto add = [&](const std::string& name, train::Rung rung, const train::CpuRung& cpu) {
-      auto* b = benchmark::RegisterBenchmark(("RungSweep/" + device + "-" + name).c_str(), BM_RungSweep, env, cuda,
-                                             rung, cpu);
+      auto* b = benchmark::RegisterBenchmark(("RungSweep/" + device + "-" + name).c_str(),
+                                             BM_RungSweep, env, cuda, rung, cpu);
       for (int64_t rows : env->options.sweep_batches) b->Arg(rows);
       b->ArgName("batch")->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
     };
     if (cuda) {
-      for (auto rung : {train::Rung::LibtorchEager, train::Rung::CudaGraph, train::Rung::FusedStepKernel,
-                        train::Rung::PersistentKernel})
+      for (auto rung : {train::Rung::LibtorchEager, train::Rung::CudaGraph,
+                        train::Rung::FusedStepKernel, train::Rung::PersistentKernel})
         add(train::rung_name(rung), rung, {});
     } else {
       for (const auto& cpu : train::cpu_rungs()) add(cpu.name, train::Rung::FusedCpu, cpu);

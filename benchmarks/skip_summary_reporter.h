@@ -12,8 +12,8 @@
 #include <benchmark/benchmark.h>
 
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +52,8 @@ class SkipSummaryReporter : public benchmark::BenchmarkReporter {
     auto& out = GetOutputStream();
     out << "Rows that did not run (every one is in the --benchmark_out JSON with its message):\n";
     for (const auto& [key, count] : skipped_)
-      out << "  " << key.first << ": " << count << (count == 1 ? " row " : " rows ") << key.second << "\n";
+      out << "  " << key.first << ": " << count << (count == 1 ? " row " : " rows ") << key.second
+          << "\n";
     out.flush();
   }
 

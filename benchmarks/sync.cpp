@@ -13,9 +13,9 @@
 #include <torch/torch.h>
 
 #include "bench_env.h"
+#include "bench_util.h"
 #include "cuda/cuda_raii.h"
 #include "cuda/primitives.h"
-#include "bench_util.h"
 
 namespace bench {
 namespace {

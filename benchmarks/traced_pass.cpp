@@ -13,8 +13,9 @@
 namespace bench {
 
 std::string trace_file_name(const TrainingRunSpec& spec) {
-  return spec.family + "_" + spec.device + "_interval-" + std::to_string(spec.policy.interval) + "_print100-" +
-         (spec.policy.print100 ? "1" : "0") + "_batch-" + std::to_string(spec.batch) + ".trace.json";
+  return spec.family + "_" + spec.device + "_interval-" + std::to_string(spec.policy.interval) +
+         "_print100-" + (spec.policy.print100 ? "1" : "0") + "_batch-" +
+         std::to_string(spec.batch) + ".trace.json";
 }
 
 namespace {
@@ -41,7 +42,8 @@ void add_counters(benchmark::State& state, const trace::Attribution& a, bool cud
     if (cuda) c["phase_" + name + "_kernels"] = per_epoch(p.kernels);
   }
   if (auto it = a.phases.find("item"); it != a.phases.end() && it->second.count > 0)
-    c["item_us_per_call"] = static_cast<double>(it->second.host_ns) / static_cast<double>(it->second.count) / 1e3;
+    c["item_us_per_call"] =
+        static_cast<double>(it->second.host_ns) / static_cast<double>(it->second.count) / 1e3;
   if (!cuda) return;
   c["attr_launches"] = per_epoch(a.launches);
   c["attr_launch_api_us"] = us(a.launch_api_ns);
@@ -94,7 +96,8 @@ void run_traced_pass(benchmark::State& state, const BenchEnv& env, const Trainin
   } catch (const std::exception& e) {
     // The tracer itself failed (a CUPTI error): said loudly on every row, but the timed
     // measurement above it is still good, so the row keeps it (trace_failed = 1).
-    std::fprintf(stderr, "bench: traced pass FAILED for %s: %s\n", trace_file_name(spec).c_str(), e.what());
+    std::fprintf(stderr, "bench: traced pass FAILED for %s: %s\n", trace_file_name(spec).c_str(),
+                 e.what());
     state.counters["attr_epochs"] = 0;
     state.counters["trace_failed"] = 1;
     return;
@@ -105,9 +108,11 @@ void run_traced_pass(benchmark::State& state, const BenchEnv& env, const Trainin
   add_counters(state, attribution, device.is_cuda());
   const double traced = run.seconds * 1e6 / static_cast<double>(run.epochs);
   state.counters["traced_us_per_epoch"] = traced;
-  state.counters["trace_overhead"] = untraced_us_per_epoch > 0 ? traced / untraced_us_per_epoch : 0.0;
+  state.counters["trace_overhead"] =
+      untraced_us_per_epoch > 0 ? traced / untraced_us_per_epoch : 0.0;
   if (!o.trace_dir.empty()) {
-    const uint64_t from = epoch_start(records, static_cast<size_t>(o.trace_epochs - o.trace_file_epochs));
+    const uint64_t from =
+        epoch_start(records, static_cast<size_t>(o.trace_epochs - o.trace_file_epochs));
     trace::write_file_atomically(o.trace_dir + "/" + trace_file_name(spec),
                                  trace::chrome_trace_json(records, from, 0));
   }

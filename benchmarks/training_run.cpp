@@ -8,7 +8,8 @@
 
 namespace bench {
 
-void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const TrainingRunSpec& spec) {
+void run_training_benchmark(benchmark::State& state, const BenchEnv& env,
+                            const TrainingRunSpec& spec) {
   try {
     if (!within_run_budget(state)) return;
     if (spec.device == "cuda" && !require_cuda(state)) return;
@@ -39,7 +40,8 @@ void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const 
     state.counters["print100"] = spec.policy.print100 ? 1 : 0;
     state.counters["batch"] = static_cast<double>(spec.batch);
     state.counters["cuda"] = spec.device == "cuda" ? 1 : 0;
-    if (env.options.trace_epochs > 0) run_traced_pass(state, env, spec, data, state.counters["us_per_epoch"]);
+    if (env.options.trace_epochs > 0)
+      run_traced_pass(state, env, spec, data, state.counters["us_per_epoch"]);
   } catch (const std::exception& e) {
     // Never exit() here: the JSON of the rows already run must still be written whole.
     state.SkipWithError(e.what());

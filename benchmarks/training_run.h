@@ -23,6 +23,7 @@ struct TrainingRunSpec {
 // Manual time = the loop's wall time with the device drained (train::Trainer::run).
 // Counters: epochs, item_calls, records, us_per_epoch, final_loss, test_accuracy and the
 // arguments (interval, print100, batch, cuda) so every JSON row describes itself.
-void run_training_benchmark(benchmark::State& state, const BenchEnv& env, const TrainingRunSpec& spec);
+void run_training_benchmark(benchmark::State& state, const BenchEnv& env,
+                            const TrainingRunSpec& spec);
 
 }  // namespace bench

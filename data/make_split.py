@@ -17,6 +17,7 @@ Needs scikit-learn (it is in the project's requirements.txt). Usage:
     python data/make_split.py [--out DIR]   (default: the folder of this script)
 `--check` compares the files on disk with a fresh split instead of writing.
 """
+
 import argparse
 import os
 import sys
@@ -35,7 +36,9 @@ def split_rows():
     train_idx, test_idx = train_test_split(rows, test_size=0.2, random_state=42)
     # Splitting the index vector with the same arguments yields the same permutation as
     # splitting (X, y): train_test_split shuffles indices and then takes them.
-    X_tr, X_te, y_tr, y_te = train_test_split(iris.data, iris.target, test_size=0.2, random_state=42)
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        iris.data, iris.target, test_size=0.2, random_state=42
+    )
     assert (iris.data[train_idx] == X_tr).all() and (iris.target[test_idx] == y_te).all()
 
     def render(indices):
@@ -45,7 +48,11 @@ def split_rows():
             lines.append(f"{int(i)},{feats},{int(iris.target[i])}")
         return "\n".join(lines) + "\n"
 
-    return {"iris.csv": render(rows), "iris_train.csv": render(train_idx), "iris_test.csv": render(test_idx)}
+    return {
+        "iris.csv": render(rows),
+        "iris_train.csv": render(train_idx),
+        "iris_test.csv": render(test_idx),
+    }
 
 
 def write_atomically(path, text):

@@ -1,4 +1,5 @@
 """The committed split is exactly what data/make_split.py produces."""
+
 import os
 import subprocess
 import sys
@@ -10,6 +11,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def test_committed_split_matches_a_fresh_one():
     pytest.importorskip("sklearn")
-    proc = subprocess.run([sys.executable, os.path.join(HERE, "make_split.py"), "--check"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "make_split.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr

@@ -31,6 +31,7 @@ speed.md (default results/traces/), each to a temporary file renamed when comple
 1-minute load average before and after. Timings on a shared 2-core machine are noisy: compare
 the ratios measured in the same run, not absolute numbers across runs.
 """
+
 import argparse
 import gzip
 import hashlib
@@ -50,13 +51,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HTA_PYTHON = "/work/scratch/hta-venv/bin/python"
 # The issues' targets, printed beside the measurements (they are not asserted here).
-TARGET_MB_S = 300.0          # issue #10: whole process, any trace
-TARGET_RSS_RATIO = 1.5       # issues #10 and #27: peak RSS / uncompressed size
-TARGET_SPEEDUP = 20.0        # issue #10: HTA's load + idle breakdown / attribute
-TARGET_GZ_RATIO = 1.1        # issue #27: .gz wall / plain wall
-TARGET_PLAIN_MB_S = 800.0    # issue #27: plain JSON, whole process, on the 274 MB and 1 GB traces,
-TARGET_LIMIT_RATIO = 1.3     #   or within 1.3x of the parse limit's time, whichever is lower
-BIG_TRACE_BYTES = 100e6      # the issue's ">= 800 MB/s" is asked of the big traces only
+TARGET_MB_S = 300.0  # issue #10: whole process, any trace
+TARGET_RSS_RATIO = 1.5  # issues #10 and #27: peak RSS / uncompressed size
+TARGET_SPEEDUP = 20.0  # issue #10: HTA's load + idle breakdown / attribute
+TARGET_GZ_RATIO = 1.1  # issue #27: .gz wall / plain wall
+TARGET_PLAIN_MB_S = 800.0  # issue #27: plain JSON, whole process, on the 274 MB and 1 GB traces,
+TARGET_LIMIT_RATIO = 1.3  #   or within 1.3x of the parse limit's time, whichever is lower
+BIG_TRACE_BYTES = 100e6  # the issue's ">= 800 MB/s" is asked of the big traces only
 
 # Runs in the HTA venv: HTA reads a folder of rank files, so TRACE is linked into a fresh one.
 HTA_CHILD = r"""
@@ -86,6 +87,7 @@ def uncompressed_bytes(path):
 
 def run_child(cmd, timeout_s, env=None, mem_limit_bytes=None):
     """Run cmd; return (rc or 'timeout', wall_s, peak_rss_bytes, output)."""
+
     def limit():
         if mem_limit_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (mem_limit_bytes, mem_limit_bytes))
@@ -117,8 +119,13 @@ def summarise(runs, size):
         return None
     walls = [r["wall_s"] for r in ok]
     med = statistics.median(walls)
-    out = {"runs_ok": len(ok), "wall_s_median": med, "wall_s_min": min(walls),
-           "wall_s_max": max(walls), "mb_per_s": size / 1e6 / med}
+    out = {
+        "runs_ok": len(ok),
+        "wall_s_median": med,
+        "wall_s_min": min(walls),
+        "wall_s_max": max(walls),
+        "mb_per_s": size / 1e6 / med,
+    }
     rss = [r["peak_rss_bytes"] for r in ok if r.get("peak_rss_bytes") is not None]
     if rss:
         out.update({"peak_rss_bytes": max(rss), "peak_rss_over_size": max(rss) / size})
@@ -132,14 +139,22 @@ def executable(path):
 def measure(trace, args):
     size = uncompressed_bytes(trace)
     gz = Path(str(trace) + ".gz")
-    res = {"trace": str(trace), "uncompressed_bytes": size, "file_bytes": os.path.getsize(trace),
-           "gz_file": str(gz) if gz.is_file() else None,
-           "gz_file_bytes": os.path.getsize(gz) if gz.is_file() else None,
-           "attribute": {"runs": []}, "attribute_gz": {"runs": []}, "parse_limit": {"runs": []},
-           "hta": {"runs": []}}
+    res = {
+        "trace": str(trace),
+        "uncompressed_bytes": size,
+        "file_bytes": os.path.getsize(trace),
+        "gz_file": str(gz) if gz.is_file() else None,
+        "gz_file_bytes": os.path.getsize(gz) if gz.is_file() else None,
+        "attribute": {"runs": []},
+        "attribute_gz": {"runs": []},
+        "parse_limit": {"runs": []},
+        "hta": {"runs": []},
+    }
     have_attr = executable(args.attribute)
     if not have_attr:
-        res["attribute"]["not_run"] = res["attribute_gz"]["not_run"] = f"no executable at {args.attribute}"
+        res["attribute"]["not_run"] = res["attribute_gz"]["not_run"] = (
+            f"no executable at {args.attribute}"
+        )
     have_gz = have_attr and gz.is_file()
     if have_attr and not gz.is_file():
         res["attribute_gz"]["not_run"] = f"no {gz.name} beside the trace (--make-gz writes it)"
@@ -150,15 +165,21 @@ def measure(trace, args):
     too_big = args.hta_max_mb is not None and size / 1e6 > args.hta_max_mb
     hta_ok = hta_py.exists() and not args.skip_hta and not too_big
     if not hta_ok:
-        res["hta"]["not_run"] = ("skipped (--skip-hta)" if args.skip_hta
-                                 else f"skipped: over --hta-max-mb {args.hta_max_mb:g}" if too_big
-                                 else f"no Python at {hta_py} (create the scratch venv)")
+        res["hta"]["not_run"] = (
+            "skipped (--skip-hta)"
+            if args.skip_hta
+            else f"skipped: over --hta-max-mb {args.hta_max_mb:g}"
+            if too_big
+            else f"no Python at {hta_py} (create the scratch venv)"
+        )
     env = dict(os.environ)
     env.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
 
     def attribute(side, path, rep):
-        rc, wall, rss, text = run_child([str(args.attribute), "--time", "--json", "/dev/null", str(path)],
-                                        args.attribute_timeout_s)
+        rc, wall, rss, text = run_child(
+            [str(args.attribute), "--time", "--json", "/dev/null", str(path)],
+            args.attribute_timeout_s,
+        )
         res[side]["runs"].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss})
         m = re.search(r"inflated by ([\w-]+)", text)
         if m:
@@ -174,35 +195,49 @@ def measure(trace, args):
         if have_gz:
             have_gz = attribute("attribute_gz", gz, rep)
         if have_limit:
-            rc, wall, rss, text = run_child([str(args.parse_limit), str(trace), "--reps", "1"],
-                                            args.attribute_timeout_s)
+            rc, wall, rss, text = run_child(
+                [str(args.parse_limit), str(trace), "--reps", "1"], args.attribute_timeout_s
+            )
             run = {"rc": rc, "process_wall_s": wall, "peak_rss_bytes": None}
             try:
                 got = json.loads(text.strip().splitlines()[-1])
-                run.update({"wall_s": got["seconds_median"], "threads": got["threads"],
-                            "simdjson_implementation": got["simdjson_implementation"]})
+                run.update(
+                    {
+                        "wall_s": got["seconds_median"],
+                        "threads": got["threads"],
+                        "simdjson_implementation": got["simdjson_implementation"],
+                    }
+                )
             except (ValueError, KeyError, IndexError):
                 run["rc"] = rc if rc != 0 else "bad output"
             res["parse_limit"]["runs"].append(run)
-            print(f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s", flush=True)
+            print(
+                f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s",
+                flush=True,
+            )
             if run["rc"] != 0:
                 res["parse_limit"]["error"] = text.strip()[-2000:]
                 have_limit = False
         if hta_ok and rep < args.hta_reps:
             rc, wall, rss, text = run_child(
-                [str(hta_py), "-c", HTA_CHILD, str(trace)], args.hta_timeout_s, env=env,
-                mem_limit_bytes=int(args.hta_mem_gib * 2**30))
+                [str(hta_py), "-c", HTA_CHILD, str(trace)],
+                args.hta_timeout_s,
+                env=env,
+                mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+            )
             run = {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss}
             for line in text.splitlines():
                 if line.startswith("HTA_SPEED "):
-                    run.update(json.loads(line[len("HTA_SPEED "):]))
+                    run.update(json.loads(line[len("HTA_SPEED ") :]))
             res["hta"]["runs"].append(run)
             print(f"  HTA rep {rep}: rc={rc} {wall:.2f} s, {rss / 2**20:.0f} MiB", flush=True)
             if rc != 0:
                 tail = [l for l in text.strip().splitlines() if l.strip()][-3:]
-                res["hta"]["error"] = (f"exit {rc} after {wall:.0f} s (limits: "
-                                       f"{args.hta_mem_gib:g} GiB address space, "
-                                       f"{args.hta_timeout_s} s): " + " | ".join(tail))
+                res["hta"]["error"] = (
+                    f"exit {rc} after {wall:.0f} s (limits: "
+                    f"{args.hta_mem_gib:g} GiB address space, "
+                    f"{args.hta_timeout_s} s): " + " | ".join(tail)
+                )
                 hta_ok = False  # do not repeat a failure that costs minutes
     for side in ("attribute", "attribute_gz", "parse_limit", "hta"):
         s = summarise(res[side]["runs"], size)
@@ -210,7 +245,9 @@ def measure(trace, args):
             res[side].update(s)
     if res["parse_limit"]["runs"]:
         res["parse_limit"]["threads"] = res["parse_limit"]["runs"][0].get("threads")
-        res["parse_limit"]["simdjson_implementation"] = res["parse_limit"]["runs"][0].get("simdjson_implementation")
+        res["parse_limit"]["simdjson_implementation"] = res["parse_limit"]["runs"][0].get(
+            "simdjson_implementation"
+        )
     a, g, lim, h = res["attribute"], res["attribute_gz"], res["parse_limit"], res["hta"]
     if "wall_s_median" in a and "wall_s_median" in h:
         res["speedup_hta_over_attribute"] = h["wall_s_median"] / a["wall_s_median"]
@@ -225,8 +262,12 @@ def fmt(x, spec):
     return "n/a" if x is None else format(x, spec)
 
 
-SIDES = (("attribute", "attribute, plain"), ("attribute_gz", "attribute, .gz"),
-         ("parse_limit", "parse limit"), ("hta", "HTA 0.5.0"))
+SIDES = (
+    ("attribute", "attribute, plain"),
+    ("attribute_gz", "attribute, .gz"),
+    ("parse_limit", "parse limit"),
+    ("hta", "HTA 0.5.0"),
+)
 
 
 def markdown(doc):
@@ -264,51 +305,86 @@ def markdown(doc):
                 f"{fmt(s.get('wall_s_min'), '.3f')}-{fmt(s.get('wall_s_max'), '.3f')} | "
                 f"{fmt(s.get('mb_per_s'), '.1f')} | "
                 f"{fmt(rss / 2**20 if rss else None, '.0f')} | "
-                f"{fmt(s.get('peak_rss_over_size'), '.2f')} |")
+                f"{fmt(s.get('peak_rss_over_size'), '.2f')} |"
+            )
             for key in ("not_run", "error"):
                 if key in s:
                     notes.append(f"- {name}, {label}: {key.replace('_', ' ')}: {s[key]}")
         if r.get("gz_file_bytes"):
-            notes.append(f"- {name}: .gz file {r['gz_file_bytes'] / 1e6:.1f} MB "
-                         f"({r['uncompressed_bytes'] / r['gz_file_bytes']:.1f}x compressed)")
+            notes.append(
+                f"- {name}: .gz file {r['gz_file_bytes'] / 1e6:.1f} MB "
+                f"({r['uncompressed_bytes'] / r['gz_file_bytes']:.1f}x compressed)"
+            )
         h = [x for x in r["hta"]["runs"] if "load_s" in x]
         if h:
-            notes.append(f"- {name}, HTA inside its process (median): load "
-                         f"{statistics.median(x['load_s'] for x in h):.2f} s, idle breakdown "
-                         f"{statistics.median(x['idle_s'] for x in h):.2f} s")
+            notes.append(
+                f"- {name}, HTA inside its process (median): load "
+                f"{statistics.median(x['load_s'] for x in h):.2f} s, idle breakdown "
+                f"{statistics.median(x['idle_s'] for x in h):.2f} s"
+            )
     return "\n".join(lines + [""] + notes + [""] + verdicts(doc)) + "\n"
 
 
 def verdicts(doc):
     """One line per target and trace: met or not, from the medians above."""
-    out = ["Targets, from the medians above (issue #10: throughput, memory, HTA; issue #27: .gz, "
-           "plain JSON against the parse limit, memory):"]
+    out = [
+        "Targets, from the medians above (issue #10: throughput, memory, HTA; issue #27: .gz, "
+        "plain JSON against the parse limit, memory):"
+    ]
 
     def line(name, what, value, target, op, unit):
         if value is None:
             out.append(f"- {name}, {what}: not measured")
             return
         met = value >= target if op == ">=" else value <= target
-        out.append(f"- {name}, {what}: {value:.2f} {unit} (target {op} {target:.4g}): "
-                   f"{'met' if met else '**not met**'}")
+        out.append(
+            f"- {name}, {what}: {value:.2f} {unit} (target {op} {target:.4g}): "
+            f"{'met' if met else '**not met**'}"
+        )
 
     for r in doc["results"]:
         name = Path(r["trace"]).name
         a, g, lim = r["attribute"], r["attribute_gz"], r["parse_limit"]
         line(name, "plain throughput (#10)", a.get("mb_per_s"), TARGET_MB_S, ">=", "MB/s")
-        line(name, "HTA / attribute (#10)", r.get("speedup_hta_over_attribute"), TARGET_SPEEDUP, ">=", "x")
-        line(name, "peak RSS / size, plain", a.get("peak_rss_over_size"), TARGET_RSS_RATIO, "<=", "x")
+        line(
+            name,
+            "HTA / attribute (#10)",
+            r.get("speedup_hta_over_attribute"),
+            TARGET_SPEEDUP,
+            ">=",
+            "x",
+        )
+        line(
+            name, "peak RSS / size, plain", a.get("peak_rss_over_size"), TARGET_RSS_RATIO, "<=", "x"
+        )
         line(name, "peak RSS / size, .gz", g.get("peak_rss_over_size"), TARGET_RSS_RATIO, "<=", "x")
-        line(name, ".gz wall / plain wall (#27)", r.get("gz_over_plain"), TARGET_GZ_RATIO, "<=", "x")
+        line(
+            name, ".gz wall / plain wall (#27)", r.get("gz_over_plain"), TARGET_GZ_RATIO, "<=", "x"
+        )
         if r["uncompressed_bytes"] >= BIG_TRACE_BYTES:
             limit = lim.get("mb_per_s")
-            target = TARGET_PLAIN_MB_S if limit is None else min(TARGET_PLAIN_MB_S, limit / TARGET_LIMIT_RATIO)
-            why = ("800" if limit is None or TARGET_PLAIN_MB_S <= limit / TARGET_LIMIT_RATIO
-                   else f"parse limit {limit:.0f} MB/s / 1.3")
-            line(name, f"plain throughput (#27: the lower of 800 and the parse limit / 1.3; here {why})",
-                 a.get("mb_per_s"), target, ">=", "MB/s")
+            target = (
+                TARGET_PLAIN_MB_S
+                if limit is None
+                else min(TARGET_PLAIN_MB_S, limit / TARGET_LIMIT_RATIO)
+            )
+            why = (
+                "800"
+                if limit is None or TARGET_PLAIN_MB_S <= limit / TARGET_LIMIT_RATIO
+                else f"parse limit {limit:.0f} MB/s / 1.3"
+            )
+            line(
+                name,
+                f"plain throughput (#27: the lower of 800 and the parse limit / 1.3; here {why})",
+                a.get("mb_per_s"),
+                target,
+                ">=",
+                "MB/s",
+            )
         if r.get("plain_over_parse_limit") is not None:
-            out.append(f"- {name}: plain attribute wall / parse-limit wall = {r['plain_over_parse_limit']:.2f}x")
+            out.append(
+                f"- {name}: plain attribute wall / parse-limit wall = {r['plain_over_parse_limit']:.2f}x"
+            )
     return out
 
 
@@ -320,28 +396,47 @@ def write_atomic(path, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("traces", nargs="+", help="plain trace files (.json); TRACE.json.gz beside each is measured too")
+    ap.add_argument(
+        "traces",
+        nargs="+",
+        help="plain trace files (.json); TRACE.json.gz beside each is measured too",
+    )
     ap.add_argument("--attribute", default=os.environ.get("ATTRIBUTE", "./attribute"))
-    ap.add_argument("--parse-limit", default=None,
-                    help="the json_parse_limit binary (default: beside the attribute binary, else build/)")
+    ap.add_argument(
+        "--parse-limit",
+        default=None,
+        help="the json_parse_limit binary (default: beside the attribute binary, else build/)",
+    )
     ap.add_argument("--hta-python", default=os.environ.get("HTA_PYTHON", DEFAULT_HTA_PYTHON))
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--hta-reps", type=int, default=None,
-                    help="run HTA in the first N repetitions only (default: all); for a 1 GB trace, where "
-                         "one HTA run takes about ten minutes")
+    ap.add_argument(
+        "--hta-reps",
+        type=int,
+        default=None,
+        help="run HTA in the first N repetitions only (default: all); for a 1 GB trace, where "
+        "one HTA run takes about ten minutes",
+    )
     ap.add_argument("--hta-timeout-s", type=int, default=1800)
     ap.add_argument("--hta-mem-gib", type=float, default=16)
     ap.add_argument("--attribute-timeout-s", type=int, default=600)
     ap.add_argument("--skip-hta", action="store_true")
-    ap.add_argument("--hta-max-mb", type=float, default=None,
-                    help="skip HTA on traces larger than this many MB (HTA takes minutes and GiBs on 1 GB)")
-    ap.add_argument("--make-gz", action="store_true", help="write a missing TRACE.json.gz with gzip -9 first")
+    ap.add_argument(
+        "--hta-max-mb",
+        type=float,
+        default=None,
+        help="skip HTA on traces larger than this many MB (HTA takes minutes and GiBs on 1 GB)",
+    )
+    ap.add_argument(
+        "--make-gz", action="store_true", help="write a missing TRACE.json.gz with gzip -9 first"
+    )
     ap.add_argument("--out-dir", default=str(REPO / "results" / "traces"))
     args = ap.parse_args()
     for t in args.traces:
         if not Path(t).is_file() or t.endswith(".gz"):
-            print(f"attribute_speed: {t}: expected a plain trace file (.json); its .gz is found beside it",
-                  file=sys.stderr)
+            print(
+                f"attribute_speed: {t}: expected a plain trace file (.json); its .gz is found beside it",
+                file=sys.stderr,
+            )
             sys.exit(2)
     if args.hta_reps is None:
         args.hta_reps = args.reps
@@ -361,8 +456,11 @@ def main():
                 os.replace(str(gz) + ".partial", gz)
 
     def mtime(path):
-        return (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
-                if os.path.exists(path) else None)
+        return (
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
+            if os.path.exists(path)
+            else None
+        )
 
     built = mtime(args.attribute)
     digest = None
@@ -371,27 +469,46 @@ def main():
             digest = hashlib.sha256(f.read()).hexdigest()
     load_start = os.getloadavg()[0]
     try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = None
     results = []
     for t in args.traces:
         print(f"{t}:", flush=True)
         results.append(measure(Path(t), args))
-    doc = {"tool": "attribute_speed", "host": f"{platform.node()} ({os.cpu_count()} CPUs)",
-           "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
-           "hta_reps": args.hta_reps,
-           "attribute_binary": args.attribute, "parse_limit_binary": args.parse_limit,
-           "attribute_binary_mtime_utc": built, "attribute_binary_sha256": digest,
-           "hta_python": args.hta_python, "git_commit": commit,
-           "loadavg_1min_start": load_start, "loadavg_1min_end": os.getloadavg()[0],
-           "targets": {"mb_per_s": TARGET_MB_S, "peak_rss_over_size": TARGET_RSS_RATIO,
-                       "speedup_hta_over_attribute": TARGET_SPEEDUP, "gz_over_plain": TARGET_GZ_RATIO,
-                       "plain_mb_per_s_big": TARGET_PLAIN_MB_S, "plain_over_parse_limit": TARGET_LIMIT_RATIO},
-           "results": results}
+    doc = {
+        "tool": "attribute_speed",
+        "host": f"{platform.node()} ({os.cpu_count()} CPUs)",
+        "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "reps": args.reps,
+        "hta_reps": args.hta_reps,
+        "attribute_binary": args.attribute,
+        "parse_limit_binary": args.parse_limit,
+        "attribute_binary_mtime_utc": built,
+        "attribute_binary_sha256": digest,
+        "hta_python": args.hta_python,
+        "git_commit": commit,
+        "loadavg_1min_start": load_start,
+        "loadavg_1min_end": os.getloadavg()[0],
+        "targets": {
+            "mb_per_s": TARGET_MB_S,
+            "peak_rss_over_size": TARGET_RSS_RATIO,
+            "speedup_hta_over_attribute": TARGET_SPEEDUP,
+            "gz_over_plain": TARGET_GZ_RATIO,
+            "plain_mb_per_s_big": TARGET_PLAIN_MB_S,
+            "plain_over_parse_limit": TARGET_LIMIT_RATIO,
+        },
+        "results": results,
+    }
     if mtime(args.attribute) != built:  # rebuilt while measuring: the runs mix two binaries
-        doc["warning"] = f"{args.attribute} changed during the run ({built} -> {mtime(args.attribute)})"
+        doc["warning"] = (
+            f"{args.attribute} changed during the run ({built} -> {mtime(args.attribute)})"
+        )
         print(f"attribute_speed: warning: {doc['warning']}", file=sys.stderr)
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)

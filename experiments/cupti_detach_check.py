@@ -13,6 +13,7 @@ loaded and the "after" rows would pay for it.
 Writes OUT/cupti_detach.json (every bench JSON's rows of interest) and OUT/cupti_detach.md,
 each atomically. Without a GPU the rows are skipped and the page says so. Cost on a GPU:
 ~4 bench processes x ~6 s."""
+
 import argparse
 import json
 import os
@@ -28,13 +29,22 @@ TRACED_FIRST = "Dispatch/cuda-train_step"
 def run_bench(bench, out_json, with_trace, budget_s):
     names = ([TRACED_FIRST] if with_trace else []) + list(ROWS)
     flt = "^(" + "|".join(names) + ")"
-    cmd = [bench, f"--benchmark_filter={flt}", "--devices=cuda", "--benchmark_min_time=0.2",
-           "--benchmark_repetitions=3", f"--benchmark_out={out_json}", "--benchmark_out_format=json"]
+    cmd = [
+        bench,
+        f"--benchmark_filter={flt}",
+        "--devices=cuda",
+        "--benchmark_min_time=0.2",
+        "--benchmark_repetitions=3",
+        f"--benchmark_out={out_json}",
+        "--benchmark_out_format=json",
+    ]
     if budget_s:
         cmd.append(f"--budget_s={budget_s}")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit(f"cupti_detach_check: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"cupti_detach_check: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}"
+        )
     with open(out_json) as f:
         return json.load(f)["benchmarks"]
 
@@ -63,24 +73,40 @@ def summarize(samples):
                 skipped.append(f"{key}: {r.get('error_message', '')}")
                 continue
             table.setdefault(key, {}).setdefault(mode, []).append(r["us_per_op"])
-    lines = ["# Timed rows alone and after a CUPTI-traced pass", "",
-             "Median host cost per operation (us) over every repetition of every round; "
-             "ratio = after / alone. The CUPTI session detaches after each traced pass, so the ratio "
-             "should be within the run-to-run spread (the min-max column).", ""]
+    lines = [
+        "# Timed rows alone and after a CUPTI-traced pass",
+        "",
+        "Median host cost per operation (us) over every repetition of every round; "
+        "ratio = after / alone. The CUPTI session detaches after each traced pass, so the ratio "
+        "should be within the run-to-run spread (the min-max column).",
+        "",
+    ]
     medians = {}
-    traced = [r for r in samples.get("after_trace", []) if row_key(r["name"]) == TRACED_FIRST
-              and r.get("run_type") != "aggregate"]
+    traced = [
+        r
+        for r in samples.get("after_trace", [])
+        if row_key(r["name"]) == TRACED_FIRST and r.get("run_type") != "aggregate"
+    ]
     counted = [r["kernels_per_step"] for r in traced if "kernels_per_step" in r]
     if counted:
-        lines += [f"The traced pass ran before the rows in every 'after' process ({TRACED_FIRST}: "
-                  f"{statistics.median(counted):.0f} kernels per step counted by CUPTI).", ""]
+        lines += [
+            f"The traced pass ran before the rows in every 'after' process ({TRACED_FIRST}: "
+            f"{statistics.median(counted):.0f} kernels per step counted by CUPTI).",
+            "",
+        ]
     elif traced:
-        lines += [f"The traced pass did NOT run ({TRACED_FIRST}: "
-                  f"{traced[0].get('error_message') or traced[0].get('label', '')}): the comparison means nothing.", ""]
+        lines += [
+            f"The traced pass did NOT run ({TRACED_FIRST}: "
+            f"{traced[0].get('error_message') or traced[0].get('label', '')}): the comparison means nothing.",
+            "",
+        ]
     if not table:
         lines.append("Not measured: " + ("; ".join(sorted(set(skipped))) or "no rows"))
         return lines, medians
-    lines += ["| row | alone (us) | after a traced pass (us) | ratio | alone min-max |", "|---|---|---|---|---|"]
+    lines += [
+        "| row | alone (us) | after a traced pass (us) | ratio | alone min-max |",
+        "|---|---|---|---|---|",
+    ]
     for key in ROWS:
         modes = table.get(key, {})
         if "alone" not in modes or "after_trace" not in modes:
@@ -88,7 +114,9 @@ def summarize(samples):
             continue
         a, b = statistics.median(modes["alone"]), statistics.median(modes["after_trace"])
         medians[key] = {"alone_us": a, "after_trace_us": b, "ratio": b / a}
-        lines.append(f"| {key} | {a:.2f} | {b:.2f} | {b / a:.2f}x | {min(modes['alone']):.2f}-{max(modes['alone']):.2f} |")
+        lines.append(
+            f"| {key} | {a:.2f} | {b:.2f} | {b / a:.2f}x | {min(modes['alone']):.2f}-{max(modes['alone']):.2f} |"
+        )
     return lines, medians
 
 
@@ -108,11 +136,18 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
             for mode in ("alone", "after_trace"):  # alternated: drift hits both
-                rows = run_bench(args.bench, os.path.join(tmp, f"{mode}-{i}.json"), mode == "after_trace", args.budget_s)
+                rows = run_bench(
+                    args.bench,
+                    os.path.join(tmp, f"{mode}-{i}.json"),
+                    mode == "after_trace",
+                    args.budget_s,
+                )
                 samples[mode] += rows
     lines, medians = summarize(samples)
-    write_atomically(os.path.join(args.out, "cupti_detach.json"),
-                     json.dumps({"rows": samples, "medians": medians}, indent=1))
+    write_atomically(
+        os.path.join(args.out, "cupti_detach.json"),
+        json.dumps({"rows": samples, "medians": medians}, indent=1),
+    )
     write_atomically(os.path.join(args.out, "cupti_detach.md"), "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

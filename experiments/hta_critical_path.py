@@ -22,6 +22,7 @@ in HTA's time unit (microseconds), and hta-critical-path.log beside it (HTA's ow
 Each trace runs in its own child process (HTA's module state is global) on a copy in a temporary
 folder (HTA reads a folder of rank files).
 """
+
 import argparse
 import json
 import os
@@ -53,26 +54,42 @@ def child(files, out_path):
             # HTA numbers the instances in the order of its dataframe: CPU and GPU annotations
             # alike (a gpu_user_annotation ProfilerStep is an instance too).
             ann = df[df["name"].isin(step_ids)]
-            windows = [(int(i), float(r["ts"]), float(r["dur"])) for i, (_, r) in enumerate(ann.iterrows())]
+            windows = [
+                (int(i), float(r["ts"]), float(r["dur"])) for i, (_, r) in enumerate(ann.iterrows())
+            ]
             asks = [(STEP, i, ts, dur) for i, ts, dur in windows]
         else:
             ts0, ts1 = float(df["ts"].min()), float((df["ts"] + df["dur"]).max())
             asks = [("", None, ts0, ts1 - ts0)]
         for annotation, instance, ts, dur in asks:
-            row = {"annotation": annotation or "(whole trace)", "instance": instance, "start_us": ts, "window_us": dur,
-                   "critical_path_us": None, "ok": False, "bound_by": {}, "error": None}
+            row = {
+                "annotation": annotation or "(whole trace)",
+                "instance": instance,
+                "start_us": ts,
+                "window_us": dur,
+                "critical_path_us": None,
+                "ok": False,
+                "bound_by": {},
+                "error": None,
+            }
             t0 = time.monotonic()
             try:
-                got = analyzer.critical_path_analysis(rank=rank, annotation=annotation, instance_id=instance)
+                got = analyzer.critical_path_analysis(
+                    rank=rank, annotation=annotation, instance_id=instance
+                )
                 if got is None:
                     raise RuntimeError("HTA returned None (annotation not found)")
                 graph, ok = got
                 row["ok"] = bool(ok)
                 if ok:
-                    row["critical_path_us"] = float(sum(e.weight for e in graph.critical_path_edges_set))
+                    row["critical_path_us"] = float(
+                        sum(e.weight for e in graph.critical_path_edges_set)
+                    )
                     bd = graph.get_critical_path_breakdown()
                     if bd is not None and len(bd) and bd["duration"].sum() > 0:
-                        share = bd.groupby("bound_by")["duration"].sum() / bd["duration"].sum() * 100
+                        share = (
+                            bd.groupby("bound_by")["duration"].sum() / bd["duration"].sum() * 100
+                        )
                         row["bound_by"] = {str(k): float(v) for k, v in share.items()}
             except Exception as e:  # noqa: BLE001 - HTA's failure is itself a result
                 row["error"] = f"{type(e).__name__}: {e}"
@@ -104,8 +121,12 @@ def run_one(stem, files, log):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--child", nargs="+", metavar=("OUT", "FILE"), help="internal: run HTA on FILE... into OUT")
-    ap.add_argument("--out", default=str(OUT), help="folder for hta-critical-path.json (default %(default)s)")
+    ap.add_argument(
+        "--child", nargs="+", metavar=("OUT", "FILE"), help="internal: run HTA on FILE... into OUT"
+    )
+    ap.add_argument(
+        "--out", default=str(OUT), help="folder for hta-critical-path.json (default %(default)s)"
+    )
     args = ap.parse_args()
     if args.child:
         out, *files = args.child
@@ -114,8 +135,13 @@ def main():
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     import pandas  # the scratch environment's: the version the critical path ran with
-    doc = {"hta_version": HTA_VERSION, "pandas_version": pandas.__version__, "made_by": "experiments/hta_critical_path.py",
-           "traces": {}}
+
+    doc = {
+        "hta_version": HTA_VERSION,
+        "pandas_version": pandas.__version__,
+        "made_by": "experiments/hta_critical_path.py",
+        "traces": {},
+    }
     log_path = out_dir / "hta-critical-path.log"
     with open(str(log_path) + ".partial", "w") as log:
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")

@@ -31,6 +31,7 @@ Agreement: exact where every timestamp HTA uses is a whole number of microsecond
 rounding on); elsewhere within float rounding (1e-9 us + 1e-12 relative), because HTA sums
 with numpy and pandas in an order C++ does not reproduce bit for bit.
 """
+
 import argparse
 import datetime
 import hashlib
@@ -56,6 +57,7 @@ MODES = (("rounding", True), ("no-rounding", False))
 
 
 # --- HTA -----------------------------------------------------------------------------------
+
 
 def hta_load(trace_dir, rounding):
     """HTA's TraceAnalysis for a folder, parsed in this process (its multiprocessing only splits
@@ -92,6 +94,7 @@ def hta_run(trace_dir, rounding, native=True):
 
 # --- ./attribute ---------------------------------------------------------------------------
 
+
 def attribute_run(binary, trace_dir, rounding):
     """./attribute --hta's JSON for a folder, or {"error": ...} with its message."""
     with tempfile.TemporaryDirectory(prefix="attr-") as tmp:
@@ -99,14 +102,19 @@ def attribute_run(binary, trace_dir, rounding):
         cmd = [str(binary), "--hta", "--quiet", "--json", str(out), str(trace_dir)]
         if not rounding:
             cmd.insert(2, "--hta-no-rounding")
-        p = subprocess.run(cmd, capture_output=True, text=True, env={k: v for k, v in os.environ.items()
-                                                                     if k != "HTA_DISABLE_NS_ROUNDING"})
+        p = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "HTA_DISABLE_NS_ROUNDING"},
+        )
         if p.returncode != 0 or not out.exists():
             return {"error": f"exit {p.returncode}: {p.stderr.strip()[:300]}"}
         return json.loads(out.read_text())["hta"]
 
 
 # --- comparison ----------------------------------------------------------------------------
+
 
 def whole_us(files, rounding):
     """Whether every ts and dur HTA uses is a whole number of us (then agreement is exact)."""
@@ -169,11 +177,14 @@ def kinds(diffs):
     for name, _, _ in diffs:
         parts = name.split(" ")
         k = parts[-1]
-        out.add(("idle." + k.split(".")[-1]) if "idle." in name else k if parts[0] == "rank" else name)
+        out.add(
+            ("idle." + k.split(".")[-1]) if "idle." in name else k if parts[0] == "rank" else name
+        )
     return out
 
 
 # --- one trace -----------------------------------------------------------------------------
+
 
 def check(files, binary, rounding, native=True):
     """(disagreements with HTA-stable, with HTA-native or None, tie_dependent, HTA figures)."""
@@ -216,7 +227,7 @@ def shrink(files, binary, rounding, want, budget_s=180):
     n = 2
     while len(items) >= 2 and time.monotonic() - t0 < budget_s:
         chunk = max(1, len(items) // n)
-        parts = [items[i:i + chunk] for i in range(0, len(items), chunk)]
+        parts = [items[i : i + chunk] for i in range(0, len(items), chunk)]
         reduced = False
         for p in parts:  # try a part alone, then everything but a part
             if fails(p):
@@ -244,14 +255,21 @@ def save_case(case_dir, name, files, binary, meta):
     (tmp / "trace").mkdir(parents=True)
     for fname, doc in files.items():
         (tmp / "trace" / fname).write_text(json.dumps(doc, indent=1) + "\n")
-    expected = dict(meta, hta_version="0.5.0", tie_order="stable (pandas kind='stable')",
-                    idle_rounding="before HTA's round(2)", modes={})
+    expected = dict(
+        meta,
+        hta_version="0.5.0",
+        tie_order="stable (pandas kind='stable')",
+        idle_rounding="before HTA's round(2)",
+        modes={},
+    )
     for mode, rounding in MODES:
         with tempfile.TemporaryDirectory(prefix="hta-case-") as t:
             hta_trace_gen.write(files, t)
             hta = hta_run(t, rounding, native=False)
-        expected["modes"][mode] = {"exact": whole_us(files, rounding),
-                                   **(hta["stable"] if "stable" in hta else hta)}
+        expected["modes"][mode] = {
+            "exact": whole_us(files, rounding),
+            **(hta["stable"] if "stable" in hta else hta),
+        }
     (tmp / "hta.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     shutil.rmtree(d, ignore_errors=True)
     os.replace(tmp, d)
@@ -259,34 +277,49 @@ def save_case(case_dir, name, files, binary, meta):
 
 # --- the run -------------------------------------------------------------------------------
 
+
 def worker(job):
     seed, binary, native = job
     files = hta_trace_gen.generate(seed)
     out = {"seed": seed}
     for mode, rounding in MODES:
         diffs, native_diffs, tie, hta = check(files, binary, rounding, native)
-        out[mode] = {"diffs": diffs, "native_diffs": native_diffs, "tie_dependent": tie,
-                     "hta_error": hta.get("error")}
+        out[mode] = {
+            "diffs": diffs,
+            "native_diffs": native_diffs,
+            "tie_dependent": tie,
+            "hta_error": hta.get("error"),
+        }
     return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--traces", type=int, default=5000, help="generated traces (each in both modes)")
+    ap.add_argument(
+        "--traces", type=int, default=5000, help="generated traces (each in both modes)"
+    )
     ap.add_argument("--seed", type=int, default=23, help="trace k uses seed * 1000000 + k")
-    ap.add_argument("--attribute", default=str(REPO / "build" / "attribute"), help="the binary to test")
+    ap.add_argument(
+        "--attribute", default=str(REPO / "build" / "attribute"), help="the binary to test"
+    )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
-    ap.add_argument("--no-native", action="store_true",
-                    help="skip HTA's native tie order (half the HTA time; no tie_dependent count)")
+    ap.add_argument(
+        "--no-native",
+        action="store_true",
+        help="skip HTA's native tie order (half the HTA time; no tie_dependent count)",
+    )
     ap.add_argument("--shrink", type=int, default=0, help="shrink up to N disagreements per mode")
     ap.add_argument("--cases", help="save each shrunk case here (tests/data/hta_cases)")
-    ap.add_argument("--out", help="write the summary JSON here (results/traces/hta-differential.json)")
+    ap.add_argument(
+        "--out", help="write the summary JSON here (results/traces/hta-differential.json)"
+    )
     a = ap.parse_args()
 
     from hta_reference import check_hta_version
     import logging
     import warnings
     from hta.configs.config import logger
+
     check_hta_version()
     logger.setLevel(logging.ERROR)  # HTA warns on every parse; its errors are recorded below
     warnings.simplefilter("ignore")  # pandas 3's deprecation notes on HTA's inplace calls
@@ -296,8 +329,9 @@ def main():
 
     # What was tested, taken before the run: the binary can be rebuilt and HEAD move meanwhile.
     attribute_sha = hashlib.sha256(binary.read_bytes()).hexdigest()
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     t0, load0 = time.monotonic(), os.getloadavg()[0]
     jobs = [(a.seed * 1000000 + k, str(binary), not a.no_native) for k in range(a.traces)]
     results = []
@@ -306,19 +340,27 @@ def main():
             results.append(r)
             if n % 250 == 0 or n == len(jobs):
                 bad = {m: sum(1 for x in results if x[m]["diffs"]) for m, _ in MODES}
-                print(f"{n}/{len(jobs)} traces, disagreements {bad}, {time.monotonic() - t0:.0f} s", flush=True)
+                print(
+                    f"{n}/{len(jobs)} traces, disagreements {bad}, {time.monotonic() - t0:.0f} s",
+                    flush=True,
+                )
     wall = time.monotonic() - t0
 
     summary = {
         "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "seed": a.seed, "traces": a.traces, "wall_s": round(wall, 1), "jobs": a.jobs,
-        "load_1min_start": load0, "load_1min_end": os.getloadavg()[0],
+        "seed": a.seed,
+        "traces": a.traces,
+        "wall_s": round(wall, 1),
+        "jobs": a.jobs,
+        "load_1min_start": load0,
+        "load_1min_end": os.getloadavg()[0],
         "attribute": str(binary.relative_to(REPO)) if binary.is_relative_to(REPO) else str(binary),
         "attribute_sha256": attribute_sha,
         "commit_at_start": commit,
         "generator": "experiments/hta_trace_gen.py at that commit",
-        "tie_order": "stable (pandas kind='stable')" + ("" if a.no_native else "; native order counted apart"),
+        "tie_order": "stable (pandas kind='stable')"
+        + ("" if a.no_native else "; native order counted apart"),
         "modes": {},
     }
     for mode, rounding in MODES:
@@ -330,10 +372,16 @@ def main():
         summary["modes"][mode] = {
             "disagreements": len(bad),
             "by_figure": dict(sorted(by_kind.items())),
-            "disagreements_vs_native_hta": None if a.no_native else sum(1 for r in results if r[mode]["native_diffs"]),
-            "tie_dependent_traces": None if a.no_native else sum(1 for r in results if r[mode]["tie_dependent"]),
+            "disagreements_vs_native_hta": None
+            if a.no_native
+            else sum(1 for r in results if r[mode]["native_diffs"]),
+            "tie_dependent_traces": None
+            if a.no_native
+            else sum(1 for r in results if r[mode]["tie_dependent"]),
             "hta_failed_to_load": sum(1 for r in results if r[mode]["hta_error"]),
-            "hta_load_errors": sorted({r[mode]["hta_error"][:200] for r in results if r[mode]["hta_error"]})[:5],
+            "hta_load_errors": sorted(
+                {r[mode]["hta_error"][:200] for r in results if r[mode]["hta_error"]}
+            )[:5],
             "first_seeds": [r["seed"] for r in bad[:20]],
             "examples": [{"seed": r["seed"], "diffs": r[mode]["diffs"][:4]} for r in bad[:5]],
         }
@@ -352,9 +400,18 @@ def main():
             print(f"  seed {r['seed']}: shrunk to {n_events} events: {diffs[:3]}", flush=True)
             shrunk_kinds |= kinds(diffs) or want
             if a.cases:
-                save_case(a.cases, f"seed-{r['seed']}-{mode}", small, binary,
-                          {"seed": r["seed"], "found_in_mode": mode, "found_with": f"{binary.name} {attribute_sha[:16]}",
-                           "disagreed_before_fix": {mode: diffs}})
+                save_case(
+                    a.cases,
+                    f"seed-{r['seed']}-{mode}",
+                    small,
+                    binary,
+                    {
+                        "seed": r["seed"],
+                        "found_in_mode": mode,
+                        "found_with": f"{binary.name} {attribute_sha[:16]}",
+                        "disagreed_before_fix": {mode: diffs},
+                    },
+                )
 
     if a.out:
         tmp = Path(a.out + ".partial")

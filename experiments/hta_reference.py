@@ -20,6 +20,7 @@ backend, symbol tables) is global, so each (trace, setting) runs in its own chil
 one setting can never leak into the other. HTA reads a folder of rank files, so each trace is
 copied into its own temporary folder first.
 """
+
 import argparse
 import contextlib
 import json
@@ -153,8 +154,14 @@ def hta_figures(analyzer):
                 "max": _f(d.max()),
             }
         else:
-            r["launch_delay_us"] = {"count": 0, "mean": None, "min": None,
-                                    "p50": None, "p90": None, "max": None}
+            r["launch_delay_us"] = {
+                "count": 0,
+                "mean": None,
+                "min": None,
+                "p50": None,
+                "p90": None,
+                "max": None,
+            }
         if errors:
             r["hta_errors"] = errors
         result["ranks"][str(rank)] = r
@@ -204,7 +211,8 @@ def run_one(stem, files, rounding, log):
     """One child per (trace, setting); returns the document to write."""
     suffix = "" if rounding else ".no-rounding"
     doc = {
-        "trace": str(files[0].parent.relative_to(REPO)) if len(files) > 1
+        "trace": str(files[0].parent.relative_to(REPO))
+        if len(files) > 1
         else str(files[0].relative_to(REPO)),
         "hta_version": HTA_VERSION,
         "ns_rounding": rounding,
@@ -218,14 +226,17 @@ def run_one(stem, files, rounding, log):
         cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
-            p = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                               timeout=CHILD_TIMEOUT_S)
+            p = subprocess.run(
+                cmd, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S
+            )
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
             rc, text = "timeout", f"killed after {CHILD_TIMEOUT_S} s\n{e.stderr or ''}"
         wall = time.monotonic() - t0
-        log.write(f"===== {stem}{suffix}: rc={rc} wall={wall:.1f}s "
-                  f"HTA_DISABLE_NS_ROUNDING={env.get('HTA_DISABLE_NS_ROUNDING', 'unset')}\n")
+        log.write(
+            f"===== {stem}{suffix}: rc={rc} wall={wall:.1f}s "
+            f"HTA_DISABLE_NS_ROUNDING={env.get('HTA_DISABLE_NS_ROUNDING', 'unset')}\n"
+        )
         log.write(text if text.endswith("\n") or not text else text + "\n")
         if rc == 0 and out.exists():
             doc.update(json.loads(out.read_text()))
@@ -237,8 +248,12 @@ def run_one(stem, files, rounding, log):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--child", nargs="+", metavar=("OUT", "FILE"),
-                    help="internal: run HTA on FILE... and write its figures to OUT")
+    ap.add_argument(
+        "--child",
+        nargs="+",
+        metavar=("OUT", "FILE"),
+        help="internal: run HTA on FILE... and write its figures to OUT",
+    )
     ap.add_argument("--only", help="only the trace with this stem")
     args = ap.parse_args()
     if args.child:

@@ -23,6 +23,7 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
 
     python3 experiments/hta_trace_gen.py --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
 """
+
 import argparse
 import json
 import os
@@ -34,10 +35,10 @@ KERNEL_NAMES = [
     "sgemm_128x64_nn",
     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
     "ncclDevKernel_AllGather_RING_LL(ncclDevComm*)",
-    "void cub::DeviceMemcpyKernel<int>(int)",     # contains "Memcpy": HTA says not compute
-    "volta_SyncBatchNorm_kernel",                  # contains "Sync": not compute
-    "dma_transfer_kernel",                         # starts with "dma": memory
-    "Memset_like_kernel",                          # starts with "Memset": memory
+    "void cub::DeviceMemcpyKernel<int>(int)",  # contains "Memcpy": HTA says not compute
+    "volta_SyncBatchNorm_kernel",  # contains "Sync": not compute
+    "dma_transfer_kernel",  # starts with "dma": memory
+    "Memset_like_kernel",  # starts with "Memset": memory
 ]
 COPY_NAMES = {
     ("HtoD", "Pageable"): "Memcpy HtoD (Pageable -> Device)",
@@ -54,15 +55,24 @@ class Rank:
     def __init__(self, rng, rank, ts_style, base_ns, streams):
         self.rng, self.rank, self.ts_style = rng, rank, ts_style
         self.events = []
-        self.t = base_ns                       # the host thread's clock
+        self.t = base_ns  # the host thread's clock
         self.streams = streams
         self.free = {s: base_ns for s in streams}  # when each stream's last work ends
         self.last = {s: base_ns for s in streams}  # when it started
         self.corr = rng.randint(1, 50) * 1000  # correlation ids: per rank, like Kineto
         self.pid, self.tids = 1000 + rank, [1000 + rank, 2000 + rank]
         # Older profilers' category names, which HTA and ./attribute both accept.
-        self.old_cats = {"kernel": "Kernel", "gpu_memcpy": "Memcpy", "gpu_memset": "Memset",
-                         "cuda_runtime": "Runtime", "cpu_op": "Operator"} if rng.random() < 0.1 else {}
+        self.old_cats = (
+            {
+                "kernel": "Kernel",
+                "gpu_memcpy": "Memcpy",
+                "gpu_memset": "Memset",
+                "cuda_runtime": "Runtime",
+                "cpu_op": "Operator",
+            }
+            if rng.random() < 0.1
+            else {}
+        )
 
     # --- numbers -------------------------------------------------------------------------
     def q(self, ns):
@@ -94,16 +104,40 @@ class Rank:
 
     def gap_ns(self):
         """Space after the previous work on a stream: overlap, abut, or near 30 us."""
-        return self.rng.choice([
-            -self.rng.randint(1, 3000), 0, 0, 1, 400, 999, 1000, self.rng.randint(1000, 8000),
-            29000, 29999, 29999, 30000, 30000, 30001, 30500, 29400, self.rng.randint(31000, 90000),
-        ])
+        return self.rng.choice(
+            [
+                -self.rng.randint(1, 3000),
+                0,
+                0,
+                1,
+                400,
+                999,
+                1000,
+                self.rng.randint(1000, 8000),
+                29000,
+                29999,
+                29999,
+                30000,
+                30000,
+                30001,
+                30500,
+                29400,
+                self.rng.randint(31000, 90000),
+            ]
+        )
 
     # --- events --------------------------------------------------------------------------
     def add(self, cat, name, ts_ns, dur_ns, tid, args=None, pid=None):
         cat = self.old_cats.get(cat, cat)
-        e = {"ph": "X", "cat": cat, "name": name, "pid": self.pid if pid is None else pid, "tid": tid,
-             "ts": self.us(self.q(ts_ns)), "dur": self.us(self.q(ts_ns + dur_ns) - self.q(ts_ns), True)}
+        e = {
+            "ph": "X",
+            "cat": cat,
+            "name": name,
+            "pid": self.pid if pid is None else pid,
+            "tid": tid,
+            "ts": self.us(self.q(ts_ns)),
+            "dur": self.us(self.q(ts_ns + dur_ns) - self.q(ts_ns), True),
+        }
         if self.ts_style != "int":
             e["dur"] = self.us(dur_ns, True)
         if args is not None:
@@ -127,8 +161,14 @@ class Rank:
         if cat == "cuda_runtime" and self.rng.random() < 0.08:
             # The driver call inside it, same correlation (cuLaunchKernel under cudaLaunchKernel).
             inner = dict(args)
-            self.add("cuda_driver", "cuLaunchKernel" if "Launch" in name else "cuMemcpyAsync",
-                     self.t + min(100, dur_ns // 3), max(0, dur_ns - 200), tid, inner)
+            self.add(
+                "cuda_driver",
+                "cuLaunchKernel" if "Launch" in name else "cuMemcpyAsync",
+                self.t + min(100, dur_ns // 3),
+                max(0, dur_ns - 200),
+                tid,
+                inner,
+            )
         return e
 
     def gpu(self, cat, name, stream, start_ns, dur_ns, corr, extra=None):
@@ -220,14 +260,28 @@ class Rank:
         s = self.rng.choice(self.streams)
         until = max(self.free.values()) if kind == "device" else self.free[s]
         wait_from = self.t + self.rng.choice([500, 1000])
-        end = max(wait_from + self.rng.choice([0, 1000, 2000]), until + self.rng.choice([0, 500, 1000]))
-        name = {"stream": "cudaStreamSynchronize", "event": "cudaEventSynchronize", "device": "cudaDeviceSynchronize"}[kind]
+        end = max(
+            wait_from + self.rng.choice([0, 1000, 2000]), until + self.rng.choice([0, 500, 1000])
+        )
+        name = {
+            "stream": "cudaStreamSynchronize",
+            "event": "cudaEventSynchronize",
+            "device": "cudaDeviceSynchronize",
+        }[kind]
         self.call(name, end - self.t + 500, corr)
         gpu_name = {"stream": "Stream Sync", "event": "Event Sync", "device": "Context Sync"}[kind]
         args = {"device": 0, "stream": s if kind == "stream" else -1}
         if self.rng.random() < 0.85:
             args["correlation"] = corr
-        self.add("cuda_sync", gpu_name, wait_from, end - wait_from, s if kind == "stream" else -1, args, pid=0)
+        self.add(
+            "cuda_sync",
+            gpu_name,
+            wait_from,
+            end - wait_from,
+            s if kind == "stream" else -1,
+            args,
+            pid=0,
+        )
         self.t = end + 500 + self.rng.choice([0, 2000])
 
     def op(self, name, body):
@@ -268,7 +322,14 @@ def make_rank(rng, rank, ts_style, n_steps, step_cat):
         r.step_body(rng.randint(1, 7))
         r.t += rng.choice([0, 1000])
         if n_steps:
-            r.add(step_cat, f"ProfilerStep#{first_step + i}", start, r.t - start, r.tids[0], {"External id": 1})
+            r.add(
+                step_cat,
+                f"ProfilerStep#{first_step + i}",
+                start,
+                r.t - start,
+                r.tids[0],
+                {"External id": 1},
+            )
         r.t += rng.choice([0, 0, 2000])
     if not r.events:
         r.launch()  # a rank file without one complete event makes HTA's parser raise
@@ -279,24 +340,89 @@ def noise(rng, r, first_ts):
     """Events HTA drops (no dur, cat Trace) or keeps without using (python_function)."""
     out = []
     for i in range(rng.randint(0, 3)):
-        out.append({"ph": "M", "name": "process_name", "pid": r.pid, "tid": 0, "ts": first_ts,
-                    "args": {"name": "python"}})
+        out.append(
+            {
+                "ph": "M",
+                "name": "process_name",
+                "pid": r.pid,
+                "tid": 0,
+                "ts": first_ts,
+                "args": {"name": "python"},
+            }
+        )
     for e in list(r.events):
         if e["cat"] == "cuda_runtime" and rng.random() < 0.3:
             c = e.get("args", {}).get("correlation", 0)
-            out.append({"ph": "s", "id": c, "pid": e["pid"], "tid": e["tid"], "ts": e["ts"], "cat": "ac2g", "name": "ac2g"})
-            out.append({"ph": "f", "id": c, "pid": 0, "tid": 7, "ts": e["ts"], "cat": "ac2g", "name": "ac2g", "bp": "e"})
+            out.append(
+                {
+                    "ph": "s",
+                    "id": c,
+                    "pid": e["pid"],
+                    "tid": e["tid"],
+                    "ts": e["ts"],
+                    "cat": "ac2g",
+                    "name": "ac2g",
+                }
+            )
+            out.append(
+                {
+                    "ph": "f",
+                    "id": c,
+                    "pid": 0,
+                    "tid": 7,
+                    "ts": e["ts"],
+                    "cat": "ac2g",
+                    "name": "ac2g",
+                    "bp": "e",
+                }
+            )
     if rng.random() < 0.5:
-        out.append({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
-                    "ts": first_ts, "dur": 1})
+        out.append(
+            {
+                "ph": "X",
+                "cat": "Trace",
+                "name": "PyTorch Profiler (0)",
+                "pid": "Spans",
+                "tid": "PyTorch Profiler",
+                "ts": first_ts,
+                "dur": 1,
+            }
+        )
     if rng.random() < 0.3:
-        out.append({"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": r.pid, "tid": r.tids[0],
-                    "ts": first_ts, "dur": 5})
+        out.append(
+            {
+                "ph": "X",
+                "cat": "python_function",
+                "name": "train.py(12): step",
+                "pid": r.pid,
+                "tid": r.tids[0],
+                "ts": first_ts,
+                "dur": 5,
+            }
+        )
     if rng.random() < 0.1:  # a complete event without "cat": HTA drops it (dropna)
-        out.append({"ph": "X", "name": "no category", "pid": r.pid, "tid": r.tids[0], "ts": first_ts, "dur": 3})
+        out.append(
+            {
+                "ph": "X",
+                "name": "no category",
+                "pid": r.pid,
+                "tid": r.tids[0],
+                "ts": first_ts,
+                "dur": 3,
+            }
+        )
     if rng.random() < 0.2:
-        out.append({"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": r.pid, "tid": r.tids[0],
-                    "ts": first_ts, "s": "t"})
+        out.append(
+            {
+                "ph": "i",
+                "cat": "cpu_instant_event",
+                "name": "[memory]",
+                "pid": r.pid,
+                "tid": r.tids[0],
+                "ts": first_ts,
+                "s": "t",
+            }
+        )
     return out
 
 
@@ -310,20 +436,32 @@ def generate(seed):
     files = {}
     for rank in range(n_ranks):
         style = ts_style if rng.random() < 0.8 else rng.choice(["int", "ns"])
-        r = make_rank(rng, rank, style, n_steps if rng.random() < 0.9 else rng.choice([0, 1]), step_cat)
+        r = make_rank(
+            rng, rank, style, n_steps if rng.random() < 0.9 else rng.choice([0, 1]), step_cat
+        )
         events = r.events
         first_ts = min(e["ts"] for e in events) if events else 0
         extra = noise(rng, r, first_ts)
         order = rng.random()
         if order < 0.4:
-            events = events + extra                 # as built: host call, then its GPU work
+            events = events + extra  # as built: host call, then its GPU work
         elif order < 0.7:
-            events = extra + sorted(events, key=lambda e: (e["cat"] in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"), e["ts"]))
+            events = extra + sorted(
+                events,
+                key=lambda e: (
+                    e["cat"] in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"),
+                    e["ts"],
+                ),
+            )
         else:
             events = events + extra
             rng.shuffle(events)
-        doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": n_ranks},
-               "traceEvents": events, "traceName": f"hta-gen-{seed}-rank-{rank}"}
+        doc = {
+            "schemaVersion": 1,
+            "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": n_ranks},
+            "traceEvents": events,
+            "traceName": f"hta-gen-{seed}-rank-{rank}",
+        }
         files[f"rank-{rank}.json"] = doc
     return files
 

@@ -33,6 +33,7 @@ The script prints the same figures for each run.
 Exit status 2, with a message, when the source cannot be read or holds no ProfilerStep; the
 output is written to OUT.partial and renamed only when complete.
 """
+
 import argparse
 import gzip
 import json
@@ -75,8 +76,13 @@ def plan(events, src):
 
     # Every complete event and flow event repeats; metadata ('M'), instants and the
     # whole-trace span are written once.
-    repeated = [e for e in events if e.get("ph") in ("X", "s", "f", "t") and e.get("cat") != "Trace"
-                and isinstance(e.get("ts"), (int, float))]
+    repeated = [
+        e
+        for e in events
+        if e.get("ph") in ("X", "s", "f", "t")
+        and e.get("cat") != "Trace"
+        and isinstance(e.get("ts"), (int, float))
+    ]
 
     def max_of(key, in_args=True):
         vals = [((e.get("args") or {}) if in_args else e).get(key) for e in events]
@@ -105,8 +111,12 @@ def shifted(e, k, n):
     a = e.get("args")
     if a:
         a = dict(a)
-        for key, step in (("correlation", "id_step"), ("External id", "id_step"),
-                          ("Ev Idx", "evidx_step"), ("Sequence number", "seq_step")):
+        for key, step in (
+            ("correlation", "id_step"),
+            ("External id", "id_step"),
+            ("Ev Idx", "evidx_step"),
+            ("Sequence number", "seq_step"),
+        ):
             if isinstance(a.get(key), int) and a[key] >= 0:
                 a[key] += k * n[step]
         c["args"] = a
@@ -137,7 +147,7 @@ def main():
         f.write("{\n")
         for key, val in doc.items():
             if key != "traceEvents":
-                f.write(f'  {json.dumps(key)}: {json.dumps(val)},\n')
+                f.write(f"  {json.dumps(key)}: {json.dumps(val)},\n")
         f.write('  "traceEvents": [\n')
         f.write(",\n".join(json.dumps(e) for e in once))
         while f.tell() < target:
@@ -152,9 +162,11 @@ def main():
         size = f.tell()
     os.replace(part, out)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{out}: {size / 1e6:.1f} MB ({size / 2**20:.1f} MiB), source + {copies} copies of "
-          f"{len(repeated)} events ({n['step_count']} steps each), period {n['period']} us; "
-          f"{time.monotonic() - t0:.1f} s, peak RSS {rss_mb:.0f} MiB")
+    print(
+        f"{out}: {size / 1e6:.1f} MB ({size / 2**20:.1f} MiB), source + {copies} copies of "
+        f"{len(repeated)} events ({n['step_count']} steps each), period {n['period']} us; "
+        f"{time.monotonic() - t0:.1f} s, peak RSS {rss_mb:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Cost: ~5-10 s per repetition on a CPU, about the same on a GPU (launch-bound).
 --profile-kernels also counts CUDA kernels per epoch with torch.profiler (an independent
 check of CUPTI's count in bench's traced pass).
 """
+
 import argparse
 import csv
 import os
@@ -35,10 +36,19 @@ def load_split(data_dir):
     def read(name):
         with open(os.path.join(data_dir, name)) as f:
             rows = list(csv.DictReader(f))
-        x = torch.tensor([[float(r[k]) for k in ("sepal_length", "sepal_width", "petal_length", "petal_width")]
-                          for r in rows], dtype=torch.float64)
+        x = torch.tensor(
+            [
+                [
+                    float(r[k])
+                    for k in ("sepal_length", "sepal_width", "petal_length", "petal_width")
+                ]
+                for r in rows
+            ],
+            dtype=torch.float64,
+        )
         y = torch.tensor([int(r["label"]) for r in rows], dtype=torch.int64)
         return x, y
+
     x_train, y_train = read("iris_train.csv")
     lo, hi = x_train.min(0).values, x_train.max(0).values
     scale = torch.where(hi > lo, hi - lo, torch.ones_like(hi))  # MinMaxScaler, fitted on train only
@@ -48,7 +58,9 @@ def load_split(data_dir):
 def train(x, y, device, epochs, seed, dtype=torch.float32):
     """Returns (seconds, kept losses, final parameters)."""
     torch.manual_seed(seed)  # before building the model, as bench's Trainer does
-    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device=device, dtype=dtype)
+    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(
+        device=device, dtype=dtype
+    )
     x, y = x.to(device=device, dtype=dtype), y.to(device)
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -77,12 +89,15 @@ def loss_error(losses, ref):
 
 def weight_error(params, ref):
     """Worst relative difference of the final weights from the reference's."""
-    return max(float(((p.detach().double().cpu() - r).abs() / r.abs().clamp(min=1e-2)).max())
-               for p, r in zip(params, ref))
+    return max(
+        float(((p.detach().double().cpu() - r).abs() / r.abs().clamp(min=1e-2)).max())
+        for p, r in zip(params, ref)
+    )
 
 
 def kernels_per_epoch(x, y, epochs=20):
     from torch.profiler import ProfilerActivity, profile
+
     model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).cuda()
     x, y = x.cuda(), y.cuda()
     # foreach=False: one update per parameter, as LibTorch's C++ SGD does, so the count is
@@ -91,14 +106,25 @@ def kernels_per_epoch(x, y, epochs=20):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, foreach=False)
     crit = nn.CrossEntropyLoss()
     for _ in range(5):  # warm-up outside the profile
-        loss = crit(model(x), y); opt.zero_grad(); loss.backward(); opt.step()
+        loss = crit(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(epochs):
-            loss = crit(model(x), y); opt.zero_grad(); loss.backward(); opt.step()
+            loss = crit(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
         torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
-               and "memcpy" not in e.name.lower() and "memset" not in e.name.lower()]
+    kernels = [
+        e
+        for e in prof.events()
+        if e.device_type == torch.autograd.DeviceType.CUDA
+        and "memcpy" not in e.name.lower()
+        and "memset" not in e.name.lower()
+    ]
     return len(kernels) / epochs
 
 
@@ -110,25 +136,49 @@ def context():
     except (OSError, StopIteration):
         pass
     try:
-        commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                                text=True).stdout.strip() or "unknown"
+        commit = (
+            subprocess.run(
+                ["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            or "unknown"
+        )
     except OSError:
         commit = "unknown"
-    if commit == "unknown" and os.environ.get("IRIS_GIT_COMMIT"):  # a copy without .git (the GPU run)
+    if commit == "unknown" and os.environ.get(
+        "IRIS_GIT_COMMIT"
+    ):  # a copy without .git (the GPU run)
         commit = os.environ["IRIS_GIT_COMMIT"] + " (IRIS_GIT_COMMIT)"
     cuda = torch.cuda.is_available()
     # Google Benchmark's names for the machine's load, so the report says how busy it was.
-    load = {"load_avg": list(os.getloadavg()), "num_cpus": os.cpu_count()} if hasattr(os, "getloadavg") else {}
-    return {**load, "torch_version": torch.__version__.split("+")[0], "cuda_runtime": torch.version.cuda or "none",
-            "cuda_driver": "unknown", "gpu_name": torch.cuda.get_device_name(0) if cuda else "none",
-            "cpu_model": model, "cpu_threads_torch": str(torch.get_num_threads()), "git_commit": commit,
-            "epochs": "n/a", "ladder_epochs": "", "tracing": "off", "producer": "experiments/python_eager.py"}
+    load = (
+        {"load_avg": list(os.getloadavg()), "num_cpus": os.cpu_count()}
+        if hasattr(os, "getloadavg")
+        else {}
+    )
+    return {
+        **load,
+        "torch_version": torch.__version__.split("+")[0],
+        "cuda_runtime": torch.version.cuda or "none",
+        "cuda_driver": "unknown",
+        "gpu_name": torch.cuda.get_device_name(0) if cuda else "none",
+        "cpu_model": model,
+        "cpu_threads_torch": str(torch.get_num_threads()),
+        "git_commit": commit,
+        "epochs": "n/a",
+        "ladder_epochs": "",
+        "tracing": "off",
+        "producer": "experiments/python_eager.py",
+    }
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
-    ap.add_argument("--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU")
+    ap.add_argument(
+        "--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU"
+    )
     ap.add_argument("--epochs", type=int, default=20000)
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--seed", type=int, default=42)
@@ -149,27 +199,53 @@ def main(argv=None):
     for device in devices:
         name = f"Ladder/{device}-python_eager/iterations:1/manual_time"
         if device == "cuda" and not torch.cuda.is_available():
-            rows.append({"name": name, "run_type": "iteration", "error_occurred": True,
-                         "error_message": "skipped: torch.cuda.is_available() is false (no GPU)"})
+            rows.append(
+                {
+                    "name": name,
+                    "run_type": "iteration",
+                    "error_occurred": True,
+                    "error_message": "skipped: torch.cuda.is_available() is false (no GPU)",
+                }
+            )
             print(f"{name}: skipped (no GPU)", flush=True)
             continue
         train(x, y, device, min(100, args.epochs), args.seed + 1)  # warm-up
-        extra = {"torch_profiler_kernels_per_epoch": kernels_per_epoch(x, y)} if (
-            device == "cuda" and args.profile_kernels) else {}
+        extra = (
+            {"torch_profiler_kernels_per_epoch": kernels_per_epoch(x, y)}
+            if (device == "cuda" and args.profile_kernels)
+            else {}
+        )
         for rep in range(args.repetitions):
             seconds, losses, params = train(x, y, device, args.epochs, args.seed)
-            row = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": args.repetitions,
-                   "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
-                   "cpu_time": seconds * 1e3, "time_unit": "ms", "epochs": float(args.epochs),
-                   "us_per_epoch": seconds * 1e6 / args.epochs, "records": float(len(losses)),
-                   "final_loss": losses[-1], "host_syncs": float(2 * len(losses)), "cuda": float(device == "cuda"),
-                   "max_loss_error": loss_error(losses, ref_losses),
-                   "max_weight_error": weight_error(params, ref_params),
-                   **({"cpu_threads": float(torch.get_num_threads())} if device == "cpu" else {}),
-                   "label": f"{device} python_eager", **extra}
+            row = {
+                "name": name,
+                "run_name": name,
+                "run_type": "iteration",
+                "repetitions": args.repetitions,
+                "repetition_index": rep,
+                "threads": 1,
+                "iterations": 1,
+                "real_time": seconds * 1e3,
+                "cpu_time": seconds * 1e3,
+                "time_unit": "ms",
+                "epochs": float(args.epochs),
+                "us_per_epoch": seconds * 1e6 / args.epochs,
+                "records": float(len(losses)),
+                "final_loss": losses[-1],
+                "host_syncs": float(2 * len(losses)),
+                "cuda": float(device == "cuda"),
+                "max_loss_error": loss_error(losses, ref_losses),
+                "max_weight_error": weight_error(params, ref_params),
+                **({"cpu_threads": float(torch.get_num_threads())} if device == "cpu" else {}),
+                "label": f"{device} python_eager",
+                **extra,
+            }
             rows.append(row)
-            print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
-                  f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})", flush=True)
+            print(
+                f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
+                f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})",
+                flush=True,
+            )
     result_json.write_results(args.out, ctx, rows, "python_eager")
     print("wrote", args.out)
     return 0

@@ -16,6 +16,7 @@ repetitions with min and max, the 1-minute load average before and after. Writes
 OUT_DIR/replay-speed.json and replay-speed.md (default results/traces/), each renamed into place
 when complete. Cost: reps x 3 runs of ~3-15 s each on the 1 GB trace.
 """
+
 import argparse
 import hashlib
 import json
@@ -45,21 +46,31 @@ def sha256(path):
 
 
 def markdown(doc):
-    lines = ["# Replay speed: `./attribute --replay` / `--what-if` against `./attribute` on the same trace", "",
-             f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
-             f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
-             f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs.", ""]
+    lines = [
+        "# Replay speed: `./attribute --replay` / `--what-if` against `./attribute` on the same trace",
+        "",
+        f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
+        f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
+        f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs.",
+        "",
+    ]
     for t in doc["traces"]:
-        lines += [f"## `{t['trace']}` ({t['bytes'] / 1e6:.1f} MB of JSON)", "",
-                  "| mode | runs | wall s median (min-max) | MB/s | peak RSS MB | wall / attribute |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"## `{t['trace']}` ({t['bytes'] / 1e6:.1f} MB of JSON)",
+            "",
+            "| mode | runs | wall s median (min-max) | MB/s | peak RSS MB | wall / attribute |",
+            "|---|---|---|---|---|---|",
+        ]
         base = t["modes"]["attribute"]
         for mode, s in t["modes"].items():
             if s is None:
                 lines.append(f"| {mode} | 0 | failed | - | - | - |")
                 continue
             ratio = s["wall_s_median"] / base["wall_s_median"] if base else float("nan")
-            lines.append(f"| {mode} | {s['runs_ok']} | {s['wall_s_median']:.2f} ({s['wall_s_min']:.2f}-{s['wall_s_max']:.2f}) | "
-                         f"{s['mb_per_s']:.0f} | {s['peak_rss_bytes'] / 1e6:.0f} | {ratio:.2f}x |")
+            lines.append(
+                f"| {mode} | {s['runs_ok']} | {s['wall_s_median']:.2f} ({s['wall_s_min']:.2f}-{s['wall_s_max']:.2f}) | "
+                f"{s['mb_per_s']:.0f} | {s['peak_rss_bytes'] / 1e6:.0f} | {ratio:.2f}x |"
+            )
         lines += ["", t["verdict"], ""]
     return "\n".join(lines) + "\n"
 
@@ -73,12 +84,23 @@ def main():
     ap.add_argument("--out", default=str(REPO / "results" / "traces"))
     args = ap.parse_args()
     if not os.access(args.attribute, os.X_OK):
-        print(f"replay_speed: {args.attribute} is not an executable (build ./attribute first)", file=sys.stderr)
+        print(
+            f"replay_speed: {args.attribute} is not an executable (build ./attribute first)",
+            file=sys.stderr,
+        )
         return 2
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    doc = {"commit": commit, "binary": args.attribute, "binary_sha256": sha256(args.attribute), "reps": args.reps,
-           "cpus": os.cpu_count(), "load_before": os.getloadavg()[0], "traces": []}
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    doc = {
+        "commit": commit,
+        "binary": args.attribute,
+        "binary_sha256": sha256(args.attribute),
+        "reps": args.reps,
+        "cpus": os.cpu_count(),
+        "load_before": os.getloadavg()[0],
+        "traces": [],
+    }
     for trace in args.traces:
         size = uncompressed_bytes(trace)
         runs = {m: [] for m in MODES}
@@ -86,19 +108,28 @@ def main():
             for mode, flags in MODES.items():
                 cmd = [args.attribute, "--quiet", "--json", "/dev/null"] + flags + [trace]
                 rc, wall, rss, text = run_child(cmd, args.timeout_s)
-                runs[mode].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss, "load": os.getloadavg()[0]})
-                print(f"{Path(trace).name} rep {rep + 1} {mode}: rc {rc}, {wall:.2f} s, {rss / 1e6:.0f} MB", flush=True)
+                runs[mode].append(
+                    {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss, "load": os.getloadavg()[0]}
+                )
+                print(
+                    f"{Path(trace).name} rep {rep + 1} {mode}: rc {rc}, {wall:.2f} s, {rss / 1e6:.0f} MB",
+                    flush=True,
+                )
                 if rc != 0:
                     print(text[-2000:], file=sys.stderr)
         modes = {m: summarise(r, size) for m, r in runs.items()}
         a, r = modes["attribute"], modes["replay"]
         if a and r:
             ratio = r["wall_s_median"] / a["wall_s_median"]
-            verdict = (f"The replay took {ratio:.2f}x ./attribute's own time (median of {args.reps}; asked: at most "
-                       f"{LIMIT:.0f}x): {'met' if ratio <= LIMIT else 'NOT met'}.")
+            verdict = (
+                f"The replay took {ratio:.2f}x ./attribute's own time (median of {args.reps}; asked: at most "
+                f"{LIMIT:.0f}x): {'met' if ratio <= LIMIT else 'NOT met'}."
+            )
         else:
             verdict = "A mode failed: no verdict."
-        doc["traces"].append({"trace": str(trace), "bytes": size, "modes": modes, "runs": runs, "verdict": verdict})
+        doc["traces"].append(
+            {"trace": str(trace), "bytes": size, "modes": modes, "runs": runs, "verdict": verdict}
+        )
     doc["load_after"] = os.getloadavg()[0]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """One writer for the Python rungs' results (python_eager.py, torch_compile.py): bench's JSON
 shape ({"context", "benchmarks"}), written to a temporary file and renamed, so an interrupted
 run never leaves half a file, and as readable as bench's own JSON (mkstemp makes 0600)."""
+
 import json
 import os
 import tempfile

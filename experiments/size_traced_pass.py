@@ -11,14 +11,21 @@ stdout; what it measured goes to stderr.
     experiments/size_traced_pass.py PROBE.json --rows 14 --budget_s 60 [--min 100 --max 500]
 
 Exit 2 with a message when the probe has fewer than one traced row."""
+
 import argparse
 import json
 import sys
 
 
 def traced_rows(doc):
-    return [r for r in doc.get("benchmarks", []) if r.get("run_type") != "aggregate" and not r.get("error_occurred")
-            and r.get("attr_epochs", 0) > 0 and "trace_start_s" in r]
+    return [
+        r
+        for r in doc.get("benchmarks", [])
+        if r.get("run_type") != "aggregate"
+        and not r.get("error_occurred")
+        and r.get("attr_epochs", 0) > 0
+        and "trace_start_s" in r
+    ]
 
 
 def size(rows, n_rows, budget_s, lo, hi):
@@ -32,8 +39,12 @@ def size(rows, n_rows, budget_s, lo, hi):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("probe")
-    ap.add_argument("--rows", type=int, required=True, help="traced rows to fit (ItemSync cuda: 14)")
-    ap.add_argument("--budget_s", type=float, required=True, help="seconds all traced passes may take")
+    ap.add_argument(
+        "--rows", type=int, required=True, help="traced rows to fit (ItemSync cuda: 14)"
+    )
+    ap.add_argument(
+        "--budget_s", type=float, required=True, help="seconds all traced passes may take"
+    )
     ap.add_argument("--min", type=int, default=100)
     ap.add_argument("--max", type=int, default=500)
     args = ap.parse_args(argv)
@@ -44,15 +55,23 @@ def main(argv=None):
         print(f"size_traced_pass: {args.probe}: not a readable bench JSON ({e})", file=sys.stderr)
         return 2
     if not rows:
-        print(f"size_traced_pass: {args.probe}: no row with a traced pass (trace_start_s, attr_epochs > 0)",
-              file=sys.stderr)
+        print(
+            f"size_traced_pass: {args.probe}: no row with a traced pass (trace_start_s, attr_epochs > 0)",
+            file=sys.stderr,
+        )
         return 2
     epochs, fixed, per_epoch = size(rows, args.rows, args.budget_s, args.min, args.max)
     for i, r in enumerate(rows[:2]):
-        print(f"size_traced_pass: traced pass {i + 1}: start {r['trace_start_s']:.3f} s, stop {r['trace_stop_s']:.3f} s, "
-              f"{r['traced_us_per_epoch']:.1f} us/epoch traced", file=sys.stderr)
-    print(f"size_traced_pass: {args.rows} rows x ({fixed:.2f} s + E x {per_epoch * 1e6:.1f} us) within "
-          f"{args.budget_s:.0f} s -> E = {epochs}", file=sys.stderr)
+        print(
+            f"size_traced_pass: traced pass {i + 1}: start {r['trace_start_s']:.3f} s, stop {r['trace_stop_s']:.3f} s, "
+            f"{r['traced_us_per_epoch']:.1f} us/epoch traced",
+            file=sys.stderr,
+        )
+    print(
+        f"size_traced_pass: {args.rows} rows x ({fixed:.2f} s + E x {per_epoch * 1e6:.1f} us) within "
+        f"{args.budget_s:.0f} s -> E = {epochs}",
+        file=sys.stderr,
+    )
     print(epochs)
     return 0
 

@@ -21,6 +21,7 @@ row marked skipped. Cost on a 2-core CPU: ~1 min of compiling, then ~1-5 s per r
 Inductor needs a C++ compiler and Python's headers (g++ and python3.X-dev on Debian, both
 installed by scripts/setup.sh); both are checked first, and a missing one is one error line.
 """
+
 import argparse
 import atexit
 import os
@@ -56,7 +57,9 @@ VARIANTS = {"torch_compile": None, "torch_compile_1thread": 1}
 
 def build(seed, device, dtype=torch.float32):
     torch.manual_seed(seed)  # before building the model, as python_eager.py and bench's Trainer do
-    return nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device=device, dtype=dtype)
+    return nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(
+        device=device, dtype=dtype
+    )
 
 
 def make_step(model, x, y, compile_mode):
@@ -98,7 +101,9 @@ def reference(x, y, seed, epochs, record_every):
     """The same step in eager float64 on the CPU from the same initial weights."""
     model = build(seed, "cpu", torch.float64)
     step = make_step(model, x.double().cpu(), y.cpu(), None)
-    _, losses = train(step, model, [p.detach().clone() for p in model.parameters()], epochs, record_every, "cpu")
+    _, losses = train(
+        step, model, [p.detach().clone() for p in model.parameters()], epochs, record_every, "cpu"
+    )
     return losses, [p.detach().clone() for p in model.parameters()]
 
 
@@ -111,8 +116,13 @@ def cold_caches():
     """Forgets every compiled graph and kernel: Dynamo's, inductor's in memory, and (through a
     new TORCHINDUCTOR_CACHE_DIR, which inductor reads on each use) its on-disk cache."""
     import torch._inductor.codecache as codecache
+
     torch._dynamo.reset()
-    for cache in (codecache.PyCodeCache, codecache.CppCodeCache, codecache.CppPythonBindingsCodeCache):
+    for cache in (
+        codecache.PyCodeCache,
+        codecache.CppCodeCache,
+        codecache.CppPythonBindingsCodeCache,
+    ):
         cache.cache_clear()
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(dir=CACHE_ROOT)
 
@@ -135,8 +145,10 @@ def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, chec
         seconds, losses = train(step, model, initial, epochs, record_every, device)
         errors = {}
         if ref is not None:
-            errors = {"max_loss_error": loss_error(losses, ref[0]),
-                      "max_weight_error": weight_error(list(model.parameters()), ref[1])}
+            errors = {
+                "max_loss_error": loss_error(losses, ref[0]),
+                "max_weight_error": weight_error(list(model.parameters()), ref[1]),
+            }
         out.append((seconds, losses, errors))
     return compile_s, out
 
@@ -154,30 +166,55 @@ def toolchain_problem():
     include = sysconfig.get_path("include")
     if not os.path.isfile(os.path.join(include, "Python.h")):
         version = "%d.%d" % sys.version_info[:2]
-        missing.append((f"Python {version}'s C headers (no Python.h in {include})", f"python{version}-dev"))
+        missing.append(
+            (f"Python {version}'s C headers (no Python.h in {include})", f"python{version}-dev")
+        )
     if not missing:
         return None
     packages = " ".join(p for _, p in missing)
-    return (f"torch.compile cannot compile here: it needs {' and '.join(w for w, _ in missing)}; "
-            f"install {packages} (sudo apt-get install {packages}; scripts/setup.sh does)")
+    return (
+        f"torch.compile cannot compile here: it needs {' and '.join(w for w, _ in missing)}; "
+        f"install {packages} (sudo apt-get install {packages}; scripts/setup.sh does)"
+    )
 
 
 def row(name, rep, repetitions, seconds, epochs, device, extra):
-    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": repetitions,
-            "repetition_index": rep, "threads": 1, "iterations": 1, "real_time": seconds * 1e3,
-            "cpu_time": seconds * 1e3, "time_unit": "ms", "epochs": float(epochs),
-            "us_per_epoch": seconds * 1e6 / epochs, "cuda": float(device == "cuda"), **extra}
+    return {
+        "name": name,
+        "run_name": name,
+        "run_type": "iteration",
+        "repetitions": repetitions,
+        "repetition_index": rep,
+        "threads": 1,
+        "iterations": 1,
+        "real_time": seconds * 1e3,
+        "cpu_time": seconds * 1e3,
+        "time_unit": "ms",
+        "epochs": float(epochs),
+        "us_per_epoch": seconds * 1e6 / epochs,
+        "cuda": float(device == "cuda"),
+        **extra,
+    }
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
-    ap.add_argument("--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU")
+    ap.add_argument(
+        "--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU"
+    )
     ap.add_argument("--epochs", type=int, default=20000, help="Ladder rows: epochs per run")
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--batches", default="", help="comma-separated rows for RungSweep rows (none by default)")
-    ap.add_argument("--sweep-epochs", type=int, default=20, help="RungSweep epochs rule, as bench's --sweep_epochs")
+    ap.add_argument(
+        "--batches", default="", help="comma-separated rows for RungSweep rows (none by default)"
+    )
+    ap.add_argument(
+        "--sweep-epochs",
+        type=int,
+        default=20,
+        help="RungSweep epochs rule, as bench's --sweep_epochs",
+    )
     ap.add_argument("--no-ladder", action="store_true", help="only the RungSweep rows")
     args = ap.parse_args(argv)
     if args.epochs < RECORD_EVERY or args.repetitions < 1 or args.sweep_epochs < 1:
@@ -208,13 +245,27 @@ def main(argv=None):
         mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
         mode_label = mode or "default"
         variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
-        names = ([] if args.no_ladder else
-                 [(f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v]) for v in variants]) + \
-                [(f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None) for b in batches]
+        names = (
+            []
+            if args.no_ladder
+            else [
+                (f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v])
+                for v in variants
+            ]
+        ) + [
+            (f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None)
+            for b in batches
+        ]
         if device == "cuda" and not torch.cuda.is_available():
             for name, _, _ in names:
-                rows.append({"name": name, "run_type": "iteration", "error_occurred": True,
-                             "error_message": "skipped: torch.cuda.is_available() is false (no GPU)"})
+                rows.append(
+                    {
+                        "name": name,
+                        "run_type": "iteration",
+                        "error_occurred": True,
+                        "error_message": "skipped: torch.cuda.is_available() is false (no GPU)",
+                    }
+                )
             print(f"{device}-torch_compile: skipped (no GPU)", flush=True)
             continue
         for name, batch, threads in names:
@@ -226,19 +277,37 @@ def main(argv=None):
                 xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
                 epochs = sweep_epochs(args.sweep_epochs, batch)
                 every = epochs  # one loss, at the end, as bench's RungSweep
-            compile_s, runs = run_config(xb, yb, device, epochs, every, args.seed, args.repetitions,
-                                         mode or "default", batch is None)
+            compile_s, runs = run_config(
+                xb,
+                yb,
+                device,
+                epochs,
+                every,
+                args.seed,
+                args.repetitions,
+                mode or "default",
+                batch is None,
+            )
             for rep, (seconds, losses, errors) in enumerate(runs):
-                extra = {"compile_s": compile_s, "records": float(len(losses)), "final_loss": losses[-1],
-                         "host_syncs": float(len(losses)), "cpu_threads": float(torch.get_num_threads()),
-                         "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
-                         **errors}
+                extra = {
+                    "compile_s": compile_s,
+                    "records": float(len(losses)),
+                    "final_loss": losses[-1],
+                    "host_syncs": float(len(losses)),
+                    "cpu_threads": float(torch.get_num_threads()),
+                    "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
+                    **errors,
+                }
                 if batch is not None:
                     extra["rows"] = float(batch)
                 rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
-                print(f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
-                      f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
-                      + (f", loss error {errors['max_loss_error']:.1e}" if errors else "") + ")", flush=True)
+                print(
+                    f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
+                    f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
+                    + (f", loss error {errors['max_loss_error']:.1e}" if errors else "")
+                    + ")",
+                    flush=True,
+                )
     result_json.write_results(args.out, ctx, rows, "torch_compile")
     print("wrote", args.out)
     return 0

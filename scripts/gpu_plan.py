@@ -18,21 +18,24 @@ Part 1 is the first device call: the preflight, bench's build, then (a) the arti
 GPU and the CPU, (b) the primitives, (c) the ladder's CUDA rungs; then, while its budget lasts, part
 2's steps in order. Part 2 is the second call (the rerun slot): (d) the batch crossover, (e) the CUDA
 tests and compute-sanitizer, then the rest."""
+
 import argparse
 import sys
 from dataclasses import dataclass
 
-GPU_US = 518.0    # us per epoch, the article's loop on its GPU
-ITEM_US = 46.0    # us per .item() on the article's GPU
-CPU_US = 145.0    # us per epoch, the article's loop on its CPU
+GPU_US = 518.0  # us per epoch, the article's loop on its GPU
+ITEM_US = 46.0  # us per .item() on the article's GPU
+CPU_US = 145.0  # us per epoch, the article's loop on its CPU
 CPU_NS_PER_ROW = 130.0  # LibTorch eager per extra row on the CPU: measured here (2-core Xeon,
-                        # results/cpu-intel-xeon-processor-2c, 10^6 rows); more cores run it faster
-GPU_NS_PER_ROW = 0.5    # guess: 10^6 rows are ~0.4 GFLOP and ~0.3 GB of traffic per epoch on an H200
-PROCESS_S = 5.0         # guess: one bench/python process loading LibTorch and making a CUDA context
-TRACE_FIXED_S = 1.0     # guess: one CUPTI session's start + stop (the probe measures it)
-TRACE_SLOWDOWN = 3.0    # guess: a traced epoch against an untraced one
-TRACED_BUDGET_S = 20    # what the ItemSync cuda traced passes get (the probe sizes them to it)
-PRIMITIVE_ROW_S = 0.3   # a primitive row: --benchmark_min_time=0.2 of manual time + its set-up (guess)
+# results/cpu-intel-xeon-processor-2c, 10^6 rows); more cores run it faster
+GPU_NS_PER_ROW = 0.5  # guess: 10^6 rows are ~0.4 GFLOP and ~0.3 GB of traffic per epoch on an H200
+PROCESS_S = 5.0  # guess: one bench/python process loading LibTorch and making a CUDA context
+TRACE_FIXED_S = 1.0  # guess: one CUPTI session's start + stop (the probe measures it)
+TRACE_SLOWDOWN = 3.0  # guess: a traced epoch against an untraced one
+TRACED_BUDGET_S = 20  # what the ItemSync cuda traced passes get (the probe sizes them to it)
+PRIMITIVE_ROW_S = (
+    0.3  # a primitive row: --benchmark_min_time=0.2 of manual time + its set-up (guess)
+)
 # Seconds of compiler time (user + sys) the builds took, as scripts/gpu_check.sh measured them in
 # the device rehearsal (scripts/device_rehearsal.sh, commit 7033d53, 2 shared cores): bench 322 s
 # (304 s at 98fc877), the tests 187 s more. The GPU machine's 16 cores are assumed 75% busy, but a
@@ -40,14 +43,21 @@ PRIMITIVE_ROW_S = 0.3   # a primitive row: --benchmark_min_time=0.2 of manual ti
 BUILD_BENCH_CPU_S = 322.0
 BUILD_TESTS_CPU_S = 187.0
 BUILD_CORES, BUILD_EFFICIENCY, BUILD_MIN_S = 16, 0.75, 45.0
-CORE_LIMIT_S = 420      # part 1's core, (a)-(c) with preflight, build and report, must fit one command's 420 s
+CORE_LIMIT_S = (
+    420  # part 1's core, (a)-(c) with preflight, build and report, must fit one command's 420 s
+)
 
-ANALYSIS_S = 20         # guess: the report and the tarball, kept at the end of every part
+ANALYSIS_S = 20  # guess: the report and the tarball, kept at the end of every part
 EPOCHS, WARMUP = 20000, 100
-ITEM_INTERVALS, PRINT100 = (1, 100, 200, 500, 1000, 2000, 0), (0, 1)   # experiments/article_sweep.sh
-SWEEP_BATCHES, SWEEP_INTERVALS, SWEEP_EPOCHS, SWEEP_WARMUP = (120, 1000, 10000, 30000, 100000, 1000000), (0, 1), 50, 10
-MEMCPY_ROWS_CORE = 16   # 8 kinds x {4 B, 1 MiB}: the copies the loop does and one large one
-MEMCPY_ROWS_ALL = 48    # 8 kinds x 6 sizes (benchmarks/memcpy.cpp)
+ITEM_INTERVALS, PRINT100 = (1, 100, 200, 500, 1000, 2000, 0), (0, 1)  # experiments/article_sweep.sh
+SWEEP_BATCHES, SWEEP_INTERVALS, SWEEP_EPOCHS, SWEEP_WARMUP = (
+    (120, 1000, 10000, 30000, 100000, 1000000),
+    (0, 1),
+    50,
+    10,
+)
+MEMCPY_ROWS_CORE = 16  # 8 kinds x {4 B, 1 MiB}: the copies the loop does and one large one
+MEMCPY_ROWS_ALL = 48  # 8 kinds x 6 sizes (benchmarks/memcpy.cpp)
 KERNEL_LAUNCH_ROWS, SYNC_ROWS = 3, 14
 
 
@@ -63,7 +73,7 @@ def build_seconds(cpu_s):
 @dataclass
 class Step:
     name: str
-    group: str      # a-e as in issue 19's order; "-" for the preflight, builds and analysis; "rest"
+    group: str  # a-e as in issue 19's order; "-" for the preflight, builds and analysis; "rest"
     part: int
     seconds: float
     how: str
@@ -73,58 +83,177 @@ def steps():
     s = []
     add = lambda *a: s.append(Step(*a))  # noqa: E731
     add("preflight", "-", 1, 15, "tools, python3 imports, nvidia-smi, carried libraries (guess)")
-    add("build_bench", "-", 1, build_seconds(BUILD_BENCH_CPU_S),
+    add(
+        "build_bench",
+        "-",
+        1,
+        build_seconds(BUILD_BENCH_CPU_S),
         f"configure + bench: {BUILD_BENCH_CPU_S:.0f} CPU-s (measured in the rehearsal) / {BUILD_CORES} cores x "
-        f"{BUILD_EFFICIENCY}, at least {BUILD_MIN_S:.0f} s")
+        f"{BUILD_EFFICIENCY}, at least {BUILD_MIN_S:.0f} s",
+    )
     rows = len(ITEM_INTERVALS) * len(PRINT100)
     items = sum(item_calls(i, p) for i in ITEM_INTERVALS for p in PRINT100)
-    add("probe", "a", 1, 2 * (200 + 10) * GPU_US / 1e6 + 2 * (100 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S) + PROCESS_S,
-        "2 ItemSync cuda rows x 210 epochs x 518 us + 2 traced passes of 100 epochs: sizes the traced passes")
-    add("item_sync_cuda", "a", 1, rows * (EPOCHS + WARMUP) * GPU_US / 1e6 + items * ITEM_US / 1e6 + TRACED_BUDGET_S + PROCESS_S,
+    add(
+        "probe",
+        "a",
+        1,
+        2 * (200 + 10) * GPU_US / 1e6
+        + 2 * (100 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S)
+        + PROCESS_S,
+        "2 ItemSync cuda rows x 210 epochs x 518 us + 2 traced passes of 100 epochs: sizes the traced passes",
+    )
+    add(
+        "item_sync_cuda",
+        "a",
+        1,
+        rows * (EPOCHS + WARMUP) * GPU_US / 1e6
+        + items * ITEM_US / 1e6
+        + TRACED_BUDGET_S
+        + PROCESS_S,
         f"{rows} rows x {EPOCHS + WARMUP} epochs x {GPU_US:.0f} us + {items} .item() x {ITEM_US:.0f} us "
-        f"+ traced passes {TRACED_BUDGET_S} s, 1 repetition")
-    add("item_sync_cpu", "a", 1, rows * (EPOCHS + WARMUP) * CPU_US / 1e6 + rows * 200 * CPU_US * 2 / 1e6 + PROCESS_S,
-        f"{rows} rows x {EPOCHS + WARMUP} epochs x {CPU_US:.0f} us + traced passes of 200 epochs, 1 repetition")
-    add("replay_validation", "a", 1, 12, "./attribute built (the trace library is bench's), then the ItemSync "
-        "interval-1 traced passes replayed with the log phase kept every 100, 1000 epochs or never (guess)")
-    add("dispatch", "b", 1, 6 * 2 * PRIMITIVE_ROW_S + 2 * (10 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S) + PROCESS_S,
-        "Dispatch cpu/cuda add, backward, train_step x 2 repetitions; its CUPTI kernel count, alone in its process")
+        f"+ traced passes {TRACED_BUDGET_S} s, 1 repetition",
+    )
+    add(
+        "item_sync_cpu",
+        "a",
+        1,
+        rows * (EPOCHS + WARMUP) * CPU_US / 1e6 + rows * 200 * CPU_US * 2 / 1e6 + PROCESS_S,
+        f"{rows} rows x {EPOCHS + WARMUP} epochs x {CPU_US:.0f} us + traced passes of 200 epochs, 1 repetition",
+    )
+    add(
+        "replay_validation",
+        "a",
+        1,
+        12,
+        "./attribute built (the trace library is bench's), then the ItemSync "
+        "interval-1 traced passes replayed with the log phase kept every 100, 1000 epochs or never (guess)",
+    )
+    add(
+        "dispatch",
+        "b",
+        1,
+        6 * 2 * PRIMITIVE_ROW_S
+        + 2 * (10 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S)
+        + PROCESS_S,
+        "Dispatch cpu/cuda add, backward, train_step x 2 repetitions; its CUPTI kernel count, alone in its process",
+    )
     prim_rows = KERNEL_LAUNCH_ROWS + SYNC_ROWS + MEMCPY_ROWS_CORE
-    add("primitives", "b", 1, prim_rows * 2 * PRIMITIVE_ROW_S + PROCESS_S,
+    add(
+        "primitives",
+        "b",
+        1,
+        prim_rows * 2 * PRIMITIVE_ROW_S + PROCESS_S,
         f"KernelLaunch (graph node too), Sync (.item() idle), Memcpy 4 B + 1 MiB: {prim_rows} rows x 2 repetitions "
-        "x 0.3 s; no CUPTI in this process")
-    eager_like = 4  # the eager baseline + LibtorchEager, DeviceLog, PinnedEvent run at about eager's cost
-    add("ladder_cuda", "c", 1, eager_like * EPOCHS * GPU_US / 1e6 + 3 * EPOCHS * 50 / 1e6 + EPOCHS * CPU_US * 1.2 / 1e6 + PROCESS_S,
+        "x 0.3 s; no CUPTI in this process",
+    )
+    eager_like = (
+        4  # the eager baseline + LibtorchEager, DeviceLog, PinnedEvent run at about eager's cost
+    )
+    add(
+        "ladder_cuda",
+        "c",
+        1,
+        eager_like * EPOCHS * GPU_US / 1e6
+        + 3 * EPOCHS * 50 / 1e6
+        + EPOCHS * CPU_US * 1.2 / 1e6
+        + PROCESS_S,
         f"6 CUDA rungs x {EPOCHS} epochs: 4 runs at ~{GPU_US:.0f} us, graph + 2 kernels at ~50 us (guess), "
-        "the float64 reference on the CPU; errors checked against it")
-    sweep = sum((SWEEP_EPOCHS + SWEEP_WARMUP) * (CPU_US / 1e6 + b * CPU_NS_PER_ROW / 1e9) for b in SWEEP_BATCHES) + \
-        sum((SWEEP_EPOCHS + SWEEP_WARMUP) * (GPU_US / 1e6 + b * GPU_NS_PER_ROW / 1e9) for b in SWEEP_BATCHES)
-    add("batch_sweep", "d", 2, sweep * len(SWEEP_INTERVALS) * 2 + PROCESS_S,
+        "the float64 reference on the CPU; errors checked against it",
+    )
+    sweep = sum(
+        (SWEEP_EPOCHS + SWEEP_WARMUP) * (CPU_US / 1e6 + b * CPU_NS_PER_ROW / 1e9)
+        for b in SWEEP_BATCHES
+    ) + sum(
+        (SWEEP_EPOCHS + SWEEP_WARMUP) * (GPU_US / 1e6 + b * GPU_NS_PER_ROW / 1e9)
+        for b in SWEEP_BATCHES
+    )
+    add(
+        "batch_sweep",
+        "d",
+        2,
+        sweep * len(SWEEP_INTERVALS) * 2 + PROCESS_S,
         f"BatchSweep cpu+cuda, {len(SWEEP_BATCHES)} batches to 10^6 rows x {SWEEP_EPOCHS + SWEEP_WARMUP} epochs "
-        f"x 2 intervals x 2 repetitions ({CPU_NS_PER_ROW:.0f} ns/row on the CPU)")
-    add("build_tests", "e", 2, build_seconds(BUILD_TESTS_CPU_S),
-        f"the tests: {BUILD_TESTS_CPU_S:.0f} CPU-s / {BUILD_CORES} cores x {BUILD_EFFICIENCY}, at least {BUILD_MIN_S:.0f} s")
-    add("cuda_tests", "e", 2, 3 * EPOCHS * GPU_US / 1e6 + EPOCHS * CPU_US * 1.2 / 1e6 + 60,
+        f"x 2 intervals x 2 repetitions ({CPU_NS_PER_ROW:.0f} ns/row on the CPU)",
+    )
+    add(
+        "build_tests",
+        "e",
+        2,
+        build_seconds(BUILD_TESTS_CPU_S),
+        f"the tests: {BUILD_TESTS_CPU_S:.0f} CPU-s / {BUILD_CORES} cores x {BUILD_EFFICIENCY}, at least {BUILD_MIN_S:.0f} s",
+    )
+    add(
+        "cuda_tests",
+        "e",
+        2,
+        3 * EPOCHS * GPU_US / 1e6 + EPOCHS * CPU_US * 1.2 / 1e6 + 60,
         "LadderCuda float64 tests (3 eager-cost rungs x 20000 epochs) + the smoke tests with CUDA rows live "
-        "(60 s, guess: they took 74 s on the rehearsal's 2 shared cores with the CUDA rows skipped)")
-    add("compute_sanitizer", "e", 2, 70, "memcheck, racecheck, synccheck on the hand-written kernels (cap)")
-    add("ladder_cpu", "rest", 2, 3 * EPOCHS * CPU_US / 1e6 * 2 + EPOCHS * CPU_US * 1.2 / 1e6 + 5 + PROCESS_S,
-        "Ladder CPU rungs + Peak, 1 repetition")
-    add("cupti_detach", "rest", 2, 25, "KernelLaunch/Sync alone and after a CUPTI pass, 2 rounds (its own estimate)")
-    add("python_eager", "rest", 2, 2 * EPOCHS * (GPU_US + CPU_US) / 1e6 + 10,
-        "the article's Python loop, cpu + cuda, 2 repetitions, + a profiler kernel count")
-    add("rung_sweep_cuda", "rest", 2, 2 * (4 * (1666 + 10) * GPU_US / 1e6 + 8 * 30 * GPU_US / 1e6) + PROCESS_S,
-        "RungSweep cuda at 120, 10^4, 10^6 rows, 2 repetitions")
-    add("nsys", "rest", 2, 120, "scripts/gpu_nsys.sh: an ItemSync cuda row under nsys -t cuda,nvtx,osrt, its export, "
-        "./attribute on it, one report per epoch (guess: it took 99 s in its CPU rehearsal on 2 shared cores)")
-    add("memcpy_sweep", "rest", 2, (MEMCPY_ROWS_ALL - MEMCPY_ROWS_CORE) * 2 * PRIMITIVE_ROW_S + PROCESS_S,
-        "the other Memcpy sizes")
-    add("torch_compile", "rest", 2, 90, "torch.compile mode=reduce-overhead on cuda (compiling: its cap)")
+        "(60 s, guess: they took 74 s on the rehearsal's 2 shared cores with the CUDA rows skipped)",
+    )
+    add(
+        "compute_sanitizer",
+        "e",
+        2,
+        70,
+        "memcheck, racecheck, synccheck on the hand-written kernels (cap)",
+    )
+    add(
+        "ladder_cpu",
+        "rest",
+        2,
+        3 * EPOCHS * CPU_US / 1e6 * 2 + EPOCHS * CPU_US * 1.2 / 1e6 + 5 + PROCESS_S,
+        "Ladder CPU rungs + Peak, 1 repetition",
+    )
+    add(
+        "cupti_detach",
+        "rest",
+        2,
+        25,
+        "KernelLaunch/Sync alone and after a CUPTI pass, 2 rounds (its own estimate)",
+    )
+    add(
+        "python_eager",
+        "rest",
+        2,
+        2 * EPOCHS * (GPU_US + CPU_US) / 1e6 + 10,
+        "the article's Python loop, cpu + cuda, 2 repetitions, + a profiler kernel count",
+    )
+    add(
+        "rung_sweep_cuda",
+        "rest",
+        2,
+        2 * (4 * (1666 + 10) * GPU_US / 1e6 + 8 * 30 * GPU_US / 1e6) + PROCESS_S,
+        "RungSweep cuda at 120, 10^4, 10^6 rows, 2 repetitions",
+    )
+    add(
+        "nsys",
+        "rest",
+        2,
+        120,
+        "scripts/gpu_nsys.sh: an ItemSync cuda row under nsys -t cuda,nvtx,osrt, its export, "
+        "./attribute on it, one report per epoch (guess: it took 99 s in its CPU rehearsal on 2 shared cores)",
+    )
+    add(
+        "memcpy_sweep",
+        "rest",
+        2,
+        (MEMCPY_ROWS_ALL - MEMCPY_ROWS_CORE) * 2 * PRIMITIVE_ROW_S + PROCESS_S,
+        "the other Memcpy sizes",
+    )
+    add(
+        "torch_compile",
+        "rest",
+        2,
+        90,
+        "torch.compile mode=reduce-overhead on cuda (compiling: its cap)",
+    )
     return s
 
 
 def chosen(part):
-    return [x for x in steps() if part == "all" or x.part == int(part) or (part == "1" and x.part == 2)]
+    return [
+        x for x in steps() if part == "all" or x.part == int(part) or (part == "1" and x.part == 2)
+    ]
 
 
 def core_seconds():
@@ -133,18 +262,26 @@ def core_seconds():
 
 def table(part, budget_s):
     rows = chosen(part)
-    out = [f"plan (part {part}): estimated seconds on the GPU machine, from the article's 518 us/epoch (GPU), "
-           f"{ITEM_US:.0f} us/.item() and {CPU_US:.0f} us/epoch (CPU); budget {budget_s:.0f} s, "
-           f"{ANALYSIS_S} s of it kept for the report",
-           f"  {'step':<18} {'grp':<4} {'est s':>6} {'cum s':>6}  how"]
+    out = [
+        f"plan (part {part}): estimated seconds on the GPU machine, from the article's 518 us/epoch (GPU), "
+        f"{ITEM_US:.0f} us/.item() and {CPU_US:.0f} us/epoch (CPU); budget {budget_s:.0f} s, "
+        f"{ANALYSIS_S} s of it kept for the report",
+        f"  {'step':<18} {'grp':<4} {'est s':>6} {'cum s':>6}  how",
+    ]
     cum = 0.0
     for x in rows:
         cum += x.seconds
-        mark = "" if cum + ANALYSIS_S <= budget_s else "  (past the budget: runs only if earlier steps are faster)"
+        mark = (
+            ""
+            if cum + ANALYSIS_S <= budget_s
+            else "  (past the budget: runs only if earlier steps are faster)"
+        )
         out.append(f"  {x.name:<18} {x.group:<4} {x.seconds:6.0f} {cum:6.0f}  {x.how}{mark}")
     core = core_seconds()
-    out.append(f"  core (a)-(c) with preflight, build and report: {core:.0f} s of {CORE_LIMIT_S} s"
-               + ("" if core <= CORE_LIMIT_S else "  OVER"))
+    out.append(
+        f"  core (a)-(c) with preflight, build and report: {core:.0f} s of {CORE_LIMIT_S} s"
+        + ("" if core <= CORE_LIMIT_S else "  OVER")
+    )
     return "\n".join(out)
 
 
@@ -159,8 +296,11 @@ def main(argv=None):
     if args.estimate:
         match = [x for x in steps() if x.name == args.estimate]
         if not match:
-            print(f"gpu_plan: --estimate: no step '{args.estimate}'; expected one of "
-                  f"{', '.join(x.name for x in steps())}", file=sys.stderr)
+            print(
+                f"gpu_plan: --estimate: no step '{args.estimate}'; expected one of "
+                f"{', '.join(x.name for x in steps())}",
+                file=sys.stderr,
+            )
             return 2
         print(round(match[0].seconds))
         return 0
@@ -169,8 +309,10 @@ def main(argv=None):
         return 0
     if args.check:
         core = core_seconds()
-        print(f"gpu_plan: part 1's core (a)-(c) with preflight, build and report: {core:.0f} s "
-              f"({'within' if core <= CORE_LIMIT_S else 'OVER'} {CORE_LIMIT_S} s)")
+        print(
+            f"gpu_plan: part 1's core (a)-(c) with preflight, build and report: {core:.0f} s "
+            f"({'within' if core <= CORE_LIMIT_S else 'OVER'} {CORE_LIMIT_S} s)"
+        )
         return 0 if core <= CORE_LIMIT_S else 1
     print(table(args.part, args.budget_s))
     return 0

@@ -6,14 +6,17 @@ milliseconds on a loaded one, at its ends) while the phases inside are as they r
 shortest epoch is the one that work (and other load) stretched least.
 Usage: nsys_shortest_epoch.py EXPORT.sqlite...  Prints the chosen file, and every epoch's
 duration in us on stderr."""
+
 import sqlite3
 import sys
 
 epochs = []
 for path in sys.argv[1:]:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    (ns,) = db.execute("SELECT max(n.end - n.start) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
-                       " WHERE n.eventType = 59 AND coalesce(s.value, n.text) = 'epoch'").fetchone()
+    (ns,) = db.execute(
+        "SELECT max(n.end - n.start) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
+        " WHERE n.eventType = 59 AND coalesce(s.value, n.text) = 'epoch'"
+    ).fetchone()
     if ns is None:
         sys.exit(f"nsys_shortest_epoch: {path} holds no epoch range")
     epochs.append((ns, path))

@@ -9,6 +9,7 @@ LibTorch or cuBLAS, and races or invalid accesses in kernels that are not ours. 
 its log (lines prefixed "========= "), groups the findings by tool section, kind and the
 kernel (or API call) each names, marks the ones in our kernels, and exits 1 when one of
 ours has a finding, else 0 (2 for an unreadable log)."""
+
 import argparse
 import re
 import sys
@@ -17,8 +18,10 @@ from collections import Counter
 PREFIX = "========="
 OURS = ("fused_epoch_kernel", "persistent_train_kernel")
 # Lines that are not findings: banners, summaries, frames, details of the finding above.
-NOT_A_FINDING = re.compile(r"^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application"
-                           r"|Saved host backtrace|Host Frame|Device Frame|Address|Access|and is|by thread|at |in )")
+NOT_A_FINDING = re.compile(
+    r"^(COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|Target application"
+    r"|Saved host backtrace|Host Frame|Device Frame|Address|Access|and is|by thread|at |in )"
+)
 AT_KERNEL = re.compile(r"\bat (?:0x[0-9a-f]+ in )?([A-Za-z_][\w:<>, *&]*?)(?:\(|\+0x|$)")
 API_CALL = re.compile(r"on CUDA API call to (\w+)")
 TOOL_EXIT = re.compile(r"^(memcheck|racecheck|synccheck|initcheck) exit (\d+)")
@@ -43,7 +46,7 @@ def parse(lines):
             continue
         if not line.startswith(PREFIX):
             continue
-        body = line[len(PREFIX):]
+        body = line[len(PREFIX) :]
         text = body.strip()
         if not text:
             continue
@@ -88,7 +91,9 @@ def main(argv=None):
         return 0
     counts = Counter(findings)
     mine = sum(n for (t, k, w), n in counts.items() if is_ours(w, ours))
-    print(f"compute-sanitizer: {sum(counts.values())} findings, {mine} in our kernels ({', '.join(ours)})")
+    print(
+        f"compute-sanitizer: {sum(counts.values())} findings, {mine} in our kernels ({', '.join(ours)})"
+    )
     for (tool, kind, where), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         tag = "OURS " if is_ours(where, ours) else "other"
         print(f"  [{tag}] {tool:9s} {n:4d} x {kind} -- {where}")

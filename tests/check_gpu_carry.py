@@ -20,6 +20,7 @@ own; otherwise it fails naming the file, how the build uses it and the package t
 
 --carried defaults to `scripts/fetch_gpu_deps.sh --list`. Exit 1 when something is not
 carried, 2 on bad input."""
+
 import argparse
 import glob
 import os
@@ -32,12 +33,16 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The GPU machine's own packages (its image has a C++ compiler, since nvcc needs one): the C
 # library and the compiler's runtime and headers. zlib1g is the runtime library alone
 # (libz.so.1: every Python links it); zlib's headers (zlib1g-dev) are not there.
-MACHINE_OWN = re.compile(r"^(libc6|libc6-dev|libc-dev-bin|linux-libc-dev|libcrypt1|libcrypt-dev|libgcc-s1"
-                         r"|libgcc-\d+-dev|libstdc\+\+6|libstdc\+\+-\d+-dev|(gcc|g\+\+|cpp)-\d+|libgomp1|libatomic1"
-                         r"|libquadmath0|libitm1|libasan\d+|liblsan0|libtsan\d+|libubsan1|libhwasan0|libcc1-0"
-                         r"|zlib1g)(:amd64)?$")
-CACHE_KEY = re.compile(r"^(?!CMAKE_)(\w+?)(_DIR|_LIBRARY|_LIBRARY_RELEASE|_LIBRARY_DEBUG|_LIBRARIES|_INCLUDE_DIR"
-                       r"|_INCLUDE_DIRS)(-ADVANCED)?:(PATH|FILEPATH)=(.*)$")
+MACHINE_OWN = re.compile(
+    r"^(libc6|libc6-dev|libc-dev-bin|linux-libc-dev|libcrypt1|libcrypt-dev|libgcc-s1"
+    r"|libgcc-\d+-dev|libstdc\+\+6|libstdc\+\+-\d+-dev|(gcc|g\+\+|cpp)-\d+|libgomp1|libatomic1"
+    r"|libquadmath0|libitm1|libasan\d+|liblsan0|libtsan\d+|libubsan1|libhwasan0|libcc1-0"
+    r"|zlib1g)(:amd64)?$"
+)
+CACHE_KEY = re.compile(
+    r"^(?!CMAKE_)(\w+?)(_DIR|_LIBRARY|_LIBRARY_RELEASE|_LIBRARY_DEBUG|_LIBRARIES|_INCLUDE_DIR"
+    r"|_INCLUDE_DIRS)(-ADVANCED)?:(PATH|FILEPATH)=(.*)$"
+)
 
 
 class Fail(Exception):
@@ -72,7 +77,9 @@ def cache_paths(cache):
                 # A folder belongs to every package with a file in it (/usr/include): a package's
                 # config folder is judged by its config files; include folders by the headers
                 # the compiler read (header_paths).
-                out += [(f, f"CMakeCache {key}") for f in glob.glob(os.path.join(v, "*[Cc]onfig.cmake"))]
+                out += [
+                    (f, f"CMakeCache {key}") for f in glob.glob(os.path.join(v, "*[Cc]onfig.cmake"))
+                ]
             else:
                 out.append((v, f"CMakeCache {key}"))
     return out
@@ -82,7 +89,9 @@ def compiler_lib(compiler, name):
     """Where the compiler finds -lNAME (shared first, as the linker does), or None."""
     for f in (f"lib{name}.so", f"lib{name}.a"):
         try:
-            p = subprocess.run([compiler, f"-print-file-name={f}"], capture_output=True, text=True).stdout.strip()
+            p = subprocess.run(
+                [compiler, f"-print-file-name={f}"], capture_output=True, text=True
+            ).stdout.strip()
         except OSError:
             return None
         if os.path.isabs(p) and os.path.exists(p):
@@ -95,7 +104,9 @@ def link_paths(build, compiler):
     try:
         text = open(path).read()
     except OSError as e:
-        raise Fail(f"{path}: cannot read ({e.strerror}): expected a build folder made by CMake's Ninja generator")
+        raise Fail(
+            f"{path}: cannot read ({e.strerror}): expected a build folder made by CMake's Ninja generator"
+        )
     out = []
     for m in re.finditer(r"^\s*LINK_LIBRARIES = (.*)$", text, re.M):
         for tok in m.group(1).split():
@@ -133,12 +144,14 @@ def dpkg_owners():
     """file path -> package, from dpkg's own lists (no network, no dpkg -S per file)."""
     owners = {}
     for lst in glob.glob("/var/lib/dpkg/info/*.list"):
-        pkg = os.path.basename(lst)[:-len(".list")]
+        pkg = os.path.basename(lst)[: -len(".list")]
         with open(lst, errors="replace") as f:
             for line in f:
                 owners.setdefault(line.rstrip("\n"), pkg)
     if not owners:
-        raise Fail("no dpkg file lists in /var/lib/dpkg/info: this check needs a Debian-family machine")
+        raise Fail(
+            "no dpkg file lists in /var/lib/dpkg/info: this check needs a Debian-family machine"
+        )
     return owners
 
 
@@ -167,8 +180,10 @@ def python_roots(cache):
     exe = cache.get("Python3_EXECUTABLE", ("", ""))[1]
     if not exe:
         return []
-    code = ("import sys, sysconfig; p = sysconfig.get_paths(); print(sys.prefix); "
-            "[print(p[k]) for k in ('purelib', 'platlib', 'include', 'platinclude', 'stdlib', 'platstdlib')]")
+    code = (
+        "import sys, sysconfig; p = sysconfig.get_paths(); print(sys.prefix); "
+        "[print(p[k]) for k in ('purelib', 'platlib', 'include', 'platinclude', 'stdlib', 'platstdlib')]"
+    )
     proc = subprocess.run([exe, "-c", code], capture_output=True, text=True)
     roots = [r for r in proc.stdout.splitlines() if r.startswith("/")]
     roots += [os.path.realpath(r) for r in roots]
@@ -212,24 +227,33 @@ def check(build, carried):
             counts[name] = counts.get(name, 0) + 1
             if name not in carried_set and not MACHINE_OWN.match(name):
                 missing.setdefault(name, (p, how))
-    print(f"check_gpu_carry: {len(used)} files the build used; Debian packages outside the Python env and the "
-          f"CUDA toolkit: " + ", ".join(f"{k} ({v})" for k, v in sorted(counts.items())))
+    print(
+        f"check_gpu_carry: {len(used)} files the build used; Debian packages outside the Python env and the "
+        f"CUDA toolkit: " + ", ".join(f"{k} ({v})" for k, v in sorted(counts.items()))
+    )
     print(f"check_gpu_carry: carried by scripts/fetch_gpu_deps.sh: {' '.join(carried)}")
     unused = sorted(carried_set - set(counts))
     if unused:  # not an error: a runtime package is used only through its -dev link, say
         print(f"check_gpu_carry: carried but not seen in this build: {' '.join(unused)}")
-    problems = [f"{p} ({how}) is from Debian package {pkg}, which the GPU machine does not have and "
-                f"scripts/fetch_gpu_deps.sh does not carry: add {pkg} to PKGS there"
-                for pkg, (p, how) in sorted(missing.items())]
-    problems += [f"{p} ({how}) is from no Debian package, nor the Python env or the CUDA toolkit: the GPU machine "
-                 f"will not have it (carry it, or build without it)" for p, how in sorted(from_nowhere.items())]
+    problems = [
+        f"{p} ({how}) is from Debian package {pkg}, which the GPU machine does not have and "
+        f"scripts/fetch_gpu_deps.sh does not carry: add {pkg} to PKGS there"
+        for pkg, (p, how) in sorted(missing.items())
+    ]
+    problems += [
+        f"{p} ({how}) is from no Debian package, nor the Python env or the CUDA toolkit: the GPU machine "
+        f"will not have it (carry it, or build without it)"
+        for p, how in sorted(from_nowhere.items())
+    ]
     return problems
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="a CMake build folder (Ninja), after the build")
-    ap.add_argument("--carried", nargs="*", help="packages carried (default: scripts/fetch_gpu_deps.sh --list)")
+    ap.add_argument(
+        "--carried", nargs="*", help="packages carried (default: scripts/fetch_gpu_deps.sh --list)"
+    )
     args = ap.parse_args(argv)
     try:
         carried = args.carried
@@ -237,7 +261,9 @@ def main(argv=None):
             script = os.path.join(REPO, "scripts", "fetch_gpu_deps.sh")
             proc = subprocess.run([script, "--list"], capture_output=True, text=True)
             if proc.returncode != 0 or not proc.stdout.split():
-                raise Fail(f"{script} --list failed (exit {proc.returncode}): {proc.stderr.strip()}")
+                raise Fail(
+                    f"{script} --list failed (exit {proc.returncode}): {proc.stderr.strip()}"
+                )
             carried = proc.stdout.split()
         problems = check(args.build, carried)
     except Fail as e:

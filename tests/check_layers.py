@@ -13,6 +13,7 @@ is 1. `--self-test` builds small trees with each kind of breach (and one clean t
 checks that each is caught, so this check cannot pass by reading nothing.
 Standard library only: it runs in the trace-only build as well as the full one.
 """
+
 import argparse
 import pathlib
 import re
@@ -32,7 +33,9 @@ ALLOWED = {
 # Folders that must build without CUDA, CUPTI, NVTX or LibTorch (the torch-free library and
 # the programs made from it alone).
 TORCH_FREE = ("src/trace", "tools")
-FORBIDDEN_SYSTEM = re.compile(r"^(cuda|cupti|nvtx|nvToolsExt|cublas|cudnn|nvml|torch/|ATen/|c10/|caffe2/)")
+FORBIDDEN_SYSTEM = re.compile(
+    r"^(cuda|cupti|nvtx|nvToolsExt|cublas|cudnn|nvml|torch/|ATen/|c10/|caffe2/)"
+)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
@@ -66,25 +69,53 @@ def check(root):
                 continue
             kind, name = m.groups()
             if torch_free and FORBIDDEN_SYSTEM.match(name):
-                breaches.append(f"{rel}:{n}: includes <{name}>: {folder}/ must build without CUDA, CUPTI, NVTX or LibTorch")
+                breaches.append(
+                    f"{rel}:{n}: includes <{name}>: {folder}/ must build without CUDA, CUPTI, NVTX or LibTorch"
+                )
             if kind == '"' and "/" in name:
                 top = name.split("/", 1)[0]
-                if top in ("trace", "capture", "common", "cuda", "train", "iris") and not name.startswith(ALLOWED[folder]):
-                    breaches.append(f'{rel}:{n}: includes "{name}": {folder}/ may include only {", ".join(ALLOWED[folder])}')
+                if top in (
+                    "trace",
+                    "capture",
+                    "common",
+                    "cuda",
+                    "train",
+                    "iris",
+                ) and not name.startswith(ALLOWED[folder]):
+                    breaches.append(
+                        f'{rel}:{n}: includes "{name}": {folder}/ may include only {", ".join(ALLOWED[folder])}'
+                    )
     return breaches, checked
 
 
 def self_test():
     cases = {
-        "clean": ({"src/trace/analyze/a.h": '#include "trace/model/records.h"\n#include <vector>\n',
-                   "src/capture/c.cpp": '#include <cupti.h>\n#include "trace/model/records.h"\n'}, 0),
+        "clean": (
+            {
+                "src/trace/analyze/a.h": '#include "trace/model/records.h"\n#include <vector>\n',
+                "src/capture/c.cpp": '#include <cupti.h>\n#include "trace/model/records.h"\n',
+            },
+            0,
+        ),
         "cuda in analyze": ({"src/trace/analyze/a.cpp": "#include <cuda_runtime_api.h>\n"}, 1),
         "torch in model": ({"src/trace/model/m.h": "#include <torch/torch.h>\n"}, 1),
         "nvtx in tools": ({"tools/t.cpp": "#include <nvtx3/nvtx3.hpp>\n"}, 1),
-        "analyze reads a file format": ({"src/trace/analyze/a.h": '#include "trace/import/kineto/kineto_import.h"\n'}, 1),
-        "import uses an analysis": ({"src/trace/import/i.cpp": '#include "trace/analyze/attribution.h"\n'}, 1),
-        "capture depends on a reader": ({"src/capture/s.cpp": '#include "trace/import/byte_source.h"\n'}, 1),
-        "trace library uses capture": ({"src/trace/export/e.cpp": '#  include "capture/nvtx_phase.h"\n'}, 1),
+        "analyze reads a file format": (
+            {"src/trace/analyze/a.h": '#include "trace/import/kineto/kineto_import.h"\n'},
+            1,
+        ),
+        "import uses an analysis": (
+            {"src/trace/import/i.cpp": '#include "trace/analyze/attribution.h"\n'},
+            1,
+        ),
+        "capture depends on a reader": (
+            {"src/capture/s.cpp": '#include "trace/import/byte_source.h"\n'},
+            1,
+        ),
+        "trace library uses capture": (
+            {"src/trace/export/e.cpp": '#  include "capture/nvtx_phase.h"\n'},
+            1,
+        ),
     }
     failed = 0
     for name, (files, expected) in cases.items():
@@ -96,14 +127,22 @@ def self_test():
             breaches, checked = check(d)
             ok = len(breaches) == expected and checked == len(files)
             failed += not ok
-            print(f"{'ok' if ok else 'FAILED'}: {name}: {len(breaches)} breach(es), expected {expected}")
+            print(
+                f"{'ok' if ok else 'FAILED'}: {name}: {len(breaches)} breach(es), expected {expected}"
+            )
     return failed
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--root", default=str(pathlib.Path(__file__).resolve().parent.parent), help="the repository")
-    ap.add_argument("--self-test", action="store_true", help="check that each kind of breach is caught")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--root", default=str(pathlib.Path(__file__).resolve().parent.parent), help="the repository"
+    )
+    ap.add_argument(
+        "--self-test", action="store_true", help="check that each kind of breach is caught"
+    )
     args = ap.parse_args()
     if args.self_test:
         return 1 if self_test() else 0
@@ -111,7 +150,9 @@ def main():
     for b in breaches:
         print(b)
     if checked == 0:
-        print(f"check_layers: no source file found under {args.root}/src/trace, src/capture or tools")
+        print(
+            f"check_layers: no source file found under {args.root}/src/trace, src/capture or tools"
+        )
         return 1
     print(f"check_layers: {checked} files, {len(breaches)} breaches")
     return 1 if breaches else 0

@@ -11,6 +11,7 @@ its tests ran and every skip with its reason. (GoogleTest's skips ctest shows it
     tests/skip_summary.py BUILD_DIR
 
 Exit 0 (skips are information, not failures); 2 when a report cannot be read."""
+
 import glob
 import os
 import sys
@@ -45,7 +46,7 @@ def main(argv):
     n_total = n_skipped = 0
     print("Inside ctest's pytest tests (ctest counts each as one):")
     for report in reports:
-        name = os.path.basename(report)[:-len(".xml")]
+        name = os.path.basename(report)[: -len(".xml")]
         try:
             total, failed, skips = summarize(report)
         except (OSError, ET.ParseError) as e:
@@ -54,8 +55,11 @@ def main(argv):
         n_total += total
         n_skipped += len(skips)
         ran = total - len(skips)
-        print(f"  {name}: {ran} of {total} ran" + (f", {failed} failing" if failed else "")
-              + (f", {len(skips)} SKIPPED:" if skips else ""))
+        print(
+            f"  {name}: {ran} of {total} ran"
+            + (f", {failed} failing" if failed else "")
+            + (f", {len(skips)} SKIPPED:" if skips else "")
+        )
         for where, why in skips:
             print(f"    {where}: {why}")
     # Worded so it is not read as the run's closing "N passed, N failed" line (ctest's is).

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "huge_page_malloc.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
@@ -26,12 +27,12 @@
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/trace_file.h"
-#include "huge_page_malloc.h"
 
 namespace {
 
 const char* kUsage =
-    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] | --replay | --what-if SPEC...]\n"
+    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] | --replay | "
+    "--what-if SPEC...]\n"
     "                   [--time] [--quiet] TRACE...\n"
     "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files;\n"
     "         or an Nsight Systems export (.sqlite, plain or gzip), or a .nsys-rep / .qdstrm\n"
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
   const std::string huge_pages = huge_page_malloc::enable(argv);
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
-  bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") && std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
+  bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
+                    std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
   bool replay = false;
   std::vector<trace::replay::WhatIf> what_ifs;
   std::vector<std::string> inputs;
@@ -133,16 +135,19 @@ int main(int argc, char** argv) {
     }
   }
   if (inputs.empty()) return usage_error("no trace given");
-  if (hta && replay) return usage_error("--hta and --replay/--what-if are separate reports: pick one");
+  if (hta && replay)
+    return usage_error("--hta and --replay/--what-if are separate reports: pick one");
 
   try {
     const auto t0 = std::chrono::steady_clock::now();
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
     options.hta_events = hta;
-    options.kernel_names = false;  // no figure here names a kernel, unless a what-if picks kernels by name
+    options.kernel_names =
+        false;  // no figure here names a kernel, unless a what-if picks kernels by name
     for (const auto& w : what_ifs)
-      if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty()) options.kernel_names = true;
+      if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty())
+        options.kernel_names = true;
     std::vector<trace::ImportedTrace> traces;
     uint64_t bytes = 0;
     std::string inflaters;  // for --time: which gzip decoder ran, if any
@@ -195,9 +200,15 @@ int main(int argc, char** argv) {
     out.end_object();
     const double total_s = seconds_since(t0);
     if (timing)
-      std::fprintf(stderr, "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s); huge pages %s\n",
-                   static_cast<double>(bytes) / 1e6, inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
-                   import_s, static_cast<double>(bytes) / 1e6 / import_s, hta ? "HTA figures" : replay ? "replay" : "attribution",
+      std::fprintf(stderr,
+                   "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s "
+                   "(%.0f MB/s); huge pages %s\n",
+                   static_cast<double>(bytes) / 1e6,
+                   inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
+                   import_s, static_cast<double>(bytes) / 1e6 / import_s,
+                   hta      ? "HTA figures"
+                   : replay ? "replay"
+                            : "attribution",
                    total_s, static_cast<double>(bytes) / 1e6 / total_s, huge_pages.c_str());
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
   } catch (const trace::InputError& e) {

@@ -21,7 +21,8 @@
 
 namespace huge_page_malloc {
 
-inline constexpr const char* kMarker = "IRIS_ATTRIBUTE_HUGE_PAGES";  // set for the second start only
+inline constexpr const char* kMarker =
+    "IRIS_ATTRIBUTE_HUGE_PAGES";  // set for the second start only
 inline constexpr const char* kTunable = "glibc.malloc.hugetlb";
 
 // The kernel's transparent huge page mode: "always", "madvise", "never", or "" if unknown.
@@ -30,7 +31,8 @@ inline std::string kernel_mode() {
   std::string line;
   std::getline(f, line);
   const size_t a = line.find('['), b = line.find(']');
-  return a != std::string::npos && b != std::string::npos && b > a ? line.substr(a + 1, b - a - 1) : "";
+  return a != std::string::npos && b != std::string::npos && b > a ? line.substr(a + 1, b - a - 1)
+                                                                   : "";
 }
 
 // Call first in main. Either starts the program again (and does not return) or returns what
@@ -46,14 +48,18 @@ inline std::string enable(char** argv) {
   if (current.find(kTunable) != std::string::npos) return "as GLIBC_TUNABLES sets them";
   const std::string mode = kernel_mode();
   if (mode == "always") return "on (the kernel gives them to every process)";
-  if (mode != "madvise") return "off (the kernel's transparent huge pages are " + (mode.empty() ? "unknown" : mode) + ")";
+  if (mode != "madvise")
+    return "off (the kernel's transparent huge pages are " + (mode.empty() ? "unknown" : mode) +
+           ")";
   const std::string with = current + (current.empty() ? "" : ":") + kTunable + "=1";
   setenv("GLIBC_TUNABLES", with.c_str(), 1);
   setenv(kMarker, "1", 1);
   execv("/proc/self/exe", argv);
   const int err = errno;  // could not start again: run on, without them
-  if (had_tunables) setenv("GLIBC_TUNABLES", current.c_str(), 1);
-  else unsetenv("GLIBC_TUNABLES");
+  if (had_tunables)
+    setenv("GLIBC_TUNABLES", current.c_str(), 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
   unsetenv(kMarker);
   return std::string("off (could not restart with them: ") + std::strerror(err) + ")";
 }

@@ -10,7 +10,6 @@
 // unescaped, numbers converted, objects and arrays entered). Prints one JSON object on stdout;
 // exit 2 on bad input.
 #include <simdjson.h>
-
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -71,7 +70,8 @@ uint64_t parse_chunk(simdjson::ondemand::parser& parser, const simdjson::padded_
 double cpu_seconds() {  // this process, all threads: the work, whatever the machine's load
   rusage u;
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 int fail(const std::string& what) {
@@ -90,8 +90,10 @@ int main(int argc, char** argv) {
     if ((a == "--threads" || a == "--reps") && i + 1 < argc) {
       const int v = std::atoi(argv[++i]);
       if (v < 1) return fail(a + " needs a positive number");
-      if (a == "--threads") threads = static_cast<unsigned>(v);
-      else reps = v;
+      if (a == "--threads")
+        threads = static_cast<unsigned>(v);
+      else
+        reps = v;
     } else if (a.size() > 1 && a[0] == '-') {
       return fail("usage: json_parse_limit TRACE [--threads N] [--reps R]");
     } else {
@@ -108,22 +110,28 @@ int main(int argc, char** argv) {
     {
       auto source = trace::open_byte_source(path);
       std::vector<char> chunk(1 << 20);
-      while (const size_t got = source->read(chunk.data(), chunk.size())) doc.append(chunk.data(), got);
+      while (const size_t got = source->read(chunk.data(), chunk.size()))
+        doc.append(chunk.data(), got);
     }
     doc_bytes = doc.size();
     std::vector<std::pair<uint64_t, uint64_t>> events;  // [begin, end) in doc
     {
       auto source = trace::memory_byte_source(doc.data(), doc.size(), path);
       trace::JsonEventStream stream(*source, path);
-      stream.run([&](const trace::JsonSlice& s, uint64_t) { events.push_back({s.offset, s.offset + s.size}); },
-                 [](std::string_view, const trace::JsonSlice&) {});
+      stream.run(
+          [&](const trace::JsonSlice& s, uint64_t) {
+            events.push_back({s.offset, s.offset + s.size});
+          },
+          [](std::string_view, const trace::JsonSlice&) {});
     }
     if (events.empty()) return fail(path + ": no traceEvents to parse");
     // Arrays of about 1 MiB of whole events each: simdjson indexes a document whole before
     // reading it, so one array per thread would stream its index through memory instead of cache.
     for (size_t first = 0; first < events.size();) {
       size_t last = first;
-      while (last + 1 < events.size() && events[last + 1].second - events[first].first <= kChunkBytes) ++last;
+      while (last + 1 < events.size() &&
+             events[last + 1].second - events[first].first <= kChunkBytes)
+        ++last;
       std::string chunk = "[";
       chunk.append(doc, events[first].first, events[last].second - events[first].first);
       chunk += "]";
@@ -165,12 +173,14 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
   std::sort(cpu.begin(), cpu.end());
-  std::printf("{\"tool\": \"json_parse_limit\", \"bytes\": %llu, \"threads\": %u, \"reps\": %d, "
-              "\"seconds_median\": %.6f, \"seconds_min\": %.6f, \"seconds_max\": %.6f, \"mb_per_s\": %.1f, "
-              "\"cpu_seconds_median\": %.6f, "
-              "\"simdjson_implementation\": \"%s\", \"scalars\": %llu}\n",
-              static_cast<unsigned long long>(doc_bytes), threads, reps, median, sorted.front(),
-              sorted.back(), static_cast<double>(doc_bytes) / 1e6 / median, cpu[cpu.size() / 2],
-              simdjson::get_active_implementation()->name().c_str(), static_cast<unsigned long long>(scalars));
+  std::printf(
+      "{\"tool\": \"json_parse_limit\", \"bytes\": %llu, \"threads\": %u, \"reps\": %d, "
+      "\"seconds_median\": %.6f, \"seconds_min\": %.6f, \"seconds_max\": %.6f, \"mb_per_s\": %.1f, "
+      "\"cpu_seconds_median\": %.6f, "
+      "\"simdjson_implementation\": \"%s\", \"scalars\": %llu}\n",
+      static_cast<unsigned long long>(doc_bytes), threads, reps, median, sorted.front(),
+      sorted.back(), static_cast<double>(doc_bytes) / 1e6 / median, cpu[cpu.size() / 2],
+      simdjson::get_active_implementation()->name().c_str(),
+      static_cast<unsigned long long>(scalars));
   return 0;
 }

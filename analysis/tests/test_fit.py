@@ -25,8 +25,11 @@ def test_known_coefficients_are_recovered(tmp_path):
 def test_exact_data_gives_exact_fit_and_fixed_term_when_epochs_vary(tmp_path):
     doc = item_sync_doc(150e-6, 2e-6, fixed_s=0.05, epoch_counts=[5000, 20000])
     run = bench_json.load(write(tmp_path / "item_sync.json", doc))
-    fit = fit_loop_time([r.counters["epochs"] for r in run.rows], [r.counters["item_calls"] for r in run.rows],
-                        [r.seconds for r in run.rows])
+    fit = fit_loop_time(
+        [r.counters["epochs"] for r in run.rows],
+        [r.counters["item_calls"] for r in run.rows],
+        [r.seconds for r in run.rows],
+    )
     assert fit.names == ["fixed", "per_epoch", "per_item"]
     assert fit.value("fixed") == pytest.approx(0.05, rel=1e-6)
     assert fit.value("per_epoch") == pytest.approx(150e-6, rel=1e-9)
@@ -59,6 +62,6 @@ def test_article_per_call_cost_is_46_us():
     checks = summary.article_checks()
     assert [c for *_, c in checks["table_item_calls"]] == [600, 400, 240, 220]
     assert checks["sync_spread_calls"] == 380
-    assert checks["sync_spread_s"] == pytest.approx(0.0175, abs=0.0005)   # "about 17 ms"
-    assert checks["table_spread_s"] == pytest.approx(0.69, abs=1e-9)      # "the 0.7 s spread"
+    assert checks["sync_spread_s"] == pytest.approx(0.0175, abs=0.0005)  # "about 17 ms"
+    assert checks["table_spread_s"] == pytest.approx(0.69, abs=1e-9)  # "the 0.7 s spread"
     assert checks["gpu_us_per_epoch"] == pytest.approx(564.5)

@@ -2,6 +2,7 @@
 
 Read from the source (every `import`, also inside functions), so an import that only runs
 when a plot is drawn counts too."""
+
 import ast
 import pathlib
 
@@ -12,7 +13,11 @@ def imports_of(path):
     """(module imported, names taken from it) for every analysis.* import in the file."""
     out = []
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "analysis":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[0] == "analysis"
+        ):
             if node.module == "analysis":  # from analysis import a, b
                 out += [(f"analysis.{a.name}", []) for a in node.names]
             else:
@@ -36,7 +41,7 @@ def find_cycle(edges):
         stack.append(m)
         for n in edges.get(m, ()):
             if state.get(n) == "open":
-                return stack[stack.index(n):] + [n]
+                return stack[stack.index(n) :] + [n]
             if n not in state and (c := visit(n)):
                 return c
         stack.pop()
@@ -57,8 +62,13 @@ def test_no_import_circle():
 
 
 def test_no_private_name_across_modules():
-    bad = [f"{m} takes {name} from {n}" for m, imps in graph().items() for n, names in imps
-           for name in names if name.startswith("_")]
+    bad = [
+        f"{m} takes {name} from {n}"
+        for m, imps in graph().items()
+        for n, names in imps
+        for name in names
+        if name.startswith("_")
+    ]
     assert not bad, "; ".join(bad)
 
 

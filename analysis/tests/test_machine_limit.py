@@ -1,5 +1,6 @@
 """The "how close to the machine" section: FLOP count, % of peak, speed-ups, the sweep fit
 and its crossover, read from synthetic rows with known answers."""
+
 import numpy as np
 import pytest
 
@@ -19,26 +20,59 @@ def test_flops_match_the_cpp_hand_count():
 
 def ladder_row(rung, us, threads, rep, **extra):
     epochs = 20000
-    return row(f"Ladder/cpu-{rung}", us * epochs * 1e-6, rep=rep, epochs=epochs, cpu_threads=threads,
-               max_loss_error=1e-6, max_weight_error=1e-4, **extra)
+    return row(
+        f"Ladder/cpu-{rung}",
+        us * epochs * 1e-6,
+        rep=rep,
+        epochs=epochs,
+        cpu_threads=threads,
+        max_loss_error=1e-6,
+        max_weight_error=1e-4,
+        **extra,
+    )
 
 
 def peak_row(f64, threads, gflops, rep):
-    r = row(f"Peak/cpu-fma-{'f64' if f64 else 'f32'}-{'1thread' if threads == 1 else 'allthreads'}", 0.05, rep=rep,
-            epochs=1, gflops=gflops, cpu_threads=threads, float64=int(f64), lanes=8 if f64 else 16)
+    r = row(
+        f"Peak/cpu-fma-{'f64' if f64 else 'f32'}-{'1thread' if threads == 1 else 'allthreads'}",
+        0.05,
+        rep=rep,
+        epochs=1,
+        gflops=gflops,
+        cpu_threads=threads,
+        float64=int(f64),
+        lanes=8 if f64 else 16,
+    )
     return r
 
 
-def sweep_rows(rung, fixed_us, per_row_ns, threads, batches=(120, 1000, 10000, 100000, 1000000), reps=3, noise=0.0,
-               seed=0):
+def sweep_rows(
+    rung,
+    fixed_us,
+    per_row_ns,
+    threads,
+    batches=(120, 1000, 10000, 100000, 1000000),
+    reps=3,
+    noise=0.0,
+    seed=0,
+):
     rng = np.random.default_rng(seed)
     out = []
     for b in batches:
         for rep in range(reps):
             us = (fixed_us + b * per_row_ns * 1e-3) * (1 + noise * rng.standard_normal())
             epochs = 20
-            out.append(row(f"RungSweep/cpu-{rung}/batch:{b}", us * epochs * 1e-6, rep=rep, epochs=epochs, rows=b,
-                           batch=b, cpu_threads=threads))
+            out.append(
+                row(
+                    f"RungSweep/cpu-{rung}/batch:{b}",
+                    us * epochs * 1e-6,
+                    rep=rep,
+                    epochs=epochs,
+                    rows=b,
+                    batch=b,
+                    cpu_threads=threads,
+                )
+            )
     return out
 
 
@@ -48,7 +82,9 @@ def rows_of(tmp_path, benchmarks):
 
 
 def test_rungs_get_gflops_pct_of_peak_and_speedups(tmp_path):
-    bm = [peak_row(False, 1, 100.0, r) for r in range(3)] + [peak_row(False, 2, 180.0, r) for r in range(3)]
+    bm = [peak_row(False, 1, 100.0, r) for r in range(3)] + [
+        peak_row(False, 2, 180.0, r) for r in range(3)
+    ]
     bm += [ladder_row("libtorch_eager", 100.0, 2, r) for r in range(3)]
     bm += [ladder_row("libtorch_eager_1thread", 80.0, 1, r) for r in range(3)]
     bm += [ladder_row("fused_cpu", 2.0, 1, r) for r in range(3)]
@@ -58,13 +94,19 @@ def test_rungs_get_gflops_pct_of_peak_and_speedups(tmp_path):
     assert fused.us_per_epoch == pytest.approx(2.0)
     assert fused.gflops == pytest.approx(46473 / 2.0 / 1e3)
     assert fused.pct_of_peak == pytest.approx(100 * fused.gflops / 100.0)  # the 1-thread peak
-    assert limits["torch_compile"].pct_of_peak == pytest.approx(100 * 46473 / 50.0 / 1e3 / 180.0)  # all threads
-    assert fused.speedup_eager == pytest.approx(50.0) and fused.speedup_1thread == pytest.approx(40.0)
+    assert limits["torch_compile"].pct_of_peak == pytest.approx(
+        100 * 46473 / 50.0 / 1e3 / 180.0
+    )  # all threads
+    assert fused.speedup_eager == pytest.approx(50.0) and fused.speedup_1thread == pytest.approx(
+        40.0
+    )
     assert limits["torch_compile"].compile_s == pytest.approx(30.0)
 
 
 def test_sweep_fit_recovers_fixed_and_per_row_and_the_crossover(tmp_path):
-    bm = sweep_rows("fused_cpu", 1.0, 4.0, 1) + sweep_rows("fused_cpu_allthreads", 5.0, 2.2, 2, seed=1)
+    bm = sweep_rows("fused_cpu", 1.0, 4.0, 1) + sweep_rows(
+        "fused_cpu_allthreads", 5.0, 2.2, 2, seed=1
+    )
     bm += sweep_rows("libtorch_eager", 100.0, 10.0, 2, seed=2, noise=0.01)
     fits = {f.rung: f for f in machine_limit.sweep_fits(rows_of(tmp_path, bm))}
     eager = fits["libtorch_eager"]
@@ -81,7 +123,9 @@ def test_report_gets_the_section_and_plot(tmp_path, capsys):
     doc["benchmarks"] += [peak_row(False, 1, 100.0, r) for r in range(3)]
     doc["benchmarks"] += [ladder_row("libtorch_eager", 100.0, 2, r) for r in range(3)]
     doc["benchmarks"] += [ladder_row("fused_cpu", 2.0, 1, r) for r in range(3)]
-    doc["benchmarks"] += sweep_rows("fused_cpu", 1.0, 4.0, 1) + sweep_rows("fused_cpu_allthreads", 5.0, 2.2, 2)
+    doc["benchmarks"] += sweep_rows("fused_cpu", 1.0, 4.0, 1) + sweep_rows(
+        "fused_cpu_allthreads", 5.0, 2.2, 2
+    )
     write(tmp_path / "all.json", doc)
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
@@ -108,34 +152,70 @@ def test_section_says_when_nothing_is_there(tmp_path):
 def test_a_rung_without_a_threads_counter_takes_its_runs_thread_count(tmp_path):
     """python_eager.json rows carried no cpu_threads: the rung was shown on 1 thread, against the
     1-thread peak, though torch ran it on the 2 its context recorded."""
-    bm = [peak_row(False, 1, 100.0, r) for r in range(3)] + [peak_row(False, 2, 180.0, r) for r in range(3)]
+    bm = [peak_row(False, 1, 100.0, r) for r in range(3)] + [
+        peak_row(False, 2, 180.0, r) for r in range(3)
+    ]
     bm += [row("Ladder/cpu-python_eager", 250e-6 * 20000, rep=r, epochs=20000) for r in range(3)]
-    limits = {x.rung: x for x in machine_limit.rung_limits(rows_of(tmp_path, bm))}   # CONTEXT: 2 torch threads
+    limits = {
+        x.rung: x for x in machine_limit.rung_limits(rows_of(tmp_path, bm))
+    }  # CONTEXT: 2 torch threads
     assert limits["python_eager"].threads == 2
     assert limits["python_eager"].pct_of_peak == pytest.approx(100 * 46473 / 250.0 / 1e3 / 180.0)
     text = "\n".join(machine_limit.section(rows_of(tmp_path, bm), "m", str(tmp_path)))
     assert "| python_eager | 2 | 250.00 |" in text
-    assert "% |" in text.split("| python_eager |")[1].split("\n")[0]   # "% of peak" carries its % sign
+    assert (
+        "% |" in text.split("| python_eager |")[1].split("\n")[0]
+    )  # "% of peak" carries its % sign
 
 
 def test_ladder_table_says_epochs_threads_checks_and_same_configurations(tmp_path):
     from analysis import summary
+
     bm = [ladder_row("libtorch_eager", 100.0 + r, 2, r) for r in range(3)]
     bm += [ladder_row("libtorch_eager_allthreads", 99.0 + r, 2, r) for r in range(3)]
     bm += [ladder_row("libtorch_eager_1thread", 80.0, 1, r) for r in range(3)]
-    bm += [row("Ladder/cpu-python_eager", 250e-6 * 20000, rep=r, epochs=20000, records=200, final_loss=0.0613)
-           for r in range(3)]
-    bm += [row("Ladder/cpu-torch_compile", 400e-6 * 2000, rep=r, epochs=2000, records=20, cpu_threads=2,
-               max_loss_error=5e-7, max_weight_error=2e-5) for r in range(3)]
+    bm += [
+        row(
+            "Ladder/cpu-python_eager",
+            250e-6 * 20000,
+            rep=r,
+            epochs=20000,
+            records=200,
+            final_loss=0.0613,
+        )
+        for r in range(3)
+    ]
+    bm += [
+        row(
+            "Ladder/cpu-torch_compile",
+            400e-6 * 2000,
+            rep=r,
+            epochs=2000,
+            records=20,
+            cpu_threads=2,
+            max_loss_error=5e-7,
+            max_weight_error=2e-5,
+        )
+        for r in range(3)
+    ]
     for r in bm:
         if "libtorch_eager" in r["name"]:
-            r.update(records=200.0, final_loss=0.0613, speedup_vs_eager=1000.0)   # the old counter: never read
+            r.update(
+                records=200.0, final_loss=0.0613, speedup_vs_eager=1000.0
+            )  # the old counter: never read
     rows = rows_of(tmp_path, bm)
     text = "\n".join(report.ladder_section(rows, "m", str(tmp_path)))
-    assert "| cpu | python_eager | 2 | 20000 | 200 | 250.00 | 0.4x | not checked | not checked |" in text
+    assert (
+        "| cpu | python_eager | 2 | 20000 | 200 | 250.00 | 0.4x | not checked | not checked |"
+        in text
+    )
     assert "| cpu | torch_compile | 2 | 2000 | 20 | 400.00 | 0.3x | 5.0e-07 | 2.0e-05 |" in text
-    assert "| cpu | libtorch_eager_allthreads | 2 | 20000 | 200 | 100.00 | 1.0x |" in text   # medians, not 1000x
+    assert (
+        "| cpu | libtorch_eager_allthreads | 2 | 20000 | 200 | 100.00 | 1.0x |" in text
+    )  # medians, not 1000x
     assert "libtorch_eager and libtorch_eager_allthreads both ran on 2 threads here" in text
     assert "libtorch_eager_1thread" not in text.split("both ran on")[1].split("\n")[0]
-    assert "its final loss, 0.0613, and LibTorch eager's, 0.0613, are the same float32 value" in text
+    assert (
+        "its final loss, 0.0613, and LibTorch eager's, 0.0613, are the same float32 value" in text
+    )
     assert [r.rung for r in summary.ladder(rows)][:2] == ["python_eager", "torch_compile"]

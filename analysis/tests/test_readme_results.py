@@ -4,6 +4,7 @@
   committed results: a README figure that is not in its source fails here.
 - Every relative link in README.md and docs/*.md points to a file or folder that exists.
 """
+
 import difflib
 import glob
 import os
@@ -17,9 +18,15 @@ ROOT = readme_results.ROOT
 def test_readme_results_block_is_what_the_script_writes_now():
     text = open(readme_results.README).read()
     new = readme_results.render(text, readme_results.results_block())
-    diff = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True), "README.md", "from the results"))
-    assert new == text, ("README.md's results block differs from what analysis.readme_results computes from the "
-                         "committed results; run `python -m analysis.readme_results`:\n" + diff)
+    diff = "".join(
+        difflib.unified_diff(
+            text.splitlines(True), new.splitlines(True), "README.md", "from the results"
+        )
+    )
+    assert new == text, (
+        "README.md's results block differs from what analysis.readme_results computes from the "
+        "committed results; run `python -m analysis.readme_results`:\n" + diff
+    )
 
 
 def test_check_fails_with_a_diff_on_an_edited_figure_and_passes_once_rewritten(tmp_path, capsys):
@@ -32,7 +39,7 @@ def test_check_fails_with_a_diff_on_an_edited_figure_and_passes_once_rewritten(t
     assert readme_results.main(["--check", "--readme", str(copy)]) == 1
     out = capsys.readouterr().out
     assert "-| one `.item()` | 45.0 us" in out and "+| one `.item()` | 46.0 us" in out
-    assert copy.read_text() == edited   # --check writes nothing
+    assert copy.read_text() == edited  # --check writes nothing
     assert readme_results.main(["--readme", str(copy)]) == 0
     assert copy.read_text() == text
     assert readme_results.main(["--check", "--readme", str(copy)]) == 0
@@ -67,16 +74,24 @@ def relative_links(path):
 
 
 def test_every_relative_link_in_readme_and_docs_exists():
-    pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    pages = [os.path.join(ROOT, "README.md")] + sorted(
+        glob.glob(os.path.join(ROOT, "docs", "*.md"))
+    )
     assert len(pages) > 1
-    missing = [f"{os.path.relpath(p, ROOT)}:{n}: {t}" for p in pages for t, n in relative_links(p)
-               if not os.path.exists(os.path.join(os.path.dirname(p), t))]
+    missing = [
+        f"{os.path.relpath(p, ROOT)}:{n}: {t}"
+        for p in pages
+        for t, n in relative_links(p)
+        if not os.path.exists(os.path.join(os.path.dirname(p), t))
+    ]
     assert not missing, "links to files that do not exist:\n" + "\n".join(missing)
 
 
 def test_the_link_check_sees_a_broken_link(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("[ok](page.md) [gone](nowhere.md#x) `[in code](nowhere2.md)` [web](https://example.org)\n"
-                    "```\n[fenced](nowhere3.md)\n```\n![img](pic.png)\n")
+    page.write_text(
+        "[ok](page.md) [gone](nowhere.md#x) `[in code](nowhere2.md)` [web](https://example.org)\n"
+        "```\n[fenced](nowhere3.md)\n```\n![img](pic.png)\n"
+    )
     targets = [t for t, _ in relative_links(str(page))]
     assert targets == ["page.md", "nowhere.md", "pic.png"]

@@ -1,4 +1,5 @@
 """analysis.replay_validation: the replay's predictions beside the measured ItemSync rows."""
+
 import json
 
 import pytest
@@ -9,17 +10,40 @@ from analysis.summary import ConfigStats
 
 def stats_row(interval, samples, device="cpu"):
     s = sorted(samples)
-    return ConfigStats(device, interval, 0, 120, 20000, 20000 if interval == 1 else 0, 0, len(s),
-                       s[len(s) // 2], s[0], s[-1], tuple(samples))
+    return ConfigStats(
+        device,
+        interval,
+        0,
+        120,
+        20000,
+        20000 if interval == 1 else 0,
+        0,
+        len(s),
+        s[len(s) // 2],
+        s[0],
+        s[-1],
+        tuple(samples),
+    )
 
 
 def validation_doc(path, replayed=100.0, never=90.0):
     # A 10 us `log` per epoch: never saves 10 us per epoch, every 100 saves 9.9.
-    points = [{"every": 1, "predicted_us": replayed}, {"every": 100, "predicted_us": never + (replayed - never) / 100},
-              {"every": 1000, "predicted_us": never + (replayed - never) / 1000}, {"every": "never", "predicted_us": never}]
-    doc = {"tool": "attribute", "version": 2, "replays": [{"replay": {"windows": [{}] * 5},
-                                                           "log_every": [{"replayed_us": replayed, "points": points,
-                                                                          "why": "Linear."}]}]}
+    points = [
+        {"every": 1, "predicted_us": replayed},
+        {"every": 100, "predicted_us": never + (replayed - never) / 100},
+        {"every": 1000, "predicted_us": never + (replayed - never) / 1000},
+        {"every": "never", "predicted_us": never},
+    ]
+    doc = {
+        "tool": "attribute",
+        "version": 2,
+        "replays": [
+            {
+                "replay": {"windows": [{}] * 5},
+                "log_every": [{"replayed_us": replayed, "points": points, "why": "Linear."}],
+            }
+        ],
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
 
@@ -27,11 +51,17 @@ def validation_doc(path, replayed=100.0, never=90.0):
 def test_predicted_rows_beside_the_measured_ones(tmp_path):
     validation_doc(tmp_path / "replay" / "validation-cpu.json")
     # Every epoch 2.0 s; never measured at 1.80 s: 10 us x 20000 epochs = 0.2 s predicted saving.
-    stats = [stats_row(1, [1.99, 2.00, 2.01]), stats_row(0, [1.79, 1.80, 1.81]), stats_row(100, [1.80, 1.81, 1.82])]
+    stats = [
+        stats_row(1, [1.99, 2.00, 2.01]),
+        stats_row(0, [1.79, 1.80, 1.81]),
+        stats_row(100, [1.80, 1.81, 1.82]),
+    ]
     text = "\n".join(replay_validation.section(str(tmp_path), stats))
     assert "| never | 1.800 (1.790-1.810, n=3) |" in text
     assert "| 1.800 | 10.000 | agrees (+0.0%; the ranges meet, both narrower than 10%) |" in text
-    assert "| 100 | 1.810 (1.800-1.820, n=3) |" in text and "| 1.802 | 9.900 | agrees (-0.4%;" in text
+    assert (
+        "| 100 | 1.810 (1.800-1.820, n=3) |" in text and "| 1.802 | 9.900 | agrees (-0.4%;" in text
+    )
     assert "| 1000 | not measured | - | 1.800 | 9.990 | - |" in text
     assert "cannot tell a right prediction" not in text  # 200 ms predicted against a 20 ms spread
 

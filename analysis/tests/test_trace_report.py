@@ -1,4 +1,5 @@
 """analysis.trace_report on small synthetic `./attribute --json` documents with known answers."""
+
 import json
 
 import numpy as np
@@ -7,43 +8,137 @@ import pytest
 from analysis import trace_report
 
 
-def step(name, start, wall, launch=100.0, blocked=0.0, busy=500.0, host_wait=0.0, kernel_wait=0.0, other=0.0,
-         launches=10, kernels=10, kernel_us=450.0, syncs=0, copy=0.0, copies=0):
-    return {"name": name, "start_us": start, "wall_us": wall, "launches": launches, "launch_api_us": launch,
-            "kernels": kernels, "kernel_us": kernel_us, "gpu_busy_us": busy,
-            "memcpy_by_kind": {"DtoH pinned": {"count": 1, "bytes": 4, "gpu_us": 2.0}}, "memsets": 0,
-            "syncs": syncs, "sync_api_us": blocked, "blocking_copies": copies, "blocking_copy_us": copy,
-            "blocking_copies_by_reason": {"not Async": {"calls": 0, "us": 0.0}, "pageable": {"calls": copies, "us": copy}},
-            "nonblocking_copies": 0, "nonblocking_copy_us": 0.0, "memcpy_api_us": copy, "blocked_us": blocked + copy,
-            "host_rest_us": wall - launch - blocked - copy,
-            "idle_host_wait_us": host_wait, "idle_kernel_wait_us": kernel_wait, "idle_other_us": other,
-            "launch_delay_us": {"count": launches, "p50": 3.0, "p90": 7.5, "p99": 9.0, "max": 10.0}}
+def step(
+    name,
+    start,
+    wall,
+    launch=100.0,
+    blocked=0.0,
+    busy=500.0,
+    host_wait=0.0,
+    kernel_wait=0.0,
+    other=0.0,
+    launches=10,
+    kernels=10,
+    kernel_us=450.0,
+    syncs=0,
+    copy=0.0,
+    copies=0,
+):
+    return {
+        "name": name,
+        "start_us": start,
+        "wall_us": wall,
+        "launches": launches,
+        "launch_api_us": launch,
+        "kernels": kernels,
+        "kernel_us": kernel_us,
+        "gpu_busy_us": busy,
+        "memcpy_by_kind": {"DtoH pinned": {"count": 1, "bytes": 4, "gpu_us": 2.0}},
+        "memsets": 0,
+        "syncs": syncs,
+        "sync_api_us": blocked,
+        "blocking_copies": copies,
+        "blocking_copy_us": copy,
+        "blocking_copies_by_reason": {
+            "not Async": {"calls": 0, "us": 0.0},
+            "pageable": {"calls": copies, "us": copy},
+        },
+        "nonblocking_copies": 0,
+        "nonblocking_copy_us": 0.0,
+        "memcpy_api_us": copy,
+        "blocked_us": blocked + copy,
+        "host_rest_us": wall - launch - blocked - copy,
+        "idle_host_wait_us": host_wait,
+        "idle_kernel_wait_us": kernel_wait,
+        "idle_other_us": other,
+        "launch_delay_us": {"count": launches, "p50": 3.0, "p90": 7.5, "p99": 9.0, "max": 10.0},
+    }
 
 
-def sync(op, blocked, queued, start, api="cudaStreamSynchronize", step_name="ProfilerStep#1", kind="sync", reason=None):
-    return {"api": api, "kind": kind, "reason": reason, "op": op, "step": step_name, "start_us": start,
-            "blocked_us": blocked, "gpu_queued_us": queued}
+def sync(
+    op,
+    blocked,
+    queued,
+    start,
+    api="cudaStreamSynchronize",
+    step_name="ProfilerStep#1",
+    kind="sync",
+    reason=None,
+):
+    return {
+        "api": api,
+        "kind": kind,
+        "reason": reason,
+        "op": op,
+        "step": step_name,
+        "start_us": start,
+        "blocked_us": blocked,
+        "gpu_queued_us": queued,
+    }
 
 
 def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
-    steps = steps if steps is not None else [
-        step("ProfilerStep#1", 0.0, 1000.0, blocked=300.0, busy=600.0, host_wait=250.0, kernel_wait=100.0, other=50.0,
-             syncs=2),
-        step("ProfilerStep#2", 1000.0, 1000.0, blocked=100.0, busy=800.0, host_wait=150.0, kernel_wait=50.0, other=0.0,
-             syncs=1),
-    ]
-    syncs = syncs if syncs is not None else [
-        sync("aten::item", 250.0, 200.0, 100.0), sync("aten::item", 50.0, 0.0, 600.0),
-        sync("aten::nonzero", 100.0, 60.0, 1500.0, step_name="ProfilerStep#2"),
-    ]
-    total = step("total", 0.0, sum(s["wall_us"] for s in steps), blocked=sum(s["sync_api_us"] for s in steps),
-                 copy=sum(s["blocking_copy_us"] for s in steps), syncs=sum(s["syncs"] for s in steps),
-                 copies=sum(s["blocking_copies"] for s in steps))
+    steps = (
+        steps
+        if steps is not None
+        else [
+            step(
+                "ProfilerStep#1",
+                0.0,
+                1000.0,
+                blocked=300.0,
+                busy=600.0,
+                host_wait=250.0,
+                kernel_wait=100.0,
+                other=50.0,
+                syncs=2,
+            ),
+            step(
+                "ProfilerStep#2",
+                1000.0,
+                1000.0,
+                blocked=100.0,
+                busy=800.0,
+                host_wait=150.0,
+                kernel_wait=50.0,
+                other=0.0,
+                syncs=1,
+            ),
+        ]
+    )
+    syncs = (
+        syncs
+        if syncs is not None
+        else [
+            sync("aten::item", 250.0, 200.0, 100.0),
+            sync("aten::item", 50.0, 0.0, 600.0),
+            sync("aten::nonzero", 100.0, 60.0, 1500.0, step_name="ProfilerStep#2"),
+        ]
+    )
+    total = step(
+        "total",
+        0.0,
+        sum(s["wall_us"] for s in steps),
+        blocked=sum(s["sync_api_us"] for s in steps),
+        copy=sum(s["blocking_copy_us"] for s in steps),
+        syncs=sum(s["syncs"] for s in steps),
+        copies=sum(s["blocking_copies"] for s in steps),
+    )
     causes = {}
     for s in syncs:
-        c = causes.setdefault(s["op"] or "(no op)", {"op": s["op"] or "(no op)", "calls": 0, "op_occurrences": 0,
-                                                     "sync_us": 0.0, "blocking_copy_us": 0.0, "blocked_us": 0.0,
-                                                     "gpu_queued_us": 0.0})
+        c = causes.setdefault(
+            s["op"] or "(no op)",
+            {
+                "op": s["op"] or "(no op)",
+                "calls": 0,
+                "op_occurrences": 0,
+                "sync_us": 0.0,
+                "blocking_copy_us": 0.0,
+                "blocked_us": 0.0,
+                "gpu_queued_us": 0.0,
+            },
+        )
         c["calls"] += 1
         c["op_occurrences"] += 1
         c["sync_us" if s["kind"] == "sync" else "blocking_copy_us"] += s["blocked_us"]
@@ -52,14 +147,26 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
     wall = sum(s["wall_us"] for s in steps) or total["wall_us"]
     for c in causes.values():
         c["share_of_steps"] = c["blocked_us"] / wall
-    blocking = {"syncs": sum(1 for s in syncs if s["kind"] == "sync"),
-                "sync_us": sum(s["blocked_us"] for s in syncs if s["kind"] == "sync"),
-                "blocking_copies": sum(1 for s in syncs if s["kind"] != "sync"),
-                "blocking_copy_us": sum(s["blocked_us"] for s in syncs if s["kind"] != "sync"),
-                "blocked_us": sum(s["blocked_us"] for s in syncs)}
-    return {"file": file, "rank": 0, "gpu_events": True, "clock": "trace us", "steps": steps, "total": total,
-            "blocking_calls": blocking, "syncs_by_cause": sorted(causes.values(), key=lambda c: -c["blocked_us"]),
-            "syncs": syncs, "unmatched_correlations": 0, "warnings": []}
+    blocking = {
+        "syncs": sum(1 for s in syncs if s["kind"] == "sync"),
+        "sync_us": sum(s["blocked_us"] for s in syncs if s["kind"] == "sync"),
+        "blocking_copies": sum(1 for s in syncs if s["kind"] != "sync"),
+        "blocking_copy_us": sum(s["blocked_us"] for s in syncs if s["kind"] != "sync"),
+        "blocked_us": sum(s["blocked_us"] for s in syncs),
+    }
+    return {
+        "file": file,
+        "rank": 0,
+        "gpu_events": True,
+        "clock": "trace us",
+        "steps": steps,
+        "total": total,
+        "blocking_calls": blocking,
+        "syncs_by_cause": sorted(causes.values(), key=lambda c: -c["blocked_us"]),
+        "syncs": syncs,
+        "unmatched_correlations": 0,
+        "warnings": [],
+    }
 
 
 def write_doc(path, *traces):
@@ -77,7 +184,10 @@ def test_pages_index_and_sync_lines(tmp_path, capsys):
     assert "aten::nonzero — 1 call, 100 us blocked, 5.0% of the steps" in page
     assert page.index("aten::item —") < page.index("aten::nonzero —")
     # wall 1000 = launch 100 + sync 100 + copies 0 + rest 800
-    assert "| ProfilerStep#2 | 1000 | 10 | 100 | 1 | 100 | 0 | 0.0 | 800 | 10 | 450 | 800 | 150 | 50.0 | 0.0 | 3.0 / 7.5 |" in page
+    assert (
+        "| ProfilerStep#2 | 1000 | 10 | 100 | 1 | 100 | 0 | 0.0 | 800 | 10 | 450 | 800 | 150 | 50.0 | 0.0 | 3.0 / 7.5 |"
+        in page
+    )
     assert "cudaStreamSynchronize (sync) 3 calls, 400 us blocked" in page
     assert "| **total** | 3 | 3 | 400 | 0.0 | 400 |" in page  # the rows' sum, and the trace's total
     assert "![per-step breakdown](train-steps.png)" in page
@@ -108,8 +218,13 @@ def test_rank_files_of_one_folder_get_distinct_pages(tmp_path):
     d = trace_doc(file="again/train.json")
     out = tmp_path / "pages"
     assert trace_report.main([write_doc(tmp_path / "a.json", a, b, c, d), "--out", str(out)]) == 0
-    assert {p.name for p in out.glob("*.md")} == {"two-ranks-rank-0.md", "two-ranks-rank-1.md", "train.md",
-                                                  "train-2.md", "index.md"}
+    assert {p.name for p in out.glob("*.md")} == {
+        "two-ranks-rank-0.md",
+        "two-ranks-rank-1.md",
+        "train.md",
+        "train-2.md",
+        "index.md",
+    }
 
 
 def test_sync_cost_recovers_a_known_line():
@@ -121,7 +236,9 @@ def test_sync_cost_recovers_a_known_line():
     assert cost.base_us() == pytest.approx(40.0, abs=1e-6)
     assert cost.per_queued() == pytest.approx(1.0, abs=1e-9)
     assert cost.median_blocked_us == pytest.approx(140.0)
-    assert cost.idle_n == 1 and cost.idle_median_blocked_us == pytest.approx(40.0)  # the call with nothing queued
+    assert cost.idle_n == 1 and cost.idle_median_blocked_us == pytest.approx(
+        40.0
+    )  # the call with nothing queued
     text = " ".join(trace_report.sync_cost_markdown(cost))
     assert "blocked = 40.0 us" in text and "1.000" in text
 
@@ -130,7 +247,11 @@ def test_sync_cost_with_noise_has_an_interval_around_the_truth():
     rng = np.random.default_rng(1)
     q = rng.uniform(0, 1000, 200)
     b = 25.0 + 0.9 * q + rng.normal(0, 5, q.size)
-    t = trace_doc(syncs=[sync("aten::item", float(x), float(y), float(i)) for i, (x, y) in enumerate(zip(b, q))])
+    t = trace_doc(
+        syncs=[
+            sync("aten::item", float(x), float(y), float(i)) for i, (x, y) in enumerate(zip(b, q))
+        ]
+    )
     cost = trace_report.sync_cost([("a", {"traces": [t]})])
     lo, hi = cost.fit.interval("base_us")
     slo, shi = cost.fit.interval("per_queued_us")
@@ -147,8 +268,12 @@ def test_sync_cost_too_few_or_none():
 
 def test_a_fit_through_four_calls_is_not_shown_and_says_its_n():
     # Four calls fit a line exactly enough to print one, with a slope that means nothing.
-    four = trace_doc(syncs=[sync("aten::item", b, q, float(i)) for i, (b, q) in
-                            enumerate([(50.0, 0.0), (20.0, 10.0), (90.0, 30.0), (10.0, 40.0)])])
+    four = trace_doc(
+        syncs=[
+            sync("aten::item", b, q, float(i))
+            for i, (b, q) in enumerate([(50.0, 0.0), (20.0, 10.0), (90.0, 30.0), (10.0, 40.0)])
+        ]
+    )
     cost = trace_report.sync_cost([("a", {"traces": [four]})])
     assert cost.fit is None and "n = 4" in cost.note and "not shown" in cost.note
     text = " ".join(trace_report.sync_cost_markdown(cost))
@@ -156,15 +281,20 @@ def test_a_fit_through_four_calls_is_not_shown_and_says_its_n():
 
 
 def test_a_negative_slope_is_called_out():
-    calls = [sync("aten::item", 100.0 - q, q, float(i)) for i, q in enumerate([0.0, 10.0, 20.0, 40.0, 80.0])]
+    calls = [
+        sync("aten::item", 100.0 - q, q, float(i))
+        for i, q in enumerate([0.0, 10.0, 20.0, 40.0, 80.0])
+    ]
     cost = trace_report.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
     assert cost.per_queued() < 0
     assert "does not describe these calls" in " ".join(trace_report.sync_cost_markdown(cost))
 
 
 def test_a_negative_constant_is_not_called_a_price():
-    calls = [sync("aten::item", 3.0 * q - 50.0 if q else 5.0, q, float(i)) for i, q in
-             enumerate([0.0, 100.0, 200.0, 400.0, 800.0, 1600.0])]
+    calls = [
+        sync("aten::item", 3.0 * q - 50.0 if q else 5.0, q, float(i))
+        for i, q in enumerate([0.0, 100.0, 200.0, 400.0, 800.0, 1600.0])
+    ]
     cost = trace_report.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
     assert cost.base_us() < 0
     assert "no call can cost" in " ".join(trace_report.sync_cost_markdown(cost))
@@ -172,13 +302,25 @@ def test_a_negative_constant_is_not_called_a_price():
 
 def test_blocking_copies_are_their_own_figure_and_not_a_sync():
     # One .item(): a D2H copy into pageable memory (blocking copy) + a stream sync.
-    calls = [sync("aten::_local_scalar_dense", 30.0, 5.0, 10.0, api="cudaMemcpyAsync", kind="blocking copy",
-                  reason="pageable"),
-             sync("aten::_local_scalar_dense", 20.0, 0.0, 40.0)]
+    calls = [
+        sync(
+            "aten::_local_scalar_dense",
+            30.0,
+            5.0,
+            10.0,
+            api="cudaMemcpyAsync",
+            kind="blocking copy",
+            reason="pageable",
+        ),
+        sync("aten::_local_scalar_dense", 20.0, 0.0, 40.0),
+    ]
     steps = [step("ProfilerStep#1", 0.0, 1000.0, blocked=20.0, syncs=1, copy=30.0, copies=1)]
     t = trace_doc(syncs=calls, steps=steps)
     page = trace_report.trace_page(t, "train", "train-steps.png", "a.json")
-    assert "blocked in synchronisation 20.0 us (1 call), in blocking copies 30.0 us (1 call: 1 pageable)" in page
+    assert (
+        "blocked in synchronisation 20.0 us (1 call), in blocking copies 30.0 us (1 call: 1 pageable)"
+        in page
+    )
     assert "cudaMemcpyAsync (blocking copy, pageable) 1 call, 30.0 us blocked" in page
     assert "| aten::_local_scalar_dense | 2 | 2 | 20.0 | 30.0 | 50.0 |" in page
     cost = trace_report.sync_cost([("a", {"traces": [t]})])
@@ -188,7 +330,9 @@ def test_blocking_copies_are_their_own_figure_and_not_a_sync():
 def test_rows_that_do_not_add_up_stop_the_pages(tmp_path, capsys):
     t = trace_doc()
     t["blocking_calls"]["blocked_us"] += 7.0  # the listed calls no longer add up to the total
-    _expect_failure(tmp_path, capsys, [write_doc(tmp_path / "z.json", t)], "syncs_by_cause blocked_us", "add up")
+    _expect_failure(
+        tmp_path, capsys, [write_doc(tmp_path / "z.json", t)], "syncs_by_cause blocked_us", "add up"
+    )
 
 
 def _expect_failure(tmp_path, capsys, args, *fragments):
@@ -213,18 +357,30 @@ def test_not_json_names_the_file(tmp_path, capsys):
 def test_missing_field_names_file_and_field(tmp_path, capsys):
     t = trace_doc()
     del t["steps"][1]["wall_us"]
-    _expect_failure(tmp_path, capsys, [write_doc(tmp_path / "x.json", t)],
-                    "x.json", "traces[0].steps[1]", "missing field 'wall_us'")
+    _expect_failure(
+        tmp_path,
+        capsys,
+        [write_doc(tmp_path / "x.json", t)],
+        "x.json",
+        "traces[0].steps[1]",
+        "missing field 'wall_us'",
+    )
 
 
 def test_wrong_type_and_wrong_tool_are_named(tmp_path, capsys):
     t = trace_doc()
     t["syncs"][0]["blocked_us"] = "lots"
-    _expect_failure(tmp_path, capsys, [write_doc(tmp_path / "y.json", t)],
-                    "y.json", "traces[0].syncs[0]", "'blocked_us' must be a finite number")
+    _expect_failure(
+        tmp_path,
+        capsys,
+        [write_doc(tmp_path / "y.json", t)],
+        "y.json",
+        "traces[0].syncs[0]",
+        "'blocked_us' must be a finite number",
+    )
     other = tmp_path / "bench.json"
     other.write_text(json.dumps({"benchmarks": []}))
-    _expect_failure(tmp_path, capsys, [str(other)], "bench.json", "\"tool\": \"attribute\"")
+    _expect_failure(tmp_path, capsys, [str(other)], "bench.json", '"tool": "attribute"')
 
 
 def test_committed_pages_add_up():
@@ -232,7 +388,10 @@ def test_committed_pages_add_up():
     # and each window's host and GPU parts add up to its wall time (identities the pages print).
     import glob
     import os
-    folder = os.path.join(os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json")
+
+    folder = os.path.join(
+        os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json"
+    )
     files = sorted(glob.glob(os.path.join(folder, "*.json")))
     if not files:
         pytest.skip("no committed ./attribute output")
@@ -240,14 +399,30 @@ def test_committed_pages_add_up():
         for t in trace_report.load(f)["traces"]:
             b = t["blocking_calls"]
             assert b["sync_us"] == pytest.approx(t["total"]["sync_api_us"], abs=1e-6), f
-            assert b["blocking_copy_us"] == pytest.approx(t["total"]["blocking_copy_us"], abs=1e-6), f
-            assert sum(c["blocked_us"] for c in t["syncs_by_cause"]) == pytest.approx(b["blocked_us"], abs=1e-6), f
-            assert sum(s["blocked_us"] for s in t["syncs"]) == pytest.approx(b["blocked_us"], abs=1e-6), f
+            assert b["blocking_copy_us"] == pytest.approx(
+                t["total"]["blocking_copy_us"], abs=1e-6
+            ), f
+            assert sum(c["blocked_us"] for c in t["syncs_by_cause"]) == pytest.approx(
+                b["blocked_us"], abs=1e-6
+            ), f
+            assert sum(s["blocked_us"] for s in t["syncs"]) == pytest.approx(
+                b["blocked_us"], abs=1e-6
+            ), f
             for _, s in trace_report.step_rows(t) + [("total", t["total"])]:
-                host = s["launch_api_us"] + s["sync_api_us"] + s["blocking_copy_us"] + s["host_rest_us"]
+                host = (
+                    s["launch_api_us"]
+                    + s["sync_api_us"]
+                    + s["blocking_copy_us"]
+                    + s["host_rest_us"]
+                )
                 assert host == pytest.approx(s["wall_us"], abs=1e-6), f
                 if t["gpu_events"]:
-                    gpu = s["gpu_busy_us"] + s["idle_host_wait_us"] + s["idle_kernel_wait_us"] + s["idle_other_us"]
+                    gpu = (
+                        s["gpu_busy_us"]
+                        + s["idle_host_wait_us"]
+                        + s["idle_kernel_wait_us"]
+                        + s["idle_other_us"]
+                    )
                     assert gpu == pytest.approx(s["wall_us"], abs=1e-6), f
 
 
@@ -256,7 +431,10 @@ def test_pages_build_from_the_committed_attribute_output(tmp_path):
     # must build from it as they are (schema drift between the two shows here).
     import glob
     import os
-    folder = os.path.join(os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json")
+
+    folder = os.path.join(
+        os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json"
+    )
     files = sorted(glob.glob(os.path.join(folder, "*.json")))
     if not files:
         pytest.skip("no committed ./attribute output")

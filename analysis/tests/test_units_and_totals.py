@@ -10,6 +10,7 @@ Each check runs on what the code writes now: the report built from the committed
 synthetic GPU folder (the GPU paths), and the trace pages built from the committed
 `./attribute` output.
 """
+
 import glob
 import os
 import re
@@ -58,7 +59,9 @@ def saved_figures(monkeypatch):
 
     def record(fig, path):
         labels = [t for ax in fig.axes for t in (ax.get_xlabel(), ax.get_ylabel())]
-        titles = [ax.get_title() for ax in fig.axes] + ([fig._suptitle.get_text()] if fig._suptitle else [])
+        titles = [ax.get_title() for ax in fig.axes] + (
+            [fig._suptitle.get_text()] if fig._suptitle else []
+        )
         seen[os.path.basename(path)] = (labels, titles)
         return original(fig, path)
 
@@ -74,7 +77,7 @@ def captions(markdown):
     for i, line in enumerate(lines):
         m = re.match(r"!\[[^\]]*\]\(([^)]+)\)", line.strip())
         if m:
-            rest = [l for l in lines[i + 1:] if l.strip()]
+            rest = [l for l in lines[i + 1 :] if l.strip()]
             out[m.group(1)] = rest[0] if rest and not rest[0].startswith(("#", "|", "![")) else ""
     return out
 
@@ -92,21 +95,37 @@ def check_units(pages, seen):
                 problems.append(f"{image}: no caption under it")
             named = units_in(caption) | set().union(*(units_in(t) for t in titles))
             if not named <= axis_units:
-                problems.append(f"{image}: caption/title name {sorted(named - axis_units)} but its axes are in "
-                                f"{sorted(axis_units)} ({labels}; caption: {caption!r})")
+                problems.append(
+                    f"{image}: caption/title name {sorted(named - axis_units)} but its axes are in "
+                    f"{sorted(axis_units)} ({labels}; caption: {caption!r})"
+                )
     return problems
 
 
-def trace_pages(out, names=("a100-alexnet-syncs", "a100-cuda-graphs-6streams", "gp100-steps-annotations",
-                            "cpu-only")):
+def trace_pages(
+    out,
+    names=(
+        "a100-alexnet-syncs",
+        "a100-cuda-graphs-6streams",
+        "gp100-steps-annotations",
+        "cpu-only",
+    ),
+):
     """The pages of traces whose axes come out in s, ms and us, and one with no GPU events."""
-    assert trace_report.main([os.path.join(TRACES_JSON, f"{n}.json") for n in names] + ["--out", str(out)]) == 0
+    assert (
+        trace_report.main(
+            [os.path.join(TRACES_JSON, f"{n}.json") for n in names] + ["--out", str(out)]
+        )
+        == 0
+    )
     return [p.read_text() for p in sorted(out.glob("*.md")) if p.name != "index.md"]
 
 
 def test_every_plot_caption_names_the_units_of_its_axes(tmp_path, saved_figures):
     folder = tmp_path / "cpu"
-    shutil.copytree(RESULTS, folder, ignore=shutil.ignore_patterns("*.png", "REPORT.md", "table.txt"))
+    shutil.copytree(
+        RESULTS, folder, ignore=shutil.ignore_patterns("*.png", "REPORT.md", "table.txt")
+    )
     assert report.main([str(folder)]) == 0
     (tmp_path / "gpu").mkdir()
     assert report.main([str(gpu_folder(tmp_path / "gpu"))]) == 0
@@ -114,17 +133,28 @@ def test_every_plot_caption_names_the_units_of_its_axes(tmp_path, saved_figures)
     pages += trace_pages(tmp_path / "traces")
     problems = check_units(pages, saved_figures)
     assert not problems, "\n".join(problems)
-    assert {"item_calls.png", "batch_sweep.png", "attribution.png", "ladder.png", "rung_sweep.png",
-            "cpu-only-steps.png", "a100-alexnet-syncs-steps.png"} <= set(saved_figures)
+    assert {
+        "item_calls.png",
+        "batch_sweep.png",
+        "attribution.png",
+        "ladder.png",
+        "rung_sweep.png",
+        "cpu-only-steps.png",
+        "a100-alexnet-syncs-steps.png",
+    } <= set(saved_figures)
 
 
 def test_a_caption_in_another_unit_than_its_axes_fails(tmp_path, saved_figures, monkeypatch):
     """The check itself: the trace pages' old caption ('All in microseconds' under an axis in ms
     or s) is caught."""
-    monkeypatch.setattr(trace_report, "step_caption", lambda trace: "Left: host; right: GPU. All in microseconds.")
+    monkeypatch.setattr(
+        trace_report, "step_caption", lambda trace: "Left: host; right: GPU. All in microseconds."
+    )
     problems = check_units(trace_pages(tmp_path), saved_figures)
-    assert any("a100-cuda-graphs-6streams-steps.png" in p and "['us']" in p for p in problems), problems
-    assert not any("gp100" in p for p in problems)   # that one's axes are in us
+    assert any("a100-cuda-graphs-6streams-steps.png" in p and "['us']" in p for p in problems), (
+        problems
+    )
+    assert not any("gp100" in p for p in problems)  # that one's axes are in us
 
 
 def markdown_tables(text):
@@ -154,11 +184,19 @@ def attribution_totals(text):
     `traced us` (one decimal each: a rounding allowance of 0.05 per cell)."""
     table = next((h, rows) for h, rows in markdown_tables(text) if "traced us" in h)
     header, rows = table
-    parts = [header.index(f"{p} us") for p in ("forward", "loss", "zero_grad", "backward", "step", "log")]
-    assert "outside the phases us" in header, "no column says where the rest of the traced epoch went"
+    parts = [
+        header.index(f"{p} us") for p in ("forward", "loss", "zero_grad", "backward", "step", "log")
+    ]
+    assert "outside the phases us" in header, (
+        "no column says where the rest of the traced epoch went"
+    )
     parts.append(header.index("outside the phases us"))
     total = header.index("traced us")
-    return [r for r in rows if abs(sum(number(r[i]) for i in parts) - number(r[total])) > 0.05 * (len(parts) + 1)]
+    return [
+        r
+        for r in rows
+        if abs(sum(number(r[i]) for i in parts) - number(r[total])) > 0.05 * (len(parts) + 1)
+    ]
 
 
 def step_table_totals(page):
@@ -166,14 +204,16 @@ def step_table_totals(page):
     `outside the steps` do not add up to the whole trace."""
     header, rows = next((h, rows) for h, rows in markdown_tables(page) if h[0] == "step")
     if len(rows) == 1:
-        return []   # no ProfilerStep: one row, the whole trace
+        return []  # no ProfilerStep: one row, the whole trace
     whole = [r for r in rows if "whole trace" in r[0]]
     assert len(whole) == 1, "a table with steps needs its whole-trace row"
     parts = [r for r in rows if r is not whole[0]]
     bad = []
-    for j, name in enumerate(header[1:-1], start=1):   # the launch delay percentiles do not add
+    for j, name in enumerate(header[1:-1], start=1):  # the launch delay percentiles do not add
         total = sum(number(r[j]) for r in parts)
-        if abs(total - number(whole[0][j])) > 0.5 * len(parts):   # each cell rounded to 1 us or 0.1 us
+        if abs(total - number(whole[0][j])) > 0.5 * len(
+            parts
+        ):  # each cell rounded to 1 us or 0.1 us
             bad.append((name, total, number(whole[0][j])))
     return bad
 
@@ -181,36 +221,53 @@ def step_table_totals(page):
 def flops_total(text):
     """(parts' sum, total) of the FLOPs sentence: 'is 46,473 floating-point operations, ...:
     forward 18,000, loss 1,680, backward 26,627, update 166.'"""
-    m = re.search(r"is ([\d,]+) floating-point operations.*?: (forward [\d,]+, loss [\d,]+, backward [\d,]+, "
-                  r"update [\d,]+)", text)
+    m = re.search(
+        r"is ([\d,]+) floating-point operations.*?: (forward [\d,]+, loss [\d,]+, backward [\d,]+, "
+        r"update [\d,]+)",
+        text,
+    )
     parts = [int(x.replace(",", "")) for x in re.findall(r"[a-z]+ ([\d,]+)", m.group(2))]
     return sum(parts), int(m.group(1).replace(",", ""))
 
 
 def test_tables_add_up_to_the_totals_they_show(tmp_path):
     folder = tmp_path / "cpu"
-    shutil.copytree(RESULTS, folder, ignore=shutil.ignore_patterns("*.png", "REPORT.md", "table.txt"))
+    shutil.copytree(
+        RESULTS, folder, ignore=shutil.ignore_patterns("*.png", "REPORT.md", "table.txt")
+    )
     assert report.main([str(folder)]) == 0
     text = (folder / "REPORT.md").read_text()
     assert attribution_totals(text) == []
     parts, total = flops_total(text)
     assert parts == total
-    for page in trace_pages(tmp_path / "traces", names=[os.path.basename(p)[:-5] for p in
-                                                        sorted(glob.glob(os.path.join(TRACES_JSON, "*.json")))]):
+    for page in trace_pages(
+        tmp_path / "traces",
+        names=[
+            os.path.basename(p)[:-5] for p in sorted(glob.glob(os.path.join(TRACES_JSON, "*.json")))
+        ],
+    ):
         assert step_table_totals(page) == [], page.splitlines()[0]
 
 
 def test_a_table_that_does_not_add_up_fails(tmp_path, monkeypatch):
     """The checks themselves: a step table without its `outside the steps` row (the old
     '**total**' row under five steps) and an attribution table without `outside the phases`."""
+
     def old_step_table(trace):
         header = ["step", "wall us", "launch delay p50/p90 us"]
-        rows = [[n, trace_report.fmt_us(s["wall_us"]), "-"] for n, s in trace_report.step_rows(trace)]
-        return trace_report.markdown_table(header, rows + [["**whole trace**",
-                                                             trace_report.fmt_us(trace["total"]["wall_us"]), "-"]])
+        rows = [
+            [n, trace_report.fmt_us(s["wall_us"]), "-"] for n, s in trace_report.step_rows(trace)
+        ]
+        return trace_report.markdown_table(
+            header,
+            rows + [["**whole trace**", trace_report.fmt_us(trace["total"]["wall_us"]), "-"]],
+        )
+
     monkeypatch.setattr(trace_report, "step_table", old_step_table)
     page = trace_pages(tmp_path, names=("a100-cuda-graphs-6streams",))[0]
     assert step_table_totals(page) == [("wall us", 1074033.0, 1232469.0)]
-    short = ("| device | traced us | forward us | loss us | zero_grad us | backward us | step us | log us | "
-             "outside the phases us |\n|---|\n| cpu | 92.9 | 14.4 | 9.8 | 1.0 | 60.8 | 3.9 | 0.4 | 0.0 |")
+    short = (
+        "| device | traced us | forward us | loss us | zero_grad us | backward us | step us | log us | "
+        "outside the phases us |\n|---|\n| cpu | 92.9 | 14.4 | 9.8 | 1.0 | 60.8 | 3.9 | 0.4 | 0.0 |"
+    )
     assert len(attribution_totals(short)) == 1

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <thread>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,8 +22,8 @@ void check(CUptiResult r, const char* call, const char* file, int line) {
   if (r == CUPTI_SUCCESS) return;
   const char* msg = nullptr;
   cuptiGetResultString(r, &msg);
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                           (msg ? msg : "unknown CUPTI error"));
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                           " failed: " + (msg ? msg : "unknown CUPTI error"));
 }
 #define CUPTI_CHECK(call) check((call), #call, __FILE__, __LINE__)
 
@@ -31,9 +31,9 @@ void check(CUptiResult r, const char* call, const char* file, int line) {
 // (torch and cuBLAS use both APIs); CONCURRENT_KERNEL keeps overlapping kernels apart
 // instead of serialising them as KERNEL would; MEMCPY gives direction and pageable vs
 // pinned; SYNCHRONIZATION records what each sync call waited for.
-constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER,
-                                         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 constexpr size_t kBufferBytes = 8u << 20;
 constexpr size_t kAlignment = 8;  // CUPTI requires 8-byte aligned buffers
 
@@ -54,7 +54,8 @@ void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_re
   *max_records = 0;
 }
 
-void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t,
+                                  size_t valid) {
   size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
   std::lock_guard<std::mutex> lock(queue().mutex);
@@ -87,12 +88,15 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, 
 
 CuptiSession::CuptiSession() {
   if (std::getenv("NSYS_PROFILING_SESSION_ID") || std::getenv("CUDA_INJECTION64_PATH")) {
-    throw TracerUnavailable("a CUDA profiler is injected (Nsight Systems?): the CUPTI tracer steps aside");
+    throw TracerUnavailable(
+        "a CUDA profiler is injected (Nsight Systems?): the CUPTI tracer steps aside");
   }
   CUpti_SubscriberHandle sub = nullptr;
-  const CUptiResult r = cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
+  const CUptiResult r =
+      cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    throw TracerUnavailable("another CUPTI client is attached (Nsight Systems?): the CUPTI tracer steps aside");
+    throw TracerUnavailable(
+        "another CUPTI client is attached (Nsight Systems?): the CUPTI tracer steps aside");
   }
   CUPTI_CHECK(r);
   subscriber_ = sub;
@@ -144,14 +148,16 @@ void CuptiSession::stop(RecordSet& out) {
     auto [it, fresh] = names.try_emplace({driver, cbid});
     if (fresh) {
       const char* name = nullptr;
-      cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name);
+      cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid,
+                           &name);
       it->second = name ? name : (driver ? "driver#" : "runtime#") + std::to_string(cbid);
     }
     return it->second;
   };
   for (auto& [buffer, valid] : buffers) {
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) append_cupti_record(record, api_name, out);
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
+      append_cupti_record(record, api_name, out);
     std::free(buffer);
   }
   out.dropped_records += dropped;
@@ -172,7 +178,8 @@ void CuptiSession::detach() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (!g_detached.load()) {
     g_detach_requested = false;
-    throw std::runtime_error("CUPTI did not detach within 5 s of the traced pass (cuptiFinalize never ran)");
+    throw std::runtime_error(
+        "CUPTI did not detach within 5 s of the traced pass (cuptiFinalize never ran)");
   }
   subscriber_ = nullptr;  // cuptiFinalize released the subscriber with everything else
 }

@@ -11,8 +11,9 @@ thread_local HostRangeRecorder* tls_recorder = nullptr;
 }
 
 uint64_t steady_now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 uint32_t current_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
@@ -28,7 +29,8 @@ void HostRangeRecorder::pop() {
   const uint64_t end = clock_();
   const Open o = open_.back();
   open_.pop_back();
-  done_.push_back({o.start_ns, end, thread_id_, static_cast<uint16_t>(open_.size()), phase_name(o.phase)});
+  done_.push_back(
+      {o.start_ns, end, thread_id_, static_cast<uint16_t>(open_.size()), phase_name(o.phase)});
 }
 
 std::vector<HostRange> HostRangeRecorder::take() { return std::move(done_); }

@@ -3,15 +3,15 @@
 #include "capture/host_ranges.h"
 
 #if IRIS_HAVE_NVTX
-#include <nvtx3/nvtx3.hpp>
-
 #include <array>
+#include <nvtx3/nvtx3.hpp>
 #endif
 
 namespace trace {
 
 namespace {
-constexpr const char* kPhaseNames[] = {"epoch", "forward", "loss", "zero_grad", "backward", "step", "log", "item"};
+constexpr const char* kPhaseNames[] = {"epoch",    "forward", "loss", "zero_grad",
+                                       "backward", "step",    "log",  "item"};
 static_assert(sizeof(kPhaseNames) / sizeof(kPhaseNames[0]) == static_cast<int>(Phase::kCount));
 }  // namespace
 
@@ -37,7 +37,8 @@ const nvtxEventAttributes_t& attributes(Phase phase) {
       t[i].colorType = NVTX_COLOR_ARGB;
       t[i].color = colors[i];
       t[i].messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-      t[i].message.registered = nvtxDomainRegisterStringA(nvtx3::domain::get<IrisDomain>(), kPhaseNames[i]);
+      t[i].message.registered =
+          nvtxDomainRegisterStringA(nvtx3::domain::get<IrisDomain>(), kPhaseNames[i]);
     }
     return t;
   }();
@@ -45,7 +46,9 @@ const nvtxEventAttributes_t& attributes(Phase phase) {
 }
 }  // namespace
 
-static void nvtx_push(Phase phase) { nvtxDomainRangePushEx(nvtx3::domain::get<IrisDomain>(), &attributes(phase)); }
+static void nvtx_push(Phase phase) {
+  nvtxDomainRangePushEx(nvtx3::domain::get<IrisDomain>(), &attributes(phase));
+}
 static void nvtx_pop() { nvtxDomainRangePop(nvtx3::domain::get<IrisDomain>()); }
 
 #else

@@ -15,7 +15,8 @@ uint64_t CuptiSession::timestamp_ns() { return steady_now_ns(); }
 TraceSession::TraceSession(bool cuda) {
   if (cuda) cupti_ = std::make_unique<CuptiSession>();
   // Host ranges on the records' clock, so phases and CUPTI records line up.
-  recorder_ = std::make_unique<HostRangeRecorder>(cuda ? &CuptiSession::timestamp_ns : &steady_now_ns);
+  recorder_ =
+      std::make_unique<HostRangeRecorder>(cuda ? &CuptiSession::timestamp_ns : &steady_now_ns);
   scope_ = std::make_unique<ScopedHostRecording>(recorder_.get());
 }
 

@@ -1,8 +1,9 @@
 #include "common/run_context.h"
 
+#include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
-#include <ATen/Parallel.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <memory>
 #include <thread>
-#include <unistd.h>
 
 #if IRIS_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -63,7 +63,8 @@ bool cuda_usable(std::string* why_not) {
     int driver = 0;
     cudaDriverGetVersion(&driver);
     *why_not = driver == 0 ? "no CUDA driver on this machine (no GPU)"
-                           : "torch::cuda::is_available() is false (driver " + version_string(driver) + ", no usable device)";
+                           : "torch::cuda::is_available() is false (driver " +
+                                 version_string(driver) + ", no usable device)";
   }
   return false;
 #endif
@@ -81,7 +82,10 @@ ContextEntries collect_run_context() {
     commit = given && *given ? std::string(given) + " (IRIS_GIT_COMMIT)" : "unknown";
   }
   // Dirty means changed sources; results/ is rewritten by the very runs that record this.
-  else if (!run_command("git -C '" + dir + "' status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null").empty())
+  else if (!run_command(
+                "git -C '" + dir +
+                "' status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null")
+                .empty())
     commit += "-dirty";
   ctx.emplace_back("git_commit", commit);
   ctx.emplace_back("cpu_model", cpu_model());

@@ -13,8 +13,9 @@ namespace cuda_util {
 
 inline void check(cudaError_t err, const char* call, const char* file, int line) {
   if (err == cudaSuccess) return;
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                           cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                           " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+                           ")");
 }
 
 inline void check_nothrow(cudaError_t err, const char* call, const char* file, int line) noexcept {

@@ -26,7 +26,9 @@ class Stream {
 
 class Event {
  public:
-  explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
+  explicit Event(unsigned flags = cudaEventDefault) {
+    CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags));
+  }
   ~Event() { CUDA_CHECK_NOTHROW(cudaEventDestroy(e_)); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -59,7 +61,9 @@ class Graph {
   }
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
-  void begin_capture(cudaStream_t s) { CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal)); }
+  void begin_capture(cudaStream_t s) {
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  }
   void end_capture(cudaStream_t s) {
     CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
     CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
@@ -92,12 +96,16 @@ class DeviceBuffer {
 class HostBuffer {
  public:
   HostBuffer(size_t bytes, bool pinned) : pinned_(pinned) {
-    if (pinned) CUDA_CHECK(cudaMallocHost(&p_, bytes));
-    else if (!(p_ = std::malloc(bytes))) throw std::bad_alloc();
+    if (pinned)
+      CUDA_CHECK(cudaMallocHost(&p_, bytes));
+    else if (!(p_ = std::malloc(bytes)))
+      throw std::bad_alloc();
   }
   ~HostBuffer() {
-    if (pinned_) CUDA_CHECK_NOTHROW(cudaFreeHost(p_));
-    else std::free(p_);
+    if (pinned_)
+      CUDA_CHECK_NOTHROW(cudaFreeHost(p_));
+    else
+      std::free(p_);
   }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;

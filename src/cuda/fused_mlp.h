@@ -17,12 +17,12 @@ namespace cuda_kernels {
 
 // One epoch over x [n x 4], labels y [n]; writes the epoch's loss (before the update)
 // to *loss_out when loss_out is non-null.
-void launch_fused_epoch(const float* x, const int64_t* y, int n, DeviceMlp w, float lr, float* loss_out,
-                        cudaStream_t stream);
+void launch_fused_epoch(const float* x, const int64_t* y, int n, DeviceMlp w, float lr,
+                        float* loss_out, cudaStream_t stream);
 
 // `epochs` epochs in one launch; the loss of every record_every-th epoch goes to
 // losses[epoch / record_every - 1] (record_every 0: none).
-void launch_persistent_train(const float* x, const int64_t* y, int n, DeviceMlp w, float lr, int epochs,
-                             int record_every, float* losses, cudaStream_t stream);
+void launch_persistent_train(const float* x, const int64_t* y, int n, DeviceMlp w, float lr,
+                             int epochs, int record_every, float* losses, cudaStream_t stream);
 
 }  // namespace cuda_kernels

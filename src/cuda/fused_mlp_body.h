@@ -25,7 +25,8 @@ namespace cuda_kernels::body {
 
 constexpr int I = 4, H = 10, O = 3;
 // Parameters in one array, in the order the gradient threads own them.
-constexpr int kW1 = 0, kB1 = kW1 + H * I, kW2 = kB1 + H, kB2 = kW2 + O * H, kParams = kB2 + O;  // 83
+constexpr int kW1 = 0, kB1 = kW1 + H * I, kW2 = kB1 + H, kB2 = kW2 + O * H,
+              kParams = kB2 + O;      // 83
 constexpr int kLossThread = kParams;  // thread 83 sums the loss while 0..82 sum gradients
 static_assert(kThreads > kLossThread, "one thread per parameter plus one for the loss");
 // Per-row values kept in shared memory between the two phases, structure of arrays
@@ -35,14 +36,16 @@ constexpr int kRowFloats = I + H + O + H + 1;  // 28
 // Dynamic shared memory for n rows; throws for n outside 1..kMaxRows (host side).
 inline size_t row_bytes(int n) {
   if (n < 1 || n > kMaxRows)
-    throw std::invalid_argument("fused MLP kernels: n = " + std::to_string(n) + " rows; expected 1.." +
-                                std::to_string(kMaxRows) + " (the rows live in one block's shared memory)");
+    throw std::invalid_argument("fused MLP kernels: n = " + std::to_string(n) +
+                                " rows; expected 1.." + std::to_string(kMaxRows) +
+                                " (the rows live in one block's shared memory)");
   return static_cast<size_t>(kRowFloats) * static_cast<size_t>(n) * sizeof(float);
 }
 
 struct Rows {
   float *x, *h, *dz, *dh, *loss;
-  IRIS_BLOCK_FN Rows(float* smem, int n) : x(smem), h(x + I * n), dz(h + H * n), dh(dz + O * n), loss(dh + H * n) {}
+  IRIS_BLOCK_FN Rows(float* smem, int n)
+      : x(smem), h(x + I * n), dz(h + H * n), dh(dz + O * n), loss(dh + H * n) {}
 };
 
 // One epoch in two phases, no atomics, so the summation order (and the result) is the
@@ -54,8 +57,8 @@ struct Rows {
 // Phase 2 reads only the row arrays, phase 1 only the parameters, so one barrier between
 // them and one at the end (before the next epoch reads the updated parameters) suffice.
 template <class Block>
-IRIS_BLOCK_FN void one_epoch(const Block& block, float* p, const Rows& rows, const int64_t* __restrict__ y, int n,
-                             float lr, float* loss_out) {
+IRIS_BLOCK_FN void one_epoch(const Block& block, float* p, const Rows& rows,
+                             const int64_t* __restrict__ y, int n, float lr, float* loss_out) {
   const float inv_n = 1.f / static_cast<float>(n);
   for (int r = block.thread(); r < n; r += block.size()) {
     float h[H], z[O];
@@ -76,7 +79,8 @@ IRIS_BLOCK_FN void one_epoch(const Block& block, float* p, const Rows& rows, con
     const int label = static_cast<int>(y[r]);
     rows.loss[r] = logf(sum) + m - z[label];
     float dz[O];
-    for (int o = 0; o < O; ++o) rows.dz[o * n + r] = dz[o] = (e[o] / sum - (o == label ? 1.f : 0.f)) * inv_n;
+    for (int o = 0; o < O; ++o)
+      rows.dz[o * n + r] = dz[o] = (e[o] / sum - (o == label ? 1.f : 0.f)) * inv_n;
     for (int j = 0; j < H; ++j) {
       float dh = 0.f;
       for (int o = 0; o < O; ++o) dh += dz[o] * p[kW2 + o * H + j];
@@ -136,8 +140,9 @@ IRIS_BLOCK_FN void store(const Block& block, const float* p, const DeviceMlp& w)
 
 // The fused-step kernel: one epoch per launch, parameters through global memory.
 template <class Block>
-IRIS_BLOCK_FN void fused_epoch(const Block& block, float* p, float* smem, const float* x, const int64_t* y, int n,
-                               const DeviceMlp& w, float lr, float* loss_out) {
+IRIS_BLOCK_FN void fused_epoch(const Block& block, float* p, float* smem, const float* x,
+                               const int64_t* y, int n, const DeviceMlp& w, float lr,
+                               float* loss_out) {
   const Rows rows(smem, n);
   load(block, p, rows, w, x, n);
   one_epoch(block, p, rows, y, n, lr, loss_out);
@@ -147,8 +152,9 @@ IRIS_BLOCK_FN void fused_epoch(const Block& block, float* p, float* smem, const 
 // The persistent kernel: every epoch in one launch; the loss of every record_every-th
 // epoch goes to losses[epoch / record_every - 1].
 template <class Block>
-IRIS_BLOCK_FN void persistent_train(const Block& block, float* p, float* smem, const float* x, const int64_t* y, int n,
-                                    const DeviceMlp& w, float lr, int epochs, int record_every, float* losses) {
+IRIS_BLOCK_FN void persistent_train(const Block& block, float* p, float* smem, const float* x,
+                                    const int64_t* y, int n, const DeviceMlp& w, float lr,
+                                    int epochs, int record_every, float* losses) {
   const Rows rows(smem, n);
   load(block, p, rows, w, x, n);
   for (int epoch1 = 1; epoch1 <= epochs; ++epoch1) {

@@ -9,7 +9,7 @@
 
 namespace cuda_kernels {
 
-void launch_empty(cudaStream_t stream);                   // <<<1,1>>>, does nothing
+void launch_empty(cudaStream_t stream);                       // <<<1,1>>>, does nothing
 void launch_spin(cudaStream_t stream, uint64_t nanoseconds);  // one thread spins on %globaltimer
 
 }  // namespace cuda_kernels

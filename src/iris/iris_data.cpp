@@ -55,15 +55,18 @@ int64_t parse_integer(const std::string& path, int64_t line, int column, const s
   return static_cast<int64_t>(value);
 }
 
-Dataset load_with_rows(const std::string& path, int64_t expected_rows, std::vector<int64_t>* row_ids) {
+Dataset load_with_rows(const std::string& path, int64_t expected_rows,
+                       std::vector<int64_t>* row_ids) {
   std::ifstream in(path);
   if (!in) fail(path, 0, "cannot open (expected an Iris CSV written by data/make_split.py)");
   std::string line;
   int64_t line_no = 0;
-  if (!std::getline(in, line)) fail(path, 1, "empty file: expected the header '" + std::string(kCsvHeader) + "'");
+  if (!std::getline(in, line))
+    fail(path, 1, "empty file: expected the header '" + std::string(kCsvHeader) + "'");
   ++line_no;
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line != kCsvHeader) fail(path, 1, "expected the header '" + std::string(kCsvHeader) + "', got '" + line + "'");
+  if (line != kCsvHeader)
+    fail(path, 1, "expected the header '" + std::string(kCsvHeader) + "', got '" + line + "'");
 
   Dataset data;
   while (std::getline(in, line)) {
@@ -72,8 +75,9 @@ Dataset load_with_rows(const std::string& path, int64_t expected_rows, std::vect
     if (line.empty()) continue;
     const auto cells = split_commas(line);
     if (cells.size() != 6) {
-      fail(path, line_no, "expected 6 comma-separated columns (" + std::string(kCsvHeader) +
-                              "), got " + std::to_string(cells.size()));
+      fail(path, line_no,
+           "expected 6 comma-separated columns (" + std::string(kCsvHeader) + "), got " +
+               std::to_string(cells.size()));
     }
     row_ids->push_back(parse_integer(path, line_no, 0, cells[0], 0, kAllRows - 1));
     std::array<double, kFeatures> feats{};
@@ -82,7 +86,9 @@ Dataset load_with_rows(const std::string& path, int64_t expected_rows, std::vect
     data.labels.push_back(parse_integer(path, line_no, 5, cells[5], 0, kClasses - 1));
   }
   if (expected_rows >= 0 && data.rows() != expected_rows) {
-    fail(path, 0, "expected " + std::to_string(expected_rows) + " data rows, got " + std::to_string(data.rows()));
+    fail(path, 0,
+         "expected " + std::to_string(expected_rows) + " data rows, got " +
+             std::to_string(data.rows()));
   }
   return data;
 }
@@ -101,11 +107,13 @@ ArticleSplit load_article_split(const std::string& data_dir) {
   ArticleSplit split{load_with_rows(train_path, kTrainRows, &train_ids),
                      load_with_rows(test_path, kTestRows, &test_ids)};
   std::set<int64_t> seen(train_ids.begin(), train_ids.end());
-  if (static_cast<int64_t>(seen.size()) != kTrainRows) fail(train_path, 0, "row indices repeat: expected 120 distinct rows");
+  if (static_cast<int64_t>(seen.size()) != kTrainRows)
+    fail(train_path, 0, "row indices repeat: expected 120 distinct rows");
   for (int64_t id : test_ids) {
     if (!seen.insert(id).second) {
-      fail(test_path, 0, "row " + std::to_string(id) + " is also in " + train_path +
-                             " (or repeated): the split must be disjoint");
+      fail(test_path, 0,
+           "row " + std::to_string(id) + " is also in " + train_path +
+               " (or repeated): the split must be disjoint");
     }
   }
   return split;

@@ -42,7 +42,9 @@ Dataset iris_like_batch(const Dataset& train_raw, int64_t rows, uint64_t seed) {
     for (int f = 0; f < kFeatures; ++f) mean[c][f] += train_raw.features[r][f];
   }
   for (int c = 0; c < kClasses; ++c) {
-    if (count[c] < 2) throw std::invalid_argument("iris_like_batch: class " + std::to_string(c) + " has fewer than 2 training rows");
+    if (count[c] < 2)
+      throw std::invalid_argument("iris_like_batch: class " + std::to_string(c) +
+                                  " has fewer than 2 training rows");
     for (int f = 0; f < kFeatures; ++f) mean[c][f] /= static_cast<double>(count[c]);
   }
   for (int64_t r = 0; r < train_raw.rows(); ++r) {
@@ -53,7 +55,8 @@ Dataset iris_like_batch(const Dataset& train_raw, int64_t rows, uint64_t seed) {
     }
   }
   for (int c = 0; c < kClasses; ++c)
-    for (int f = 0; f < kFeatures; ++f) stddev[c][f] = std::sqrt(stddev[c][f] / static_cast<double>(count[c] - 1));
+    for (int f = 0; f < kFeatures; ++f)
+      stddev[c][f] = std::sqrt(stddev[c][f] / static_cast<double>(count[c] - 1));
 
   SplitMix64 rng{seed};
   out.features.reserve(rows);

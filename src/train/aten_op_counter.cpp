@@ -36,7 +36,8 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 }  // namespace
 
 AtenOpCounter::AtenOpCounter() {
-  if (g_alive.exchange(true)) throw std::logic_error("AtenOpCounter: another counter is alive (one at a time)");
+  if (g_alive.exchange(true))
+    throw std::logic_error("AtenOpCounter: another counter is alive (one at a time)");
   g_ops = 0;
   g_top = 0;
   {

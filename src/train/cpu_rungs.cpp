@@ -29,7 +29,9 @@ const CpuRung& cpu_rung(const std::string& name) {
   throw std::invalid_argument("unknown CPU rung '" + name + "'; expected one of " + names);
 }
 
-int threads_used(const CpuRung& rung) { return rung.threads > 0 ? rung.threads : at::get_num_threads(); }
+int threads_used(const CpuRung& rung) {
+  return rung.threads > 0 ? rung.threads : at::get_num_threads();
+}
 
 namespace {
 // Sets LibTorch's intra-op thread count for one run and puts the old one back.
@@ -45,8 +47,8 @@ class TorchThreads {
 };
 }  // namespace
 
-LadderResult run_cpu_rung(const CpuRung& rung, const TrainData& data, int64_t epochs, int64_t record_every,
-                          uint64_t seed) {
+LadderResult run_cpu_rung(const CpuRung& rung, const TrainData& data, int64_t epochs,
+                          int64_t record_every, uint64_t seed) {
   if (!rung.fused) {
     TorchThreads threads(rung.threads);
     return run_rung(Rung::LibtorchEager, false, data, epochs, record_every, seed);

@@ -20,13 +20,14 @@ struct CpuRung {
 // Every CPU rung, in the order the report lists them. "allthreads" is
 // std::thread::hardware_concurrency() (at least 1).
 std::vector<CpuRung> cpu_rungs();
-const CpuRung& cpu_rung(const std::string& name);  // throws std::invalid_argument naming the choices
+const CpuRung& cpu_rung(
+    const std::string& name);  // throws std::invalid_argument naming the choices
 int all_threads();
 int threads_used(const CpuRung& rung);  // what the run actually uses (LibTorch's default resolved)
 
 // Runs the rung on the CPU like run_rung does (same seed, same result fields); LibTorch's
 // thread count is restored afterwards.
-LadderResult run_cpu_rung(const CpuRung& rung, const TrainData& data, int64_t epochs, int64_t record_every,
-                          uint64_t seed);
+LadderResult run_cpu_rung(const CpuRung& rung, const TrainData& data, int64_t epochs,
+                          int64_t record_every, uint64_t seed);
 
 }  // namespace train

@@ -8,10 +8,10 @@ namespace train {
 EpochFlops epoch_flops(int64_t rows, int64_t inputs, int64_t hidden, int64_t classes) {
   if (rows < 1 || inputs < 1 || hidden < 1 || classes < 1)
     throw std::invalid_argument("epoch_flops: rows, inputs, hidden and classes must be >= 1, got " +
-                                std::to_string(rows) + ", " + std::to_string(inputs) + ", " + std::to_string(hidden) +
-                                ", " + std::to_string(classes));
-  const double n = static_cast<double>(rows), i = static_cast<double>(inputs), h = static_cast<double>(hidden),
-               c = static_cast<double>(classes);
+                                std::to_string(rows) + ", " + std::to_string(inputs) + ", " +
+                                std::to_string(hidden) + ", " + std::to_string(classes));
+  const double n = static_cast<double>(rows), i = static_cast<double>(inputs),
+               h = static_cast<double>(hidden), c = static_cast<double>(classes);
   EpochFlops f;
   // h = relu(x W1^T + b1): per row and hidden unit, i multiplies and i adds (i-1 + the
   // bias), then one max; z = h W2^T + b2 likewise with h inputs.
@@ -22,7 +22,8 @@ EpochFlops epoch_flops(int64_t rows, int64_t inputs, int64_t hidden, int64_t cla
   // dz = (e / sum - onehot) / n: 3 per logit. dW2 = dz^T h: 2 per (class, hidden, row);
   // db2: a sum over rows per class; dh = dz W2: (2c-1) per (row, hidden) plus the ReLU
   // mask (1); dW1 = dh^T x: 2 per (hidden, input, row); db1: a sum over rows per unit.
-  f.backward = n * c * 3 + c * h * n * 2 + c * (n - 1) + n * h * (2 * c - 1) + n * h + h * i * n * 2 + h * (n - 1);
+  f.backward = n * c * 3 + c * h * n * 2 + c * (n - 1) + n * h * (2 * c - 1) + n * h +
+               h * i * n * 2 + h * (n - 1);
   const double params = h * i + h + c * h + c;
   f.update = 2 * params;
   return f;

@@ -11,10 +11,11 @@
 namespace train {
 
 struct EpochFlops {
-  double forward = 0;   // fc1 (with bias), ReLU, fc2 (with bias)
-  double loss = 0;      // max logit, shift, exp, sum, log, picking the label's logit, mean
-  double backward = 0;  // softmax gradient, fc2 weight/bias/input gradients, ReLU mask, fc1 weight/bias gradients
-  double update = 0;    // SGD: p -= lr * g for every parameter
+  double forward = 0;  // fc1 (with bias), ReLU, fc2 (with bias)
+  double loss = 0;     // max logit, shift, exp, sum, log, picking the label's logit, mean
+  double backward =
+      0;  // softmax gradient, fc2 weight/bias/input gradients, ReLU mask, fc1 weight/bias gradients
+  double update = 0;  // SGD: p -= lr * g for every parameter
   double total() const { return forward + loss + backward + update; }
 };
 

@@ -18,14 +18,14 @@
 //   what five operators do here.
 #include "train/fused_cpu.h"
 
-#include "common/vector_isa.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include "common/vector_isa.h"
 
 namespace train {
 
@@ -41,7 +41,7 @@ struct Simd<float> {
   typedef float V __attribute__((vector_size(kVecBytes)));
   typedef int32_t I __attribute__((vector_size(kVecBytes)));
   static constexpr int kMantissaBits = 23, kBias = 127, kExpTerms = 7, kLogTerms = 6;
-  static constexpr float kMinExpArg = -80.f;  // exp(-80) ~ 2e-35: 0 beside a sum >= 1
+  static constexpr float kMinExpArg = -80.f;        // exp(-80) ~ 2e-35: 0 beside a sum >= 1
   static constexpr float kRoundMagic = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer
 };
 template <>
@@ -61,7 +61,9 @@ To bits(From v) {
 }
 
 template <typename T, typename V = typename Simd<T>::V>
-V vmax(V a, V b) { return a > b ? a : b; }
+V vmax(V a, V b) {
+  return a > b ? a : b;
+}
 
 // exp(x) for x <= 0: x = n ln2 + r with |r| <= ln2/2, exp(r) by its Taylor series (the
 // last term kept is < 1e-8 (float), < 1e-17 (double) relative), times 2^n built from bits.
@@ -69,7 +71,8 @@ template <typename T, typename V = typename Simd<T>::V>
 V vexp(V x) {
   using S = Simd<T>;
   using I = typename S::I;
-  constexpr T kLog2e = T(1.4426950408889634), kLn2Hi = T(0.693145751953125), kLn2Lo = T(1.4286068203094173e-06);
+  constexpr T kLog2e = T(1.4426950408889634), kLn2Hi = T(0.693145751953125),
+              kLn2Lo = T(1.4286068203094173e-06);
   x = vmax<T>(x, V{} + S::kMinExpArg);
   const V shifted = x * kLog2e + S::kRoundMagic;  // n = round(x / ln2), in the low mantissa bits
   const V n = shifted - S::kRoundMagic;
@@ -109,7 +112,8 @@ double hsum(V v) {
   return acc;
 }
 
-constexpr int kI = MlpWeights<float>::kIn, kH = MlpWeights<float>::kHidden, kO = MlpWeights<float>::kOut;
+constexpr int kI = MlpWeights<float>::kIn, kH = MlpWeights<float>::kHidden,
+              kO = MlpWeights<float>::kOut;
 // One flat parameter vector: w1 | b1 | w2 | b2 (83 numbers), gradients in the same layout.
 constexpr int kW1 = 0, kB1 = kW1 + kH * kI, kW2 = kB1 + kH, kB2 = kW2 + kO * kH, kParams = kB2 + kO;
 
@@ -230,18 +234,22 @@ const char* fused_cpu_isa() { return common::kVectorIsa; }
 int fused_cpu_float_lanes() { return Blocks<float>::W; }
 
 template <typename T>
-FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const std::vector<int64_t>& labels,
-                               int64_t epochs, T lr, int64_t record_every, int threads) {
+FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x,
+                               const std::vector<int64_t>& labels, int64_t epochs, T lr,
+                               int64_t record_every, int threads) {
   const int64_t n = static_cast<int64_t>(labels.size());
   if (n == 0 || static_cast<int64_t>(x.size()) != n * kI)
-    throw std::invalid_argument("fused_cpu_train: x must hold rows x 4 values for " + std::to_string(n) + " labels");
+    throw std::invalid_argument("fused_cpu_train: x must hold rows x 4 values for " +
+                                std::to_string(n) + " labels");
   for (int64_t r = 0; r < n; ++r)
     if (labels[r] < 0 || labels[r] >= kO)
-      throw std::invalid_argument("fused_cpu_train: label " + std::to_string(labels[r]) + " at row " +
-                                  std::to_string(r) + " is not in {0, 1, 2}");
-  if (threads < 1) throw std::invalid_argument("fused_cpu_train: threads must be >= 1, got " + std::to_string(threads));
-  if (w.w1.size() != size_t(kH * kI) || w.b1.size() != size_t(kH) || w.w2.size() != size_t(kO * kH) ||
-      w.b2.size() != size_t(kO))
+      throw std::invalid_argument("fused_cpu_train: label " + std::to_string(labels[r]) +
+                                  " at row " + std::to_string(r) + " is not in {0, 1, 2}");
+  if (threads < 1)
+    throw std::invalid_argument("fused_cpu_train: threads must be >= 1, got " +
+                                std::to_string(threads));
+  if (w.w1.size() != size_t(kH * kI) || w.b1.size() != size_t(kH) ||
+      w.w2.size() != size_t(kO * kH) || w.b2.size() != size_t(kO))
     throw std::invalid_argument("fused_cpu_train: weights must be 10x4, 10, 3x10 and 3");
   const Blocks<T> data(x, labels);
   const int nt = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), data.count));
@@ -288,8 +296,10 @@ FusedRunResult fused_cpu_train(MlpWeights<T>& w, const std::vector<T>& x, const 
 }
 
 template FusedRunResult fused_cpu_train<float>(MlpWeights<float>&, const std::vector<float>&,
-                                               const std::vector<int64_t>&, int64_t, float, int64_t, int);
+                                               const std::vector<int64_t>&, int64_t, float, int64_t,
+                                               int);
 template FusedRunResult fused_cpu_train<double>(MlpWeights<double>&, const std::vector<double>&,
-                                                const std::vector<int64_t>&, int64_t, double, int64_t, int);
+                                                const std::vector<int64_t>&, int64_t, double,
+                                                int64_t, int);
 
 }  // namespace train

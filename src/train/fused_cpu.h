@@ -32,8 +32,9 @@ struct FusedRunResult {
 // summed in a different order). Throws std::invalid_argument on bad shapes, labels or
 // threads < 1.
 template <typename T>
-FusedRunResult fused_cpu_train(MlpWeights<T>& weights, const std::vector<T>& x, const std::vector<int64_t>& labels,
-                               int64_t epochs, T lr, int64_t record_every, int threads = 1);
+FusedRunResult fused_cpu_train(MlpWeights<T>& weights, const std::vector<T>& x,
+                               const std::vector<int64_t>& labels, int64_t epochs, T lr,
+                               int64_t record_every, int threads = 1);
 
 // The vector instruction set fused_cpu.cpp was compiled for ("avx512", "avx2", "sse2",
 // "neon", ...) and its width in float32 lanes: what the loop runs, for the report.
@@ -41,8 +42,11 @@ const char* fused_cpu_isa();
 int fused_cpu_float_lanes();
 
 extern template FusedRunResult fused_cpu_train<float>(MlpWeights<float>&, const std::vector<float>&,
-                                                      const std::vector<int64_t>&, int64_t, float, int64_t, int);
-extern template FusedRunResult fused_cpu_train<double>(MlpWeights<double>&, const std::vector<double>&,
-                                                       const std::vector<int64_t>&, int64_t, double, int64_t, int);
+                                                      const std::vector<int64_t>&, int64_t, float,
+                                                      int64_t, int);
+extern template FusedRunResult fused_cpu_train<double>(MlpWeights<double>&,
+                                                       const std::vector<double>&,
+                                                       const std::vector<int64_t>&, int64_t, double,
+                                                       int64_t, int);
 
 }  // namespace train

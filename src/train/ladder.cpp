@@ -8,17 +8,25 @@
 namespace train {
 
 // CUDA rungs live in ladder_cuda.cpp (built with the CUDA toolkit only).
-LadderResult run_cuda_rung(Rung rung, const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed);
+LadderResult run_cuda_rung(Rung rung, const TrainData& data, int64_t epochs, int64_t record_every,
+                           uint64_t seed);
 
 const char* rung_name(Rung rung) {
   switch (rung) {
-    case Rung::LibtorchEager: return "libtorch_eager";
-    case Rung::DeviceLog: return "device_log";
-    case Rung::PinnedEvent: return "pinned_event";
-    case Rung::CudaGraph: return "cuda_graph";
-    case Rung::FusedStepKernel: return "fused_step_kernel";
-    case Rung::PersistentKernel: return "persistent_kernel";
-    case Rung::FusedCpu: return "fused_cpu";
+    case Rung::LibtorchEager:
+      return "libtorch_eager";
+    case Rung::DeviceLog:
+      return "device_log";
+    case Rung::PinnedEvent:
+      return "pinned_event";
+    case Rung::CudaGraph:
+      return "cuda_graph";
+    case Rung::FusedStepKernel:
+      return "fused_step_kernel";
+    case Rung::PersistentKernel:
+      return "persistent_kernel";
+    case Rung::FusedCpu:
+      return "fused_cpu";
   }
   return "?";
 }
@@ -68,10 +76,11 @@ MlpWeights<float> initial_weights(uint64_t seed) {
   return weights_of(model);
 }
 
-LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epochs, int64_t record_every,
-                      uint64_t seed) {
+LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epochs,
+                      int64_t record_every, uint64_t seed) {
   if (!rung_runs_on(rung, cuda))
-    throw std::invalid_argument(std::string("rung ") + rung_name(rung) + " does not run on " + (cuda ? "cuda" : "cpu"));
+    throw std::invalid_argument(std::string("rung ") + rung_name(rung) + " does not run on " +
+                                (cuda ? "cuda" : "cpu"));
   if (rung == Rung::LibtorchEager) {
     Trainer trainer(data, cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU), seed);
     const auto r = trainer.run(epochs, LoggingPolicy{record_every, false});
@@ -81,7 +90,8 @@ LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epoch
   return run_cuda_rung(rung, data, epochs, record_every, seed);
 }
 
-LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed, int threads) {
+LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every,
+                           uint64_t seed, int threads) {
   LadderResult out;
   out.final_weights = initial_weights(seed);
   const auto x = data.x.contiguous();
@@ -89,13 +99,15 @@ LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record
   const auto y = data.y.contiguous();
   const std::vector<int64_t> ys(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
   const auto start = std::chrono::steady_clock::now();
-  const auto r = fused_cpu_train<float>(out.final_weights, xs, ys, epochs, 0.01f, record_every, threads);
+  const auto r =
+      fused_cpu_train<float>(out.final_weights, xs, ys, epochs, 0.01f, record_every, threads);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.recorded.assign(r.recorded.begin(), r.recorded.end());
   return out;
 }
 
-Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed) {
+Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every,
+                            uint64_t seed) {
   IrisMLP model;
   set_weights(model, initial_weights(seed));
   model->to(torch::kFloat64);  // float -> double is exact: the same start as every rung
@@ -128,7 +140,8 @@ double relative_error(double a, double b, double floor) {
 double max_loss_error(const std::vector<float>& losses, const std::vector<double>& ref) {
   if (losses.size() != ref.size()) return INFINITY;
   double worst = 0;
-  for (size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, relative_error(losses[i], ref[i], 1e-3));
+  for (size_t i = 0; i < ref.size(); ++i)
+    worst = std::max(worst, relative_error(losses[i], ref[i], 1e-3));
   return worst;
 }
 
@@ -136,7 +149,8 @@ double max_weight_error(const MlpWeights<float>& w, const MlpWeights<double>& re
   double worst = 0;
   const auto cmp = [&](const std::vector<float>& a, const std::vector<double>& b) {
     if (a.size() != b.size()) worst = INFINITY;
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, relative_error(a[i], b[i], 1e-2));
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      worst = std::max(worst, relative_error(a[i], b[i], 1e-2));
   };
   cmp(w.w1, ref.w1);
   cmp(w.b1, ref.b1);

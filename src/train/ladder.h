@@ -25,15 +25,15 @@ enum class Rung {
   FusedCpu,          // CPU: the step hand-written over plain arrays
 };
 
-const char* rung_name(Rung rung);             // "libtorch_eager", ...
-bool rung_runs_on(Rung rung, bool cuda);      // which devices a rung exists for
+const char* rung_name(Rung rung);         // "libtorch_eager", ...
+bool rung_runs_on(Rung rung, bool cuda);  // which devices a rung exists for
 std::vector<Rung> all_rungs();
 
 struct LadderResult {
-  double seconds = 0;              // the epochs' wall time, device drained
-  std::vector<float> recorded;     // loss every record_every epochs
+  double seconds = 0;           // the epochs' wall time, device drained
+  std::vector<float> recorded;  // loss every record_every epochs
   MlpWeights<float> final_weights;
-  int64_t host_syncs = 0;          // waits for the device inside the timed loop
+  int64_t host_syncs = 0;  // waits for the device inside the timed loop
 };
 
 // Seeded initial weights, exactly as Trainer builds them (same seed -> same weights).
@@ -43,18 +43,20 @@ void set_weights(IrisMLP& model, const MlpWeights<float>& w);
 
 // Runs one rung. Throws std::invalid_argument for a rung on a device it does not exist on,
 // std::runtime_error when a CUDA rung is asked for in a build without CUDA.
-LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epochs, int64_t record_every,
-                      uint64_t seed);
+LadderResult run_rung(Rung rung, bool cuda, const TrainData& data, int64_t epochs,
+                      int64_t record_every, uint64_t seed);
 
 // The fused CPU loop (fused_cpu.h) on `threads` threads, timed like every rung.
-LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed, int threads);
+LadderResult run_fused_cpu(const TrainData& data, int64_t epochs, int64_t record_every,
+                           uint64_t seed, int threads);
 
 // The reference: LibTorch on the CPU in float64, same data and initial weights.
 struct Reference {
   std::vector<double> recorded;
   MlpWeights<double> final_weights;
 };
-Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every, uint64_t seed);
+Reference float64_reference(const TrainData& data, int64_t epochs, int64_t record_every,
+                            uint64_t seed);
 
 // Largest |a - b| / max(|b|, floor) over the recorded losses (floor 1e-3), and over all final
 // weights (floor 1e-2); infinite for a NaN or infinity and for a count that differs.

@@ -15,7 +15,9 @@ namespace train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct CudaSetup {
   IrisMLP model;
@@ -49,7 +51,8 @@ LadderResult finish(LadderResult out, CudaSetup& s, const torch::Tensor& losses_
 // Losses copied into a device tensor, read back once: no sync inside the loop.
 LadderResult device_log(const TrainData& data, int64_t epochs, int64_t every, uint64_t seed) {
   CudaSetup s(data, seed);
-  auto losses = torch::empty({every > 0 ? epochs / every : 0}, torch::dtype(torch::kFloat32).device(torch::kCUDA));
+  auto losses = torch::empty({every > 0 ? epochs / every : 0},
+                             torch::dtype(torch::kFloat32).device(torch::kCUDA));
   LadderResult out;
   const auto t0 = Clock::now();
   for (int64_t e = 1; e <= epochs; ++e) {
@@ -65,13 +68,15 @@ LadderResult device_log(const TrainData& data, int64_t epochs, int64_t every, ui
 // Each record copied without blocking into pinned host memory; one event wait at the end.
 LadderResult pinned_event(const TrainData& data, int64_t epochs, int64_t every, uint64_t seed) {
   CudaSetup s(data, seed);
-  auto losses = torch::empty({every > 0 ? epochs / every : 0}, torch::dtype(torch::kFloat32).pinned_memory(true));
+  auto losses = torch::empty({every > 0 ? epochs / every : 0},
+                             torch::dtype(torch::kFloat32).pinned_memory(true));
   at::cuda::CUDAEvent done;
   LadderResult out;
   const auto t0 = Clock::now();
   for (int64_t e = 1; e <= epochs; ++e) {
     auto loss = s.step();
-    if (every > 0 && e % every == 0) losses.select(0, e / every - 1).copy_(loss.detach(), /*non_blocking=*/true);
+    if (every > 0 && e % every == 0)
+      losses.select(0, e / every - 1).copy_(loss.detach(), /*non_blocking=*/true);
   }
   done.record();
   done.synchronize();  // the copies are complete and the last epoch ran
@@ -88,7 +93,8 @@ LadderResult pinned_event(const TrainData& data, int64_t epochs, int64_t every, 
 LadderResult cuda_graph(const TrainData& data, int64_t epochs, int64_t every, uint64_t seed) {
   CudaSetup s(data, seed);
   const auto w0 = initial_weights(seed);
-  auto losses = torch::empty({every > 0 ? epochs / every : 0}, torch::dtype(torch::kFloat32).device(torch::kCUDA));
+  auto losses = torch::empty({every > 0 ? epochs / every : 0},
+                             torch::dtype(torch::kFloat32).device(torch::kCUDA));
   auto side = at::cuda::getStreamFromPool();
   at::cuda::CUDAEvent ready;  // the side stream starts after the set-up copies
   ready.record(at::cuda::getCurrentCUDAStream());
@@ -121,14 +127,16 @@ LadderResult cuda_graph(const TrainData& data, int64_t epochs, int64_t every, ui
 }
 
 cuda_kernels::DeviceMlp device_mlp(IrisMLP& m) {
-  return {m->fc1->weight.data_ptr<float>(), m->fc1->bias.data_ptr<float>(), m->fc2->weight.data_ptr<float>(),
-          m->fc2->bias.data_ptr<float>()};
+  return {m->fc1->weight.data_ptr<float>(), m->fc1->bias.data_ptr<float>(),
+          m->fc2->weight.data_ptr<float>(), m->fc2->bias.data_ptr<float>()};
 }
 
-LadderResult fused_kernels(bool persistent, const TrainData& data, int64_t epochs, int64_t every, uint64_t seed) {
+LadderResult fused_kernels(bool persistent, const TrainData& data, int64_t epochs, int64_t every,
+                           uint64_t seed) {
   CudaSetup s(data, seed);
   torch::NoGradGuard no_grad;
-  auto losses = torch::zeros({every > 0 ? epochs / every : 0}, torch::dtype(torch::kFloat32).device(torch::kCUDA));
+  auto losses = torch::zeros({every > 0 ? epochs / every : 0},
+                             torch::dtype(torch::kFloat32).device(torch::kCUDA));
   const auto stream = at::cuda::getCurrentCUDAStream().stream();
   const int n = static_cast<int>(s.x.size(0));
   auto w = device_mlp(s.model);
@@ -136,13 +144,15 @@ LadderResult fused_kernels(bool persistent, const TrainData& data, int64_t epoch
   torch::cuda::synchronize();
   const auto t0 = Clock::now();
   if (persistent) {
-    cuda_kernels::launch_persistent_train(s.x.data_ptr<float>(), s.y.data_ptr<int64_t>(), n, w, 0.01f,
-                                          static_cast<int>(epochs), static_cast<int>(every), losses.data_ptr<float>(),
-                                          stream);
+    cuda_kernels::launch_persistent_train(s.x.data_ptr<float>(), s.y.data_ptr<int64_t>(), n, w,
+                                          0.01f, static_cast<int>(epochs), static_cast<int>(every),
+                                          losses.data_ptr<float>(), stream);
   } else {
     for (int64_t e = 1; e <= epochs; ++e) {
-      float* slot = every > 0 && e % every == 0 ? losses.data_ptr<float>() + (e / every - 1) : nullptr;
-      cuda_kernels::launch_fused_epoch(s.x.data_ptr<float>(), s.y.data_ptr<int64_t>(), n, w, 0.01f, slot, stream);
+      float* slot =
+          every > 0 && e % every == 0 ? losses.data_ptr<float>() + (e / every - 1) : nullptr;
+      cuda_kernels::launch_fused_epoch(s.x.data_ptr<float>(), s.y.data_ptr<int64_t>(), n, w, 0.01f,
+                                       slot, stream);
     }
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -153,14 +163,21 @@ LadderResult fused_kernels(bool persistent, const TrainData& data, int64_t epoch
 
 }  // namespace
 
-LadderResult run_cuda_rung(Rung rung, const TrainData& data, int64_t epochs, int64_t every, uint64_t seed) {
+LadderResult run_cuda_rung(Rung rung, const TrainData& data, int64_t epochs, int64_t every,
+                           uint64_t seed) {
   switch (rung) {
-    case Rung::DeviceLog: return device_log(data, epochs, every, seed);
-    case Rung::PinnedEvent: return pinned_event(data, epochs, every, seed);
-    case Rung::CudaGraph: return cuda_graph(data, epochs, every, seed);
-    case Rung::FusedStepKernel: return fused_kernels(false, data, epochs, every, seed);
-    case Rung::PersistentKernel: return fused_kernels(true, data, epochs, every, seed);
-    default: throw std::invalid_argument(std::string("not a CUDA rung: ") + rung_name(rung));
+    case Rung::DeviceLog:
+      return device_log(data, epochs, every, seed);
+    case Rung::PinnedEvent:
+      return pinned_event(data, epochs, every, seed);
+    case Rung::CudaGraph:
+      return cuda_graph(data, epochs, every, seed);
+    case Rung::FusedStepKernel:
+      return fused_kernels(false, data, epochs, every, seed);
+    case Rung::PersistentKernel:
+      return fused_kernels(true, data, epochs, every, seed);
+    default:
+      throw std::invalid_argument(std::string("not a CUDA rung: ") + rung_name(rung));
   }
 }
 

@@ -6,7 +6,8 @@
 namespace train {
 
 LadderResult run_cuda_rung(Rung rung, const TrainData&, int64_t, int64_t, uint64_t) {
-  throw std::runtime_error(std::string("rung ") + rung_name(rung) + " needs a build with the CUDA toolkit");
+  throw std::runtime_error(std::string("rung ") + rung_name(rung) +
+                           " needs a build with the CUDA toolkit");
 }
 
 }  // namespace train

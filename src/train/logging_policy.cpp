@@ -18,9 +18,12 @@ int64_t LoggingPolicy::expected_item_calls(int64_t epochs) const {
 
 std::string LoggingPolicy::describe() const {
   std::string s;
-  if (interval == 0) s = "never record";
-  else if (interval == 1) s = "append every epoch";
-  else s = "record every " + std::to_string(interval) + " (append+print)";
+  if (interval == 0)
+    s = "never record";
+  else if (interval == 1)
+    s = "append every epoch";
+  else
+    s = "record every " + std::to_string(interval) + " (append+print)";
   return s + (print100 ? " + print every 100" : "");
 }
 

@@ -25,7 +25,8 @@ struct LoggingPolicy {
   bool prints_record_at(int64_t epoch1) const { return interval >= 2 && records_at(epoch1); }
   bool prints100_at(int64_t epoch1) const { return print100 && epoch1 % 100 == 0; }
   int item_calls_at(int64_t epoch1) const {
-    return (records_at(epoch1) ? 1 : 0) + (prints_record_at(epoch1) ? 1 : 0) + (prints100_at(epoch1) ? 1 : 0);
+    return (records_at(epoch1) ? 1 : 0) + (prints_record_at(epoch1) ? 1 : 0) +
+           (prints100_at(epoch1) ? 1 : 0);
   }
 
   // Closed form of the sum of item_calls_at over epochs 1..epochs.

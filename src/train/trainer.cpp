@@ -36,7 +36,8 @@ IrisMLPImpl::IrisMLPImpl() {
 
 torch::Tensor IrisMLPImpl::forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
 
-Trainer::Trainer(const TrainData& data, torch::Device device, uint64_t seed, double lr) : device_(device) {
+Trainer::Trainer(const TrainData& data, torch::Device device, uint64_t seed, double lr)
+    : device_(device) {
   torch::manual_seed(seed);
   model_ = IrisMLP();
   model_->to(device_);
@@ -44,7 +45,8 @@ Trainer::Trainer(const TrainData& data, torch::Device device, uint64_t seed, dou
   y_ = data.y.to(device_);
   x_test_ = data.x_test.to(device_);
   y_test_ = data.y_test.to(device_);
-  optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(lr));
+  optimizer_ =
+      std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(lr));
 }
 
 namespace {
@@ -52,8 +54,9 @@ namespace {
 // The article's print: f'Epoch [{epoch+1}/{num_epochs}], Loss: {loss.item():.4f}'.
 void print_line(int64_t epoch1, int64_t epochs, float loss, std::FILE* echo) {
   char line[96];
-  std::snprintf(line, sizeof line, "Epoch [%lld/%lld], Loss: %.4f\n", static_cast<long long>(epoch1),
-                static_cast<long long>(epochs), static_cast<double>(loss));
+  std::snprintf(line, sizeof line, "Epoch [%lld/%lld], Loss: %.4f\n",
+                static_cast<long long>(epoch1), static_cast<long long>(epochs),
+                static_cast<double>(loss));
   if (echo) std::fputs(line, echo);
 }
 
@@ -80,11 +83,26 @@ RunResult Trainer::run(int64_t epochs, const LoggingPolicy& policy, std::FILE* e
   for (int64_t epoch1 = 1; epoch1 <= epochs; ++epoch1) {
     PhaseRange epoch_range(Phase::Epoch);
     torch::Tensor out;
-    { PhaseRange r(Phase::Forward); out = model_->forward(x_); }
-    { PhaseRange r(Phase::Loss); loss = torch::nn::functional::cross_entropy(out, y_); }
-    { PhaseRange r(Phase::ZeroGrad); optimizer_->zero_grad(); }
-    { PhaseRange r(Phase::Backward); loss.backward(); }
-    { PhaseRange r(Phase::Step); optimizer_->step(); }
+    {
+      PhaseRange r(Phase::Forward);
+      out = model_->forward(x_);
+    }
+    {
+      PhaseRange r(Phase::Loss);
+      loss = torch::nn::functional::cross_entropy(out, y_);
+    }
+    {
+      PhaseRange r(Phase::ZeroGrad);
+      optimizer_->zero_grad();
+    }
+    {
+      PhaseRange r(Phase::Backward);
+      loss.backward();
+    }
+    {
+      PhaseRange r(Phase::Step);
+      optimizer_->step();
+    }
     if (policy.item_calls_at(epoch1) > 0) {
       PhaseRange r(Phase::Log);
       if (policy.records_at(epoch1)) {

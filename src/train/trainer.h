@@ -31,10 +31,10 @@ TORCH_MODULE(IrisMLP);
 
 struct RunResult {
   int64_t epochs = 0;
-  int64_t item_calls = 0;         // loss.item() calls made inside the loop
-  double seconds = 0.0;           // wall time of the loop, the device drained at the end
-  float final_loss = 0.0f;        // read after the clock stopped
-  std::vector<float> recorded;    // the article's `losses` list
+  int64_t item_calls = 0;       // loss.item() calls made inside the loop
+  double seconds = 0.0;         // wall time of the loop, the device drained at the end
+  float final_loss = 0.0f;      // read after the clock stopped
+  std::vector<float> recorded;  // the article's `losses` list
 };
 
 class Trainer {

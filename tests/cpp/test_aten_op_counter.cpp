@@ -44,7 +44,8 @@ TEST(AtenOpCounter, CountsOpsRunOnAnotherThreadThatInheritsTheCallersState) {
   });
   worker.join();
   EXPECT_EQ(counter.top_level(), 6) << joined(counter.names());
-  EXPECT_EQ(counter.count(), here + 5 * here) << joined(counter.names());  // a * a nests as a + a does
+  EXPECT_EQ(counter.count(), here + 5 * here)
+      << joined(counter.names());  // a * a nests as a + a does
 }
 
 TEST(AtenOpCounter, IgnoresThreadsThatDidNotInheritTheState) {
@@ -67,7 +68,8 @@ TEST(AtenOpCounter, CountsTheBackwardsOperatorsNotAutogradsNodeRecords) {
   loss.backward();
   const auto all = counter.names();
   EXPECT_EQ(forward, (std::vector<std::string>{"aten::mul", "aten::sum"})) << joined(forward);
-  for (const auto& n : all) EXPECT_EQ(n.find("evaluate_function"), std::string::npos) << joined(all);
+  for (const auto& n : all)
+    EXPECT_EQ(n.find("evaluate_function"), std::string::npos) << joined(all);
   // backward() seeds the gradient (ones_like), SumBackward0 expands it, MulBackward0 multiplies
   // it twice and adds the two (w * w: both inputs are w), AccumulateGrad keeps it (detach): 8
   // outermost calls, 15 with the nested ones; pinned, so a change in what counts shows here.

@@ -40,14 +40,16 @@ TEST(BenchOptions, DefaultsAreTheArticleSweep) {
 }
 
 TEST(BenchOptions, ParsesOwnFlagsAndLeavesGoogleBenchmarksInOrder) {
-  const auto p = parse({"--benchmark_filter=ItemSync", "--epochs=500", "--devices=cuda", "--intervals=0,500",
-                        "--benchmark_repetitions=3", "--echo_log", "--sweep_batches=120,4096"});
+  const auto p =
+      parse({"--benchmark_filter=ItemSync", "--epochs=500", "--devices=cuda", "--intervals=0,500",
+             "--benchmark_repetitions=3", "--echo_log", "--sweep_batches=120,4096"});
   EXPECT_EQ(p.options.epochs, 500);
   EXPECT_EQ(p.options.devices, (std::vector<std::string>{"cuda"}));
   EXPECT_EQ(p.options.intervals, (std::vector<int64_t>{0, 500}));
   EXPECT_EQ(p.options.sweep_batches, (std::vector<int64_t>{120, 4096}));
   EXPECT_TRUE(p.options.echo_log);
-  EXPECT_EQ(p.rest, (std::vector<std::string>{"--benchmark_filter=ItemSync", "--benchmark_repetitions=3"}));
+  EXPECT_EQ(p.rest,
+            (std::vector<std::string>{"--benchmark_filter=ItemSync", "--benchmark_repetitions=3"}));
 }
 
 TEST(BenchOptions, BadValuesNameTheFlagAndWhatWasExpected) {
@@ -55,7 +57,8 @@ TEST(BenchOptions, BadValuesNameTheFlagAndWhatWasExpected) {
   EXPECT_EQ(error_of({"--epochs=12x"}), "--epochs: expected a positive integer, got '12x'");
   EXPECT_EQ(error_of({"--epochs"}), "--epochs: expected --epochs=VALUE");
   EXPECT_EQ(error_of({"--devices=cpu,tpu"}), "--devices: expected cpu and/or cuda, got 'tpu'");
-  EXPECT_NE(error_of({"--intervals=100,-5"}).find("--intervals: expected intervals >= 0"), std::string::npos);
+  EXPECT_NE(error_of({"--intervals=100,-5"}).find("--intervals: expected intervals >= 0"),
+            std::string::npos);
   EXPECT_NE(error_of({"--intervals=100,"}).find("comma-separated"), std::string::npos);
   EXPECT_EQ(error_of({"--print100=2"}), "--print100: expected 0 and/or 1, got '2'");
   EXPECT_NE(error_of({"--batches=0"}).find("batch sizes >= 1"), std::string::npos);

@@ -1,9 +1,8 @@
 // The CPU rungs added for "how close to the machine": the vectorised fused loop on one and
 // on several threads, LibTorch eager with 1 and all threads, and the FLOP count they are
 // divided by. Correctness only (speed is measured by bench's Ladder/RungSweep/Peak).
-#include <gtest/gtest.h>
-
 #include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 
 #include "iris/iris_data.h"
 #include "train/cpu_rungs.h"
@@ -30,7 +29,8 @@ const train::Reference& reference() {
   return r;
 }
 
-void expect_close(const train::LadderResult& r, const train::Reference& ref, const std::string& what) {
+void expect_close(const train::LadderResult& r, const train::Reference& ref,
+                  const std::string& what) {
   ASSERT_EQ(r.recorded.size(), ref.recorded.size()) << what;
   EXPECT_LT(train::max_loss_error(r.recorded, ref.recorded), kLossTolerance) << what;
   EXPECT_LT(train::max_weight_error(r.final_weights, ref.final_weights), kWeightTolerance) << what;
@@ -57,8 +57,9 @@ TEST_P(CpuRungs, MatchesFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCpuRungs, CpuRungs,
-                         ::testing::Values("libtorch_eager", "libtorch_eager_1thread", "libtorch_eager_allthreads",
-                                           "fused_cpu", "fused_cpu_allthreads"),
+                         ::testing::Values("libtorch_eager", "libtorch_eager_1thread",
+                                           "libtorch_eager_allthreads", "fused_cpu",
+                                           "fused_cpu_allthreads"),
                          [](const auto& info) { return info.param; });
 
 TEST(CpuRungs, UnknownNameListsTheChoices) {
@@ -75,16 +76,17 @@ TEST(CpuRungs, UnknownNameListsTheChoices) {
 // Checked against LibTorch float64 on the same rows.
 TEST(FusedCpuThreads, PaddedBatchesMatchFloat64) {
   for (int64_t rows : {7, 1000})
-  for (int threads : {1, 3}) {
-    const auto d = train::make_train_data(split(), rows);
-    const auto ref = train::float64_reference(d, 300, kEvery, 42);
-    auto w = train::initial_weights(42);
-    const auto r = train::fused_cpu_train<float>(w, xs_of(d), ys_of(d), 300, 0.01f, kEvery, threads);
-    train::LadderResult lr;
-    lr.recorded.assign(r.recorded.begin(), r.recorded.end());
-    lr.final_weights = w;
-    expect_close(lr, ref, std::to_string(rows) + " rows, threads " + std::to_string(threads));
-  }
+    for (int threads : {1, 3}) {
+      const auto d = train::make_train_data(split(), rows);
+      const auto ref = train::float64_reference(d, 300, kEvery, 42);
+      auto w = train::initial_weights(42);
+      const auto r =
+          train::fused_cpu_train<float>(w, xs_of(d), ys_of(d), 300, 0.01f, kEvery, threads);
+      train::LadderResult lr;
+      lr.recorded.assign(r.recorded.begin(), r.recorded.end());
+      lr.final_weights = w;
+      expect_close(lr, ref, std::to_string(rows) + " rows, threads " + std::to_string(threads));
+    }
 }
 
 TEST(FusedCpuThreads, ThreadsSumInAFixedOrder) {
@@ -92,8 +94,10 @@ TEST(FusedCpuThreads, ThreadsSumInAFixedOrder) {
   // than vector blocks (120 rows = 8 blocks of 16) is allowed and capped.
   for (int threads : {2, 64}) {
     auto a = train::initial_weights(42), b = train::initial_weights(42);
-    const auto ra = train::fused_cpu_train<float>(a, xs_of(data()), ys_of(data()), 500, 0.01f, kEvery, threads);
-    const auto rb = train::fused_cpu_train<float>(b, xs_of(data()), ys_of(data()), 500, 0.01f, kEvery, threads);
+    const auto ra =
+        train::fused_cpu_train<float>(a, xs_of(data()), ys_of(data()), 500, 0.01f, kEvery, threads);
+    const auto rb =
+        train::fused_cpu_train<float>(b, xs_of(data()), ys_of(data()), 500, 0.01f, kEvery, threads);
     EXPECT_EQ(ra.recorded, rb.recorded) << threads;
     EXPECT_EQ(a.w1, b.w1) << threads;
     EXPECT_EQ(a.b2, b.b2) << threads;
@@ -103,11 +107,14 @@ TEST(FusedCpuThreads, ThreadsSumInAFixedOrder) {
 TEST(FusedCpuThreads, RefusesBadInput) {
   auto w = train::initial_weights(42);
   auto ys = ys_of(data());
-  EXPECT_THROW(train::fused_cpu_train<float>(w, xs_of(data()), ys, 10, 0.01f, 5, 0), std::invalid_argument);
-  ys[7] = 3;
-  EXPECT_THROW(train::fused_cpu_train<float>(w, xs_of(data()), ys, 10, 0.01f, 5, 1), std::invalid_argument);
-  EXPECT_THROW(train::fused_cpu_train<float>(w, std::vector<float>(5), ys_of(data()), 10, 0.01f, 5, 1),
+  EXPECT_THROW(train::fused_cpu_train<float>(w, xs_of(data()), ys, 10, 0.01f, 5, 0),
                std::invalid_argument);
+  ys[7] = 3;
+  EXPECT_THROW(train::fused_cpu_train<float>(w, xs_of(data()), ys, 10, 0.01f, 5, 1),
+               std::invalid_argument);
+  EXPECT_THROW(
+      train::fused_cpu_train<float>(w, std::vector<float>(5), ys_of(data()), 10, 0.01f, 5, 1),
+      std::invalid_argument);
 }
 
 TEST(EpochFlops, ArticleShapesCountedByHand) {
@@ -124,7 +131,8 @@ TEST(EpochFlops, ArticleShapesCountedByHand) {
 
 TEST(EpochFlops, GrowsLinearlyWithRowsAndRefusesBadShapes) {
   const double per_row = train::epoch_flops(1001).total() - train::epoch_flops(1000).total();
-  EXPECT_DOUBLE_EQ(train::epoch_flops(1000001).total() - train::epoch_flops(1000000).total(), per_row);
+  EXPECT_DOUBLE_EQ(train::epoch_flops(1000001).total() - train::epoch_flops(1000000).total(),
+                   per_row);
   EXPECT_EQ(per_row, 150 + 14 + 222);  // forward, loss, backward per extra row
   EXPECT_THROW(train::epoch_flops(0), std::invalid_argument);
   EXPECT_THROW(train::epoch_flops(10, 4, 0, 3), std::invalid_argument);

@@ -89,8 +89,8 @@ std::vector<float> persistent(EmulatedDevice& dev, int epochs, int every) {
   std::vector<float> losses(every > 0 ? epochs / every : 0, -1.f);
   const auto mlp = dev.mlp();
   run_block([&](const EmulatedBlock& b) {
-    body::persistent_train(b, dev.p.data(), dev.smem.data(), dev.x.data(), dev.y.data(), dev.rows(), mlp, kLr, epochs,
-                           every, losses.data());
+    body::persistent_train(b, dev.p.data(), dev.smem.data(), dev.x.data(), dev.y.data(), dev.rows(),
+                           mlp, kLr, epochs, every, losses.data());
   });
   return losses;
 }
@@ -119,8 +119,8 @@ TEST(FusedMlpEmulated, OneLaunchPerEpochIsBitwiseThePersistentKernel) {
   for (int e = 1; e <= epochs; ++e) {
     float* slot = e % every == 0 ? &losses[e / every - 1] : nullptr;
     run_block([&](const EmulatedBlock& b) {
-      body::fused_epoch(b, per_epoch.p.data(), per_epoch.smem.data(), per_epoch.x.data(), per_epoch.y.data(),
-                        per_epoch.rows(), mlp, kLr, slot);
+      body::fused_epoch(b, per_epoch.p.data(), per_epoch.smem.data(), per_epoch.x.data(),
+                        per_epoch.y.data(), per_epoch.rows(), mlp, kLr, slot);
     });
   }
   EXPECT_EQ(losses, persistent(whole, epochs, every));
@@ -145,7 +145,8 @@ TEST(FusedMlpEmulated, RowCountOutsideSharedMemoryIsRefused) {
       body::row_bytes(n);
       FAIL() << "n = " << n << " accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("n = " + std::to_string(n) + " rows; expected 1..256"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("n = " + std::to_string(n) + " rows; expected 1..256"),
+                std::string::npos)
           << e.what();
     }
   }

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,12 +31,14 @@ class IrisFiles : public ::testing::Test {
     return path;
   }
   // Expects load_csv to throw a DataError whose message contains every fragment.
-  void expect_error(const std::string& path, std::initializer_list<std::string> fragments, int64_t rows = -1) {
+  void expect_error(const std::string& path, std::initializer_list<std::string> fragments,
+                    int64_t rows = -1) {
     try {
       iris::load_csv(path, rows);
       FAIL() << "no error for " << path;
     } catch (const iris::DataError& e) {
-      for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+      for (const auto& f : fragments)
+        EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
     }
   }
   std::string dir_;
@@ -76,7 +77,8 @@ TEST(IrisData, MinMaxScalerIsFittedOnTrainingRowsOnly) {
   bool outside = false;
   for (const auto& r : test.features)
     for (double v : r) outside |= v < 0.0 || v > 1.0;
-  EXPECT_TRUE(outside) << "expected at least one test value outside [0,1] (scaler fitted on train only)";
+  EXPECT_TRUE(outside)
+      << "expected at least one test value outside [0,1] (scaler fitted on train only)";
 }
 
 TEST(IrisData, ConstantFeatureGetsScaleOne) {
@@ -96,20 +98,26 @@ TEST_F(IrisFiles, WrongHeaderIsRejected) {
   expect_error(write("a.csv", "a,b,c\n"), {"a.csv:1", "expected the header"});
 }
 
-TEST_F(IrisFiles, EmptyFileIsRejected) { expect_error(write("e.csv", ""), {"e.csv:1", "empty file"}); }
+TEST_F(IrisFiles, EmptyFileIsRejected) {
+  expect_error(write("e.csv", ""), {"e.csv:1", "empty file"});
+}
 
 TEST_F(IrisFiles, WrongColumnCountNamesTheLine) {
-  expect_error(write("c.csv", kHeader + "0,5.1,3.5,1.4,0.2,0\n1,4.9,3.0,1.4,0\n"), {"c.csv:3", "expected 6", "got 5"});
+  expect_error(write("c.csv", kHeader + "0,5.1,3.5,1.4,0.2,0\n1,4.9,3.0,1.4,0\n"),
+               {"c.csv:3", "expected 6", "got 5"});
 }
 
 TEST_F(IrisFiles, NonNumberNamesLineAndColumn) {
-  expect_error(write("n.csv", kHeader + "0,5.1,abc,1.4,0.2,0\n"), {"n.csv:2", "column 3 (sepal_width)", "'abc'"});
-  expect_error(write("m.csv", kHeader + "0,5.1,3.5,,0.2,0\n"), {"m.csv:2", "petal_length", "finite number"});
+  expect_error(write("n.csv", kHeader + "0,5.1,abc,1.4,0.2,0\n"),
+               {"n.csv:2", "column 3 (sepal_width)", "'abc'"});
+  expect_error(write("m.csv", kHeader + "0,5.1,3.5,,0.2,0\n"),
+               {"m.csv:2", "petal_length", "finite number"});
   expect_error(write("i.csv", kHeader + "0,5.1,3.5,inf,0.2,0\n"), {"i.csv:2", "finite number"});
 }
 
 TEST_F(IrisFiles, LabelOutOfRangeIsRejected) {
-  expect_error(write("l.csv", kHeader + "0,5.1,3.5,1.4,0.2,3\n"), {"l.csv:2", "label", "[0, 2]", "'3'"});
+  expect_error(write("l.csv", kHeader + "0,5.1,3.5,1.4,0.2,3\n"),
+               {"l.csv:2", "label", "[0, 2]", "'3'"});
   expect_error(write("f.csv", kHeader + "0,5.1,3.5,1.4,0.2,1.5\n"), {"f.csv:2", "label"});
 }
 
@@ -118,12 +126,14 @@ TEST_F(IrisFiles, RowIndexOutOfRangeIsRejected) {
 }
 
 TEST_F(IrisFiles, RowCountIsChecked) {
-  expect_error(write("k.csv", kHeader + "0,5.1,3.5,1.4,0.2,0\n"), {"k.csv", "expected 120 data rows, got 1"}, 120);
+  expect_error(write("k.csv", kHeader + "0,5.1,3.5,1.4,0.2,0\n"),
+               {"k.csv", "expected 120 data rows, got 1"}, 120);
 }
 
 TEST_F(IrisFiles, SplitThatOverlapsIsRejected) {
   std::string train = kHeader, test = kHeader;
-  for (int i = 0; i < 120; ++i) train += std::to_string(i) + ",5.1,3.5,1.4,0.2," + std::to_string(i % 3) + "\n";
+  for (int i = 0; i < 120; ++i)
+    train += std::to_string(i) + ",5.1,3.5,1.4,0.2," + std::to_string(i % 3) + "\n";
   for (int i = 119; i < 149; ++i) test += std::to_string(i) + ",5.1,3.5,1.4,0.2,0\n";
   write("iris_train.csv", train);
   write("iris_test.csv", test);
@@ -136,7 +146,8 @@ TEST_F(IrisFiles, SplitThatOverlapsIsRejected) {
 }
 
 TEST_F(IrisFiles, CrLfLineEndingsAreAccepted) {
-  const auto d = iris::load_csv(write("w.csv", std::string(iris::kCsvHeader) + "\r\n0,5.1,3.5,1.4,0.2,2\r\n"), 1);
+  const auto d = iris::load_csv(
+      write("w.csv", std::string(iris::kCsvHeader) + "\r\n0,5.1,3.5,1.4,0.2,2\r\n"), 1);
   EXPECT_EQ(d.labels[0], 2);
   EXPECT_DOUBLE_EQ(d.features[0][3], 0.2);
 }

@@ -2,7 +2,6 @@
 // record epoch and in its final weights. CPU rungs run in CI; CUDA rungs where a GPU is
 // usable (scripts/gpu_check.sh) and are skipped, saying so, elsewhere.
 #include <gtest/gtest.h>
-
 #include <torch/cuda.h>
 
 #include <cmath>
@@ -49,7 +48,8 @@ void expect_matches_reference(train::Rung rung, bool cuda) {
   ASSERT_EQ(r.recorded.size(), static_cast<size_t>(kEpochs / kEvery)) << train::rung_name(rung);
   const double loss_tol = cuda ? kCudaLossTolerance : kCpuLossTolerance;
   const double weight_tol = cuda ? kCudaWeightTolerance : kCpuWeightTolerance;
-  EXPECT_LT(train::max_loss_error(r.recorded, reference().recorded), loss_tol) << train::rung_name(rung);
+  EXPECT_LT(train::max_loss_error(r.recorded, reference().recorded), loss_tol)
+      << train::rung_name(rung);
   EXPECT_LT(train::max_weight_error(r.final_weights, reference().final_weights), weight_tol)
       << train::rung_name(rung);
   EXPECT_GT(r.seconds, 0.0);
@@ -70,7 +70,9 @@ TEST(Ladder, InitialWeightsAreTheTrainersOwn) {
   EXPECT_NE(train::initial_weights(43).w1, a.w1);
 }
 
-TEST(Ladder, LibtorchEagerCpuMatchesFloat64) { expect_matches_reference(train::Rung::LibtorchEager, false); }
+TEST(Ladder, LibtorchEagerCpuMatchesFloat64) {
+  expect_matches_reference(train::Rung::LibtorchEager, false);
+}
 TEST(Ladder, FusedCpuMatchesFloat64) { expect_matches_reference(train::Rung::FusedCpu, false); }
 
 TEST(Ladder, FusedCpuDoubleIsTheReference) {
@@ -83,11 +85,14 @@ TEST(Ladder, FusedCpuDoubleIsTheReference) {
   w64.b2.assign(w0.b2.begin(), w0.b2.end());
   const auto x = data().x.to(torch::kFloat64).contiguous();
   const std::vector<double> xs(x.data_ptr<double>(), x.data_ptr<double>() + x.numel());
-  const std::vector<int64_t> ys(data().y.data_ptr<int64_t>(), data().y.data_ptr<int64_t>() + data().y.numel());
+  const std::vector<int64_t> ys(data().y.data_ptr<int64_t>(),
+                                data().y.data_ptr<int64_t>() + data().y.numel());
   const auto r = train::fused_cpu_train<double>(w64, xs, ys, kEpochs, 0.01, kEvery);
   ASSERT_EQ(r.recorded.size(), reference().recorded.size());
-  for (size_t i = 0; i < r.recorded.size(); ++i) EXPECT_NEAR(r.recorded[i], reference().recorded[i], 1e-9);
-  for (size_t i = 0; i < w64.w1.size(); ++i) EXPECT_NEAR(w64.w1[i], reference().final_weights.w1[i], 1e-9);
+  for (size_t i = 0; i < r.recorded.size(); ++i)
+    EXPECT_NEAR(r.recorded[i], reference().recorded[i], 1e-9);
+  for (size_t i = 0; i < w64.w1.size(); ++i)
+    EXPECT_NEAR(w64.w1[i], reference().final_weights.w1[i], 1e-9);
 }
 
 // The CUDA rungs' correctness rests on these two numbers, so they are fed known mismatches: a
@@ -95,10 +100,10 @@ TEST(Ladder, FusedCpuDoubleIsTheReference) {
 TEST(LadderErrors, KnownMismatchesAreMeasured) {
   const std::vector<double> ref = {2.0, 0.5, 0.0};
   EXPECT_EQ(train::max_loss_error({2.0f, 0.5f, 0.0f}, ref), 0.0);
-  EXPECT_NEAR(train::max_loss_error({2.0f, 0.501f, 0.0f}, ref), 2e-3, 1e-7);   // 0.001 / 0.5
-  EXPECT_NEAR(train::max_loss_error({2.0f, 0.5f, 2e-4f}, ref), 0.2, 1e-6);     // floor 1e-3 near zero
-  EXPECT_EQ(train::max_loss_error({2.0f, 0.5f}, ref), INFINITY);              // a record missing
-  EXPECT_EQ(train::max_loss_error({2.0f, NAN, 0.0f}, ref), INFINITY);         // a diverged run
+  EXPECT_NEAR(train::max_loss_error({2.0f, 0.501f, 0.0f}, ref), 2e-3, 1e-7);  // 0.001 / 0.5
+  EXPECT_NEAR(train::max_loss_error({2.0f, 0.5f, 2e-4f}, ref), 0.2, 1e-6);  // floor 1e-3 near zero
+  EXPECT_EQ(train::max_loss_error({2.0f, 0.5f}, ref), INFINITY);            // a record missing
+  EXPECT_EQ(train::max_loss_error({2.0f, NAN, 0.0f}, ref), INFINITY);       // a diverged run
   EXPECT_EQ(train::max_loss_error({INFINITY, 0.5f, 0.0f}, ref), INFINITY);
 
   train::MlpWeights<double> w64;
@@ -124,27 +129,34 @@ TEST(LadderErrors, KnownMismatchesAreMeasured) {
 }
 
 TEST(Ladder, RungsRefuseTheWrongDevice) {
-  EXPECT_THROW(train::run_rung(train::Rung::FusedCpu, true, data(), 10, 5, 42), std::invalid_argument);
-  EXPECT_THROW(train::run_rung(train::Rung::CudaGraph, false, data(), 10, 5, 42), std::invalid_argument);
+  EXPECT_THROW(train::run_rung(train::Rung::FusedCpu, true, data(), 10, 5, 42),
+               std::invalid_argument);
+  EXPECT_THROW(train::run_rung(train::Rung::CudaGraph, false, data(), 10, 5, 42),
+               std::invalid_argument);
 }
 
 class LadderCuda : public ::testing::TestWithParam<train::Rung> {};
 
 TEST_P(LadderCuda, MatchesFloat64) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no usable CUDA device: CUDA rungs are checked by scripts/gpu_check.sh";
+  if (!torch::cuda::is_available())
+    GTEST_SKIP() << "no usable CUDA device: CUDA rungs are checked by scripts/gpu_check.sh";
   expect_matches_reference(GetParam(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCudaRungs, LadderCuda,
-                         ::testing::Values(train::Rung::LibtorchEager, train::Rung::DeviceLog, train::Rung::PinnedEvent,
-                                           train::Rung::CudaGraph, train::Rung::FusedStepKernel,
+                         ::testing::Values(train::Rung::LibtorchEager, train::Rung::DeviceLog,
+                                           train::Rung::PinnedEvent, train::Rung::CudaGraph,
+                                           train::Rung::FusedStepKernel,
                                            train::Rung::PersistentKernel),
-                         [](const auto& info) { return std::string(train::rung_name(info.param)); });
+                         [](const auto& info) {
+                           return std::string(train::rung_name(info.param));
+                         });
 
 // The hand-written kernels sum in a fixed order (no atomics), so two runs agree bit for bit;
 // FusedMlpEmulated checks the same on CPU threads, this on the GPU.
 TEST(LadderCudaKernels, HandWrittenKernelsAreDeterministic) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no usable CUDA device: checked by scripts/gpu_check.sh";
+  if (!torch::cuda::is_available())
+    GTEST_SKIP() << "no usable CUDA device: checked by scripts/gpu_check.sh";
   for (auto rung : {train::Rung::FusedStepKernel, train::Rung::PersistentKernel}) {
     const auto a = train::run_rung(rung, true, data(), 1000, kEvery, 42);
     const auto b = train::run_rung(rung, true, data(), 1000, kEvery, 42);

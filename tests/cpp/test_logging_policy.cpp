@@ -41,7 +41,8 @@ TEST(LoggingPolicy, NegativeIntervalIsRejectedByName) {
 }
 
 TEST(LoggingPolicy, Describe) {
-  EXPECT_EQ((LoggingPolicy{200, true}.describe()), "record every 200 (append+print) + print every 100");
+  EXPECT_EQ((LoggingPolicy{200, true}.describe()),
+            "record every 200 (append+print) + print every 100");
   EXPECT_EQ((LoggingPolicy{1, false}.describe()), "append every epoch");
   EXPECT_EQ((LoggingPolicy{0, false}.describe()), "never record");
 }

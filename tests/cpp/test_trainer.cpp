@@ -5,7 +5,8 @@
 
 namespace {
 const train::TrainData& article_data() {
-  static const auto data = train::make_train_data(iris::load_article_split(iris::default_data_dir()));
+  static const auto data =
+      train::make_train_data(iris::load_article_split(iris::default_data_dir()));
   return data;
 }
 bool same_parameters(train::Trainer& a, train::Trainer& b) {
@@ -39,7 +40,8 @@ TEST(Trainer, ConvergesIn20000EpochsOnCpu) {
 }
 
 TEST(Trainer, DeterministicForASeed) {
-  train::Trainer a(article_data(), torch::kCPU, 7), b(article_data(), torch::kCPU, 7), c(article_data(), torch::kCPU, 8);
+  train::Trainer a(article_data(), torch::kCPU, 7), b(article_data(), torch::kCPU, 7),
+      c(article_data(), torch::kCPU, 8);
   EXPECT_TRUE(same_parameters(a, b));
   EXPECT_FALSE(same_parameters(a, c));
   const auto ra = a.run(300, train::LoggingPolicy{50, true});
@@ -66,7 +68,8 @@ TEST(Trainer, ItemCallsFollowThePolicy) {
       train::Trainer t(article_data(), torch::kCPU, 1);
       const auto r = t.run(epochs, p);
       EXPECT_EQ(r.item_calls, p.expected_item_calls(epochs)) << p.describe();
-      EXPECT_EQ(static_cast<int64_t>(r.recorded.size()), p.expected_records(epochs)) << p.describe();
+      EXPECT_EQ(static_cast<int64_t>(r.recorded.size()), p.expected_records(epochs))
+          << p.describe();
     }
   }
 }

@@ -13,9 +13,11 @@
 namespace {
 
 // Appends everything the source gives to *out; false when the source refuses the input.
-bool read_all(const uint8_t* data, size_t size, trace::Inflater which, size_t in_piece, std::string* out) {
+bool read_all(const uint8_t* data, size_t size, trace::Inflater which, size_t in_piece,
+              std::string* out) {
   try {
-    auto src = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input", which, in_piece);
+    auto src = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input",
+                                         which, in_piece);
     char buf[4096];
     while (const size_t k = src->read(buf, sizeof buf)) {
       out->append(buf, k);
@@ -39,8 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!trace::isal_built_in()) return 0;
   const bool isal_ok = read_all(data, size, trace::Inflater::Isal, in_piece, &by_isal);
   if (zlib_ok != isal_ok || (zlib_ok && by_zlib != by_isal)) {
-    std::fprintf(stderr, "fuzz_inflate: zlib %s (%zu bytes), ISA-L %s (%zu bytes)\n", zlib_ok ? "read it" : "refused it",
-                 by_zlib.size(), isal_ok ? "read it" : "refused it", by_isal.size());
+    std::fprintf(stderr, "fuzz_inflate: zlib %s (%zu bytes), ISA-L %s (%zu bytes)\n",
+                 zlib_ok ? "read it" : "refused it", by_zlib.size(),
+                 isal_ok ? "read it" : "refused it", by_isal.size());
     std::abort();
   }
   return 0;

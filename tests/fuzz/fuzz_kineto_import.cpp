@@ -24,7 +24,9 @@ namespace {
 class Pieces : public trace::ByteSource {
  public:
   Pieces(trace::ByteSource& in, size_t step) : in_(in), step_(step) {}
-  size_t read(char* out, size_t n) override { return in_.read(out, step_ ? std::min(n, step_) : n); }
+  size_t read(char* out, size_t n) override {
+    return in_.read(out, step_ ? std::min(n, step_) : n);
+  }
   bool gzip() const override { return in_.gzip(); }
   uint64_t bytes_read_raw() const override { return in_.bytes_read_raw(); }
 
@@ -34,7 +36,8 @@ class Pieces : public trace::ByteSource {
 };
 
 // Every figure of the input as JSON, or "error: " + the InputError's message.
-std::string figures(const uint8_t* data, size_t size, bool batch_parse, size_t region_bytes = 256u << 10, size_t step = 0) {
+std::string figures(const uint8_t* data, size_t size, bool batch_parse,
+                    size_t region_bytes = 256u << 10, size_t step = 0) {
   try {
     auto file = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
     Pieces source(*file, step);
@@ -58,8 +61,10 @@ std::string figures(const uint8_t* data, size_t size, bool batch_parse, size_t r
 
 void expect_same(const std::string& batch, const std::string& per_event, const char* how) {
   if (batch == per_event) return;
-  std::fprintf(stderr, "fuzz_kineto_import: the batch parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n", how,
-               batch.c_str(), per_event.c_str());
+  std::fprintf(
+      stderr,
+      "fuzz_kineto_import: the batch parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n", how,
+      batch.c_str(), per_event.c_str());
   std::abort();
 }
 
@@ -69,6 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   expect_same(figures(data, size, true), figures(data, size, false), "as a file is read");
   // (Both read in the same pieces: a gzip error after a JSON error is met first when read whole.)
   const size_t step = 1 + size % 97;
-  expect_same(figures(data, size, true, 1, step), figures(data, size, false, 0, step), "small regions");
+  expect_same(figures(data, size, true, 1, step), figures(data, size, false, 0, step),
+              "small regions");
   return 0;
 }

@@ -33,58 +33,120 @@ struct Table {
 const std::vector<Table>& tables() {
   static const std::vector<Table> t = {
       {"CUPTI_ACTIVITY_KIND_RUNTIME",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"eventClass", Kind::Class}, {"globalTid", Kind::Tid},
-        {"correlationId", Kind::Small}, {"nameId", Kind::StringId}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"eventClass", Kind::Class},
+        {"globalTid", Kind::Tid},
+        {"correlationId", Kind::Small},
+        {"nameId", Kind::StringId}}},
       {"CUPTI_ACTIVITY_KIND_KERNEL",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"deviceId", Kind::Small}, {"streamId", Kind::Small},
-        {"correlationId", Kind::Small}, {"globalPid", Kind::Tid}, {"demangledName", Kind::StringId}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"deviceId", Kind::Small},
+        {"streamId", Kind::Small},
+        {"correlationId", Kind::Small},
+        {"globalPid", Kind::Tid},
+        {"demangledName", Kind::StringId}}},
       {"CUPTI_ACTIVITY_KIND_MEMCPY",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"deviceId", Kind::Small}, {"streamId", Kind::Small},
-        {"correlationId", Kind::Small}, {"globalPid", Kind::Tid}, {"bytes", Kind::Any}, {"copyKind", Kind::Small},
-        {"srcKind", Kind::Small}, {"dstKind", Kind::Small}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"deviceId", Kind::Small},
+        {"streamId", Kind::Small},
+        {"correlationId", Kind::Small},
+        {"globalPid", Kind::Tid},
+        {"bytes", Kind::Any},
+        {"copyKind", Kind::Small},
+        {"srcKind", Kind::Small},
+        {"dstKind", Kind::Small}}},
       {"CUPTI_ACTIVITY_KIND_MEMSET",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"deviceId", Kind::Small}, {"streamId", Kind::Small},
-        {"correlationId", Kind::Small}, {"globalPid", Kind::Tid}, {"bytes", Kind::Any}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"deviceId", Kind::Small},
+        {"streamId", Kind::Small},
+        {"correlationId", Kind::Small},
+        {"globalPid", Kind::Tid},
+        {"bytes", Kind::Any}}},
       {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"deviceId", Kind::Small}, {"streamId", Kind::Small},
-        {"correlationId", Kind::Small}, {"globalPid", Kind::Tid}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"deviceId", Kind::Small},
+        {"streamId", Kind::Small},
+        {"correlationId", Kind::Small},
+        {"globalPid", Kind::Tid}}},
       {"NVTX_EVENTS",
-       {{"start", Kind::Time}, {"end", Kind::Time}, {"eventType", Kind::NvtxType}, {"text", Kind::Text},
-        {"textId", Kind::StringId}, {"globalTid", Kind::Tid}, {"domainId", Kind::Small}}},
+       {{"start", Kind::Time},
+        {"end", Kind::Time},
+        {"eventType", Kind::NvtxType},
+        {"text", Kind::Text},
+        {"textId", Kind::StringId},
+        {"globalTid", Kind::Tid},
+        {"domainId", Kind::Small}}},
   };
   return t;
 }
 
-const char* kNames[] = {"iris", "epoch", "forward", "item", "cudaMemcpy_v3020", "cudaStreamSynchronize_v3020",
-                        "cudaLaunchKernel", "cuCtxSynchronize", "aten::item, op_id = 1", "ProfilerStep#1", "MPI"};
+const char* kNames[] = {"iris",
+                        "epoch",
+                        "forward",
+                        "item",
+                        "cudaMemcpy_v3020",
+                        "cudaStreamSynchronize_v3020",
+                        "cudaLaunchKernel",
+                        "cuCtxSynchronize",
+                        "aten::item, op_id = 1",
+                        "ProfilerStep#1",
+                        "MPI"};
 
 // One cell, of the type and value the input chooses.
 void bind(FuzzedDataProvider& in, sqlite3_stmt* st, int i, Kind kind) {
   switch (in.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: sqlite3_bind_null(st, i); return;
-    case 1: sqlite3_bind_double(st, i, in.ConsumeFloatingPoint<double>()); return;
+    case 0:
+      sqlite3_bind_null(st, i);
+      return;
+    case 1:
+      sqlite3_bind_double(st, i, in.ConsumeFloatingPoint<double>());
+      return;
     case 2: {
       const std::string b = in.ConsumeRandomLengthString(16);
       sqlite3_bind_blob(st, i, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT);
       return;
     }
-    case 3: sqlite3_bind_int64(st, i, in.ConsumeIntegral<int64_t>()); return;
-    default: break;
+    case 3:
+      sqlite3_bind_int64(st, i, in.ConsumeIntegral<int64_t>());
+      return;
+    default:
+      break;
   }
   int64_t v = 0;
   switch (kind) {
-    case Kind::Time: v = in.ConsumeIntegralInRange<int64_t>(-50, 1000); break;
-    case Kind::Small: v = in.ConsumeIntegralInRange<int64_t>(-2, 6); break;
-    case Kind::Class: v = in.PickValueInArray({0, 1, 67, 2}); break;
-    case Kind::NvtxType: v = in.PickValueInArray({34, 59, 60, 70, 71, 75, 39}); break;
-    case Kind::Tid: v = (in.ConsumeIntegralInRange<int64_t>(1, 3) << 24) | in.ConsumeIntegralInRange<int64_t>(1, 3); break;
-    case Kind::StringId: v = in.ConsumeIntegralInRange<int64_t>(0, 12); break;
+    case Kind::Time:
+      v = in.ConsumeIntegralInRange<int64_t>(-50, 1000);
+      break;
+    case Kind::Small:
+      v = in.ConsumeIntegralInRange<int64_t>(-2, 6);
+      break;
+    case Kind::Class:
+      v = in.PickValueInArray({0, 1, 67, 2});
+      break;
+    case Kind::NvtxType:
+      v = in.PickValueInArray({34, 59, 60, 70, 71, 75, 39});
+      break;
+    case Kind::Tid:
+      v = (in.ConsumeIntegralInRange<int64_t>(1, 3) << 24) |
+          in.ConsumeIntegralInRange<int64_t>(1, 3);
+      break;
+    case Kind::StringId:
+      v = in.ConsumeIntegralInRange<int64_t>(0, 12);
+      break;
     case Kind::Text: {
-      const std::string t = in.ConsumeBool() ? std::string(in.PickValueInArray(kNames)) : in.ConsumeRandomLengthString(24);
+      const std::string t = in.ConsumeBool() ? std::string(in.PickValueInArray(kNames))
+                                             : in.ConsumeRandomLengthString(24);
       sqlite3_bind_text(st, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
       return;
     }
-    case Kind::Any: v = in.ConsumeIntegral<int64_t>(); break;
+    case Kind::Any:
+      v = in.ConsumeIntegral<int64_t>();
+      break;
   }
   sqlite3_bind_int64(st, i, v);
 }
@@ -94,14 +156,16 @@ std::string build(FuzzedDataProvider& in) {
   sqlite3* db = nullptr;
   sqlite3_open(":memory:", &db);
   std::string sql = "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);";
-  if (in.ConsumeIntegralInRange<int>(0, 15) != 0) sql += "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);";
+  if (in.ConsumeIntegralInRange<int>(0, 15) != 0)
+    sql += "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);";
   sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO StringIds VALUES (?1, ?2)", -1, &st, nullptr);
   for (int id = 0; st && id < 12; ++id) {
     if (in.ConsumeBool()) continue;  // a missing string
     sqlite3_bind_int(st, 1, id);
-    const std::string v = in.ConsumeBool() ? std::string(kNames[id % 11]) : in.ConsumeRandomLengthString(24);
+    const std::string v =
+        in.ConsumeBool() ? std::string(kNames[id % 11]) : in.ConsumeRandomLengthString(24);
     sqlite3_bind_text(st, 2, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     sqlite3_step(st);
     sqlite3_reset(st);
@@ -110,7 +174,8 @@ std::string build(FuzzedDataProvider& in) {
   for (const Table& t : tables()) {
     if (in.ConsumeBool()) continue;
     std::vector<Kind> kinds;
-    std::string create = std::string("CREATE TABLE ") + t.name + " (", insert = std::string("INSERT INTO ") + t.name + " VALUES (";
+    std::string create = std::string("CREATE TABLE ") + t.name + " (",
+                insert = std::string("INSERT INTO ") + t.name + " VALUES (";
     for (const auto& [column, kind] : t.columns) {
       if (in.ConsumeIntegralInRange<int>(0, 20) == 0) continue;  // a column left out
       create += std::string(kinds.empty() ? "" : ", ") + column;
@@ -130,7 +195,8 @@ std::string build(FuzzedDataProvider& in) {
   }
   sqlite3_int64 size = 0;
   unsigned char* p = sqlite3_serialize(db, "main", &size, 0);
-  std::string out = p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(size)) : std::string();
+  std::string out =
+      p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(size)) : std::string();
   sqlite3_free(p);
   sqlite3_close(db);
   return out;

@@ -16,13 +16,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using trace::replay::parse_what_if;
   static const std::vector<trace::replay::WhatIf> what_ifs = {
-      parse_what_if("no-syncs"), parse_what_if("log-every=1,2,7,never"), parse_what_if("no-syncs:op=aten::item"),
-      parse_what_if("log-every=3:api=cudaStreamSynchronize"), parse_what_if("scale-kernels=0.5:name=k"),
-      parse_what_if("scale-launches=0"), parse_what_if("graph-steps")};
+      parse_what_if("no-syncs"),
+      parse_what_if("log-every=1,2,7,never"),
+      parse_what_if("no-syncs:op=aten::item"),
+      parse_what_if("log-every=3:api=cudaStreamSynchronize"),
+      parse_what_if("scale-kernels=0.5:name=k"),
+      parse_what_if("scale-launches=0"),
+      parse_what_if("graph-steps")};
   try {
     trace::ImportedTrace t;
     if (size && (data[0] == '{' || data[0] == '[' || data[0] == 0x1f)) {
-      auto source = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
+      auto source =
+          trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
       t = trace::import_trace(*source, "fuzz input");
     } else {
       t.file = "fuzz records";

@@ -1,4 +1,5 @@
 """bench's Peak and RungSweep families: tiny runs, their JSON checked (speed is not)."""
+
 import math
 
 from test_bench import check_device_rows, run_bench
@@ -15,20 +16,34 @@ def test_peak_rows_name_their_precision_threads_and_lanes(tmp_path):
 
 
 def test_rung_sweep_every_cpu_rung_trains_the_same_batches(tmp_path):
-    doc = run_bench(tmp_path, "--benchmark_filter=^RungSweep/", "--sweep_batches=120,1000", "--sweep_epochs=2")
+    doc = run_bench(
+        tmp_path, "--benchmark_filter=^RungSweep/", "--sweep_batches=120,1000", "--sweep_epochs=2"
+    )
     # The hand-written CUDA kernels hold at most 256 rows: at 1000 they refuse, saying why, with or
     # without a GPU; every other row runs (or, without a GPU, skips for that reason).
     kernels = ("cuda-fused_step_kernel", "cuda-persistent_kernel")
-    refused = [r for r in doc["benchmarks"] if r["name"].split("/")[1] in kernels and "/batch:1000/" in r["name"]]
+    refused = [
+        r
+        for r in doc["benchmarks"]
+        if r["name"].split("/")[1] in kernels and "/batch:1000/" in r["name"]
+    ]
     assert len(refused) == 2, [r["name"] for r in doc["benchmarks"]]
     for r in refused:
-        assert r["error_message"] == "skipped: the hand-written kernels hold at most 256 rows (one block's shared " \
-                                     "memory), not 1000", r
+        assert (
+            r["error_message"]
+            == "skipped: the hand-written kernels hold at most 256 rows (one block's shared "
+            "memory), not 1000"
+        ), r
     check_device_rows(doc, [r for r in doc["benchmarks"] if r not in refused])
     cpu = [r for r in doc["benchmarks"] if r["name"].startswith("RungSweep/cpu-")]
     rungs = {r["name"].split("/")[1] for r in cpu}
-    assert rungs == {"cpu-libtorch_eager", "cpu-libtorch_eager_1thread", "cpu-libtorch_eager_allthreads",
-                     "cpu-fused_cpu", "cpu-fused_cpu_allthreads"}
+    assert rungs == {
+        "cpu-libtorch_eager",
+        "cpu-libtorch_eager_1thread",
+        "cpu-libtorch_eager_allthreads",
+        "cpu-fused_cpu",
+        "cpu-fused_cpu_allthreads",
+    }
     by_batch = {}
     for r in cpu:
         assert not r.get("error_occurred"), r

@@ -1,5 +1,6 @@
 """scripts/sanitizer_findings.py: each compute-sanitizer finding is read against the kernel or
 API call it names, so LibTorch's own API errors do not read as faults of our kernels."""
+
 import os
 import subprocess
 import sys
@@ -47,11 +48,22 @@ def test_findings_outside_our_kernels_are_named_and_do_not_fail(tmp_path):
 def test_findings_in_our_kernels_fail_and_name_the_tool_and_kernel(tmp_path):
     proc = run(tmp_path, OURS)
     assert proc.returncode == 1, proc.stdout
-    assert "[OURS ] memcheck     1 x Invalid __global__ write of size N bytes -- persistent_train_kernel" in proc.stdout
-    assert "[OURS ] racecheck    1 x Error: Race reported between Write access -- fused_epoch_kernel" in proc.stdout
+    assert (
+        "[OURS ] memcheck     1 x Invalid __global__ write of size N bytes -- persistent_train_kernel"
+        in proc.stdout
+    )
+    assert (
+        "[OURS ] racecheck    1 x Error: Race reported between Write access -- fused_epoch_kernel"
+        in proc.stdout
+    )
 
 
 def test_a_clean_log_and_a_missing_log(tmp_path):
-    assert "no findings" in run(tmp_path, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").stdout
-    proc = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "absent.log")], capture_output=True, text=True)
+    assert (
+        "no findings"
+        in run(tmp_path, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").stdout
+    )
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, str(tmp_path / "absent.log")], capture_output=True, text=True
+    )
     assert proc.returncode == 2 and "cannot read" in proc.stderr

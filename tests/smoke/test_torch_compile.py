@@ -2,6 +2,7 @@
 step checked against eager float64, CUDA rows skipped without a GPU. Compiling takes about a
 minute per configuration on a busy 2-core VM, so ctest runs this file on its own
 (torch_compile_smoke) with a longer timeout."""
+
 import json
 import os
 import subprocess
@@ -15,9 +16,27 @@ SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "tor
 
 def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
     out = tmp_path / "torch_compile.json"
-    proc = subprocess.run([sys.executable, SCRIPT, "--out", str(out), "--epochs", "200", "--repetitions", "2",
-                           "--devices", "cpu,cuda", "--batches", "130", "--sweep-epochs", "1"],
-                          capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            SCRIPT,
+            "--out",
+            str(out),
+            "--epochs",
+            "200",
+            "--repetitions",
+            "2",
+            "--devices",
+            "cpu,cuda",
+            "--batches",
+            "130",
+            "--sweep-epochs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     umask = os.umask(0)
     os.umask(umask)
@@ -28,9 +47,15 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
     for r in run.rows:
         if r.family == "Ladder":
             assert r.counters["records"] == 2 and r.counters["compile_s"] > 0
-            assert r.counters["max_loss_error"] < 1e-3 and r.counters["max_weight_error"] < 1e-3, r.name
+            assert r.counters["max_loss_error"] < 1e-3 and r.counters["max_weight_error"] < 1e-3, (
+                r.name
+            )
     sweep = [r for r in run.rows if r.family == "RungSweep"]
-    assert sweep and all(r.args["batch"] == 130 and r.counters["epochs"] == 76 for r in sweep if r.device.startswith("cpu"))
+    assert sweep and all(
+        r.args["batch"] == 130 and r.counters["epochs"] == 76
+        for r in sweep
+        if r.device.startswith("cpu")
+    )
     raw = json.loads(out.read_text())["benchmarks"]
     if run.context["gpu_name"] == "none":
         cuda = [r for r in raw if "/cuda-" in r["name"]]
@@ -50,8 +75,13 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 
 def run_missing(tmp_path, env):
     out = tmp_path / "x.json"
-    proc = subprocess.run([sys.executable, "-c", FAKE_INCLUDE_RUNNER, SCRIPT, "--out", str(out), "--devices", "cpu"],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    proc = subprocess.run(
+        [sys.executable, "-c", FAKE_INCLUDE_RUNNER, SCRIPT, "--out", str(out), "--devices", "cpu"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
     assert not out.exists()
     return proc
 
@@ -62,9 +92,11 @@ def test_missing_python_headers_is_one_line_naming_the_package(tmp_path):
     proc = run_missing(tmp_path, {"FAKE_INCLUDE": str(fake)})
     version = "%d.%d" % sys.version_info[:2]
     assert proc.returncode == 1, proc.stderr[-3000:]
-    assert proc.stderr == (f"experiments/torch_compile.py: error: torch.compile cannot compile here: it needs "
-                           f"Python {version}'s C headers (no Python.h in {fake}); install python{version}-dev "
-                           f"(sudo apt-get install python{version}-dev; scripts/setup.sh does)\n")
+    assert proc.stderr == (
+        f"experiments/torch_compile.py: error: torch.compile cannot compile here: it needs "
+        f"Python {version}'s C headers (no Python.h in {fake}); install python{version}-dev "
+        f"(sudo apt-get install python{version}-dev; scripts/setup.sh does)\n"
+    )
 
 
 def test_missing_compiler_is_one_line_naming_the_package(tmp_path):
@@ -74,12 +106,21 @@ def test_missing_compiler_is_one_line_naming_the_package(tmp_path):
     proc = run_missing(tmp_path, {"FAKE_INCLUDE": str(fake), "CXX": str(tmp_path / "no-such-g++")})
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert f"a C++ compiler ('{tmp_path / 'no-such-g++'}', from $CXX or else g++, is not on PATH)" in proc.stderr
-    assert proc.stderr.rstrip().endswith("install g++ (sudo apt-get install g++; scripts/setup.sh does)")
+    assert (
+        f"a C++ compiler ('{tmp_path / 'no-such-g++'}', from $CXX or else g++, is not on PATH)"
+        in proc.stderr
+    )
+    assert proc.stderr.rstrip().endswith(
+        "install g++ (sudo apt-get install g++; scripts/setup.sh does)"
+    )
 
 
 def test_bad_batches_exit_2(tmp_path):
-    proc = subprocess.run([sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "--batches" in proc.stderr
     assert not (tmp_path / "x.json").exists()

@@ -1,6 +1,7 @@
 """Chrome trace files checked by a parser: the synthetic one (hand-built records with
 kernels, a copy and flows, written by write_synthetic_trace) and a CPU trace made end to
 end by bench's traced pass."""
+
 import json
 import os
 import subprocess
@@ -8,7 +9,9 @@ from collections import defaultdict
 
 import pytest
 
-BENCH = os.environ.get("BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench"))
+BENCH = os.environ.get(
+    "BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench")
+)
 SYNTHETIC = os.environ.get("SYNTHETIC_TRACE", "")
 
 
@@ -26,7 +29,11 @@ def load_trace(path):
 
 
 def slices(events, pid=None, cat=None):
-    return [e for e in events if e["ph"] == "X" and (pid is None or e["pid"] == pid) and (cat is None or e["cat"] == cat)]
+    return [
+        e
+        for e in events
+        if e["ph"] == "X" and (pid is None or e["pid"] == pid) and (cat is None or e["cat"] == cat)
+    ]
 
 
 def assert_properly_nested(xs):
@@ -48,7 +55,11 @@ def assert_properly_nested(xs):
 @pytest.mark.skipif(not SYNTHETIC, reason="SYNTHETIC_TRACE not set (ctest sets it)")
 def test_synthetic_trace_units_tracks_and_flows():
     doc, events = load_trace(SYNTHETIC)
-    names = {(e["pid"], e["args"]["name"]) for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    names = {
+        (e["pid"], e["args"]["name"])
+        for e in events
+        if e["ph"] == "M" and e["name"] == "process_name"
+    }
     assert names == {(1, "CPU"), (100, "GPU 0")}
     kernels = slices(events, cat="kernel")
     assert len(kernels) == 3
@@ -56,7 +67,11 @@ def test_synthetic_trace_units_tracks_and_flows():
     first = min(kernels, key=lambda e: e["ts"])
     assert first["ts"] == pytest.approx(0.1) and first["dur"] == pytest.approx(0.2)
     copy = slices(events, cat="memcpy")[0]
-    assert copy["args"]["bytes"] == 4 and copy["args"]["dst"] == "pinned" and copy["name"] == "Memcpy DtoH"
+    assert (
+        copy["args"]["bytes"] == 4
+        and copy["args"]["dst"] == "pinned"
+        and copy["name"] == "Memcpy DtoH"
+    )
     # One flow per launch or copy call with GPU work: start on the CPU, end on the GPU.
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     ends = {e["id"]: e for e in events if e["ph"] == "f"}
@@ -70,10 +85,22 @@ def test_synthetic_trace_units_tracks_and_flows():
 
 def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
     out = tmp_path / "row.json"
-    proc = subprocess.run([BENCH, "--benchmark_filter=ItemSync/cpu/interval:1/print100:0", "--epochs=40",
-                           "--warmup_epochs=0", "--trace_epochs=20", f"--trace_dir={tmp_path}",
-                           "--trace_file_epochs=3", f"--benchmark_out={out}", "--benchmark_out_format=json"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            BENCH,
+            "--benchmark_filter=ItemSync/cpu/interval:1/print100:0",
+            "--epochs=40",
+            "--warmup_epochs=0",
+            "--trace_epochs=20",
+            f"--trace_dir={tmp_path}",
+            "--trace_file_epochs=3",
+            f"--benchmark_out={out}",
+            "--benchmark_out_format=json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     (row,) = json.loads(out.read_text())["benchmarks"]
     assert row["attr_epochs"] == 20
@@ -82,7 +109,9 @@ def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
         assert row[f"phase_{phase}_us"] > 0, phase
     assert row["item_us_per_call"] > 0
     assert row["trace_start_s"] >= 0 and 0 <= row["trace_stop_s"] < row["real_time"] / 1e3
-    assert "attr_kernels" not in row and "phase_forward_kernels" not in row  # no GPU timeline on the CPU
+    assert (
+        "attr_kernels" not in row and "phase_forward_kernels" not in row
+    )  # no GPU timeline on the CPU
     assert row["phase_forward_us"] + row["phase_backward_us"] < row["traced_us_per_epoch"]
     path = tmp_path / "ItemSync_cpu_interval-1_print100-0_batch-120.trace.json"
     doc, events = load_trace(path)
@@ -103,11 +132,20 @@ def run_cuda_item_sync(tmp_path, extra_env=None, trace_dir=True):
     """One ItemSync cuda row (interval 1) with a 20-epoch traced pass; skips the test
     when bench itself reports the CUDA row skipped (no GPU, or built without CUDA)."""
     out = tmp_path / "row.json"
-    args = [BENCH, "--benchmark_filter=ItemSync/cuda/interval:1/print100:0", "--epochs=40", "--warmup_epochs=5",
-            "--trace_epochs=20", f"--benchmark_out={out}", "--benchmark_out_format=json"]
+    args = [
+        BENCH,
+        "--benchmark_filter=ItemSync/cuda/interval:1/print100:0",
+        "--epochs=40",
+        "--warmup_epochs=5",
+        "--trace_epochs=20",
+        f"--benchmark_out={out}",
+        "--benchmark_out_format=json",
+    ]
     if trace_dir:
         args += [f"--trace_dir={tmp_path}", "--trace_file_epochs=3"]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, **(extra_env or {})})
+    proc = subprocess.run(
+        args, capture_output=True, text=True, timeout=180, env={**os.environ, **(extra_env or {})}
+    )
     assert proc.returncode == 0, proc.stderr
     (row,) = json.loads(out.read_text())["benchmarks"]
     if row.get("error_occurred"):
@@ -137,7 +175,9 @@ def test_cuda_trace_end_to_end_and_attribution_counters(tmp_path):
     assert row["attr_launches"] > 0 and row["attr_launch_api_us"] > 0
     assert row["attr_memcpys"] >= 1  # interval 1: the loss copied to the host every epoch
     assert 0 < row["attr_gpu_busy_us"] <= row["attr_window_us"]
-    idle = row["attr_idle_host_wait_us"] + row["attr_idle_kernel_wait_us"] + row["attr_idle_other_us"]
+    idle = (
+        row["attr_idle_host_wait_us"] + row["attr_idle_kernel_wait_us"] + row["attr_idle_other_us"]
+    )
     assert idle + row["attr_gpu_busy_us"] == pytest.approx(row["attr_window_us"], rel=1e-6)
     assert row["attr_sync_api_us"] > 0 and row["item_us_per_call"] > 0
     assert row["traced_us_per_epoch"] > 0 and row["trace_overhead"] > 0
@@ -154,7 +194,9 @@ def test_cuda_trace_end_to_end_and_attribution_counters(tmp_path):
     assert starts and set(starts) == set(ends)
     for fid, f in ends.items():
         assert starts[fid]["pid"] == 1 and f["pid"] >= 100 and starts[fid]["ts"] <= f["ts"]
-    assert any(e["cat"] == "memcpy" and e["args"]["dst"] == "pinned" for e in slices(events))  # .item()'s copy
+    assert any(
+        e["cat"] == "memcpy" and e["args"]["dst"] == "pinned" for e in slices(events)
+    )  # .item()'s copy
 
 
 def test_cuda_tracer_steps_aside_under_nsight_systems(tmp_path):

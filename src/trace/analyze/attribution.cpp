@@ -61,11 +61,13 @@ class PhaseLookup {
     if (it == by_thread_.end()) return nullptr;
     const auto& list = it->second;
     // The innermost range containing t has the latest start among those containing t.
-    auto pos = std::upper_bound(list.begin(), list.end(), t, [](uint64_t v, auto* h) { return v < h->start_ns; });
+    auto pos = std::upper_bound(list.begin(), list.end(), t,
+                                [](uint64_t v, auto* h) { return v < h->start_ns; });
     while (pos != list.begin()) {
       const HostRange* h = *--pos;
       if (h->end_ns >= t) return h;
-      if (h->depth == 0) return nullptr;  // outermost ranges of one thread are disjoint: none earlier holds t
+      if (h->depth == 0)
+        return nullptr;  // outermost ranges of one thread are disjoint: none earlier holds t
     }
     return nullptr;
   }
@@ -100,29 +102,37 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
   // correlation id.
   CorrelationIndex by_correlation(r.api.size(), [&](size_t i) { return r.api[i].correlation_id; });
   gpu_.reserve(r.kernels.size() + r.memcpys.size() + r.memsets.size());
-  const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index, uint8_t type) {
+  const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index,
+                       uint8_t type) {
     see(start, end);
     GpuWork g{start, end, 0, 0, index, 0, type, false};
     if (const uint32_t* c = by_correlation.find(correlation)) {
       const ApiRecord& call = r.api[*c];
-      g.call_start = call.start_ns, g.call_end = call.end_ns, g.call_thread = call.thread_id, g.has_call = true;
+      g.call_start = call.start_ns, g.call_end = call.end_ns, g.call_thread = call.thread_id,
+      g.has_call = true;
     }
     gpu_.push_back(g);
   };
-  for (uint32_t i = 0; i < r.kernels.size(); ++i) add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
-  for (uint32_t i = 0; i < r.memcpys.size(); ++i) add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
-  for (uint32_t i = 0; i < r.memsets.size(); ++i) add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
+  for (uint32_t i = 0; i < r.kernels.size(); ++i)
+    add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
+  for (uint32_t i = 0; i < r.memcpys.size(); ++i)
+    add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
+  for (uint32_t i = 0; i < r.memsets.size(); ++i)
+    add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
   // By start; equal starts keep the order above (kernels, copies, memsets, each as recorded).
-  const std::vector<uint32_t> gpu_order = sorted_order(gpu_.size(), [&](size_t i) { return std::make_pair(gpu_[i].start, uint64_t{0}); });
+  const std::vector<uint32_t> gpu_order = sorted_order(
+      gpu_.size(), [&](size_t i) { return std::make_pair(gpu_[i].start, uint64_t{0}); });
   std::vector<GpuWork> sorted(gpu_.size());
   for (size_t i = 0; i < gpu_order.size(); ++i) sorted[i] = gpu_[gpu_order[i]];
   gpu_.swap(sorted);
 
   for (const auto& h : r.ranges) see(h.start_ns, h.end_ns);
-  ranges_ = sorted_order(r.ranges.size(), [&](size_t i) { return std::make_pair(r.ranges[i].start_ns, uint64_t{0}); });
+  ranges_ = sorted_order(
+      r.ranges.size(), [&](size_t i) { return std::make_pair(r.ranges[i].start_ns, uint64_t{0}); });
 }
 
-Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from, uint64_t ranges_to) const {
+Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from,
+                                        uint64_t ranges_to) const {
   const RecordSet& r = r_;
   Attribution a;
   a.dropped_records = r.dropped_records;
@@ -130,30 +140,42 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   // The selected host ranges, and the window.
   std::vector<const HostRange*> ranges;
   {
-    auto it = std::partition_point(ranges_.begin(), ranges_.end(), [&](uint32_t i) { return r.ranges[i].start_ns < ranges_from; });
+    auto it = std::partition_point(ranges_.begin(), ranges_.end(),
+                                   [&](uint32_t i) { return r.ranges[i].start_ns < ranges_from; });
     for (; it != ranges_.end() && r.ranges[*it].start_ns <= ranges_to; ++it)
       if (r.ranges[*it].end_ns <= ranges_to) ranges.push_back(&r.ranges[*it]);
   }
   uint64_t e0 = UINT64_MAX, e1 = 0;
   for (const HostRange* h : ranges)
-    if (h->name == "epoch") ++a.epochs, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
+    if (h->name == "epoch")
+      ++a.epochs, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
   uint64_t w0 = 0, w1 = 0;
-  if (options.window) std::tie(w0, w1) = *options.window;
-  else if (a.epochs) w0 = e0, w1 = e1;
-  else if (lo_ <= hi_) w0 = lo_, w1 = hi_;
+  if (options.window)
+    std::tie(w0, w1) = *options.window;
+  else if (a.epochs)
+    w0 = e0, w1 = e1;
+  else if (lo_ <= hi_)
+    w0 = lo_, w1 = hi_;
   a.window_ns = w1 - w0;
 
   // Host calls starting in the window.
-  auto c = std::partition_point(calls_.begin(), calls_.end(), [&](const HostCall& x) { return x.start < w0; });
+  auto c = std::partition_point(calls_.begin(), calls_.end(),
+                                [&](const HostCall& x) { return x.start < w0; });
   for (; c != calls_.end() && c->start <= w1; ++c) {
     if (!c->counted) continue;
     const uint64_t d = c->end - c->start;
     if (c->kind == ApiKind::Launch) ++a.launches, a.launch_api_ns += d;
     if (c->kind == ApiKind::Memcpy) a.memcpy_api_ns += d;
     switch (c->blocking) {
-      case Blocking::Sync: ++a.syncs, a.sync_api_ns += d; break;
-      case Blocking::CopyNotAsync: ++a.copies_not_async, a.copy_not_async_ns += d; break;
-      case Blocking::CopyPageable: ++a.copies_pageable, a.copy_pageable_ns += d; break;
+      case Blocking::Sync:
+        ++a.syncs, a.sync_api_ns += d;
+        break;
+      case Blocking::CopyNotAsync:
+        ++a.copies_not_async, a.copy_not_async_ns += d;
+        break;
+      case Blocking::CopyPageable:
+        ++a.copies_pageable, a.copy_pageable_ns += d;
+        break;
       case Blocking::No:
         if (c->kind == ApiKind::Memcpy) ++a.nonblocking_copies, a.nonblocking_copy_ns += d;
         break;
@@ -164,20 +186,25 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   a.blocked_ns = a.sync_api_ns + a.blocking_copy_ns;
 
   // GPU work starting in the window, in start order.
-  const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(), [&](const GpuWork& x) { return x.start < w0; });
-  const auto g1 = std::partition_point(g0, gpu_.end(), [&](const GpuWork& x) { return x.start <= w1; });
+  const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(),
+                                       [&](const GpuWork& x) { return x.start < w0; });
+  const auto g1 =
+      std::partition_point(g0, gpu_.end(), [&](const GpuWork& x) { return x.start <= w1; });
   std::vector<double> delays;
   for (auto g = g0; g != g1; ++g) {
     const uint64_t d = g->end - g->start;
     if (g->type == 0) {
       ++a.kernels;
       a.kernel_ns += d;
-      if (g->has_call) delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
+      if (g->has_call)
+        delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
     } else if (g->type == 1) {
       const MemcpyRecord& m = r.memcpys[g->index];
       ++a.memcpys;
       a.memcpy_gpu_ns += d;
-      const MemoryKind host = m.kind == CopyKind::HtoD ? m.src : m.kind == CopyKind::DtoH ? m.dst : MemoryKind::Device;
+      const MemoryKind host = m.kind == CopyKind::HtoD   ? m.src
+                              : m.kind == CopyKind::DtoH ? m.dst
+                                                         : MemoryKind::Device;
       auto& s = a.memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
       ++s.count, s.bytes += m.bytes, s.gpu_ns += d;
     } else {
@@ -190,10 +217,14 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   const auto classify_gap = [&](uint64_t gap_start, uint64_t gap_end, const GpuWork* next) {
     if (gap_end <= gap_start) return;
     const uint64_t gap = gap_end - gap_start;
-    const uint64_t queued_at = next && next->has_call ? next->call_start : 0;  // unknown: counted as queued
-    if (!next || queued_at >= gap_start) a.idle_host_wait_ns += gap;
-    else if (gap <= options.kernel_wait_threshold_ns) a.idle_kernel_wait_ns += gap;
-    else a.idle_other_ns += gap;
+    const uint64_t queued_at =
+        next && next->has_call ? next->call_start : 0;  // unknown: counted as queued
+    if (!next || queued_at >= gap_start)
+      a.idle_host_wait_ns += gap;
+    else if (gap <= options.kernel_wait_threshold_ns)
+      a.idle_kernel_wait_ns += gap;
+    else
+      a.idle_other_ns += gap;
   };
   uint64_t cursor = w0;  // end of the busy time seen so far
   for (auto g = g0; g != g1; ++g) {

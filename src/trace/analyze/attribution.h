@@ -3,7 +3,8 @@
 //
 // Definitions (also in docs/experiment.md, "Where the time goes: the traced pass"):
 // - window: options.window when given; else from the start of the first `epoch` range to
-//   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by the epoch ranges.
+//   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by
+//   the epoch ranges.
 // - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,
 //   cudaGraphLaunch, ...), by API name (records.h classify_api). A driver call nested in
 //   a runtime call on the same thread (the innermost runtime call open on that thread when
@@ -102,10 +103,13 @@ struct Attribution {
   uint64_t gpu_idle_ns() const { return idle_host_wait_ns + idle_kernel_wait_ns + idle_other_ns; }
   // The window's host time outside launch calls and blocking calls (see "host identity").
   int64_t host_rest_ns() const {
-    return static_cast<int64_t>(window_ns) - static_cast<int64_t>(launch_api_ns + sync_api_ns + blocking_copy_ns);
+    return static_cast<int64_t>(window_ns) -
+           static_cast<int64_t>(launch_api_ns + sync_api_ns + blocking_copy_ns);
   }
   // value / epochs (or the value itself when the records held no epoch range).
-  double per_epoch(double value) const { return epochs ? value / static_cast<double>(epochs) : value; }
+  double per_epoch(double value) const {
+    return epochs ? value / static_cast<double>(epochs) : value;
+  }
 };
 
 // Prepared once for a record set (records sorted by start, each GPU activity joined to the
@@ -128,20 +132,20 @@ class AttributionIndex {
     uint64_t start, end;
     ApiKind kind;
     Blocking blocking;
-    bool counted;    // false: a driver call inside a runtime call on its thread (same host time)
+    bool counted;  // false: a driver call inside a runtime call on its thread (same host time)
   };
-  struct GpuWork {   // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
+  struct GpuWork {  // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
     uint64_t start, end;
     uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
     uint32_t index;                 // into records.kernels / memcpys / memsets
     uint32_t call_thread;
-    uint8_t type;                   // 0 kernel, 1 memcpy, 2 memset
+    uint8_t type;  // 0 kernel, 1 memcpy, 2 memset
     bool has_call;
   };
   const RecordSet& r_;
   std::vector<HostCall> calls_;
   std::vector<GpuWork> gpu_;
-  std::vector<uint32_t> ranges_;   // indices into records.ranges, by start
+  std::vector<uint32_t> ranges_;       // indices into records.ranges, by start
   uint64_t lo_ = UINT64_MAX, hi_ = 0;  // span of all records
 };
 

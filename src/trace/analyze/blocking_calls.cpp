@@ -7,7 +7,8 @@ Blocking blocking_kind(const ApiRecord& call, const MemcpyRecord* copy) {
   if (call.kind != ApiKind::Memcpy) return Blocking::No;
   if (call.name.find("Async") == std::string::npos)
     return copy && copy->kind == CopyKind::DtoD ? Blocking::No : Blocking::CopyNotAsync;
-  if (copy && (copy->src == MemoryKind::Pageable || copy->dst == MemoryKind::Pageable)) return Blocking::CopyPageable;
+  if (copy && (copy->src == MemoryKind::Pageable || copy->dst == MemoryKind::Pageable))
+    return Blocking::CopyPageable;
   return Blocking::No;
 }
 
@@ -18,18 +19,24 @@ bool waits_for_queued_gpu_work(Blocking b, const MemcpyRecord* copy) {
 
 const char* blocking_label(Blocking b) {
   switch (b) {
-    case Blocking::Sync: return "sync";
+    case Blocking::Sync:
+      return "sync";
     case Blocking::CopyNotAsync:
-    case Blocking::CopyPageable: return "blocking copy";
-    default: return "";
+    case Blocking::CopyPageable:
+      return "blocking copy";
+    default:
+      return "";
   }
 }
 
 const char* blocking_reason(Blocking b) {
   switch (b) {
-    case Blocking::CopyNotAsync: return "not Async";
-    case Blocking::CopyPageable: return "pageable";
-    default: return "";
+    case Blocking::CopyNotAsync:
+      return "not Async";
+    case Blocking::CopyPageable:
+      return "pageable";
+    default:
+      return "";
   }
 }
 

@@ -49,7 +49,8 @@ struct Scalar {
 // int64 arithmetic wraps in numpy; here too, without C++'s undefined signed overflow.
 int64_t wrap(uint64_t u) { return static_cast<int64_t>(u); }
 Scalar operator-(Scalar a, Scalar b) {
-  if (a.is_int && b.is_int) return {true, wrap(static_cast<uint64_t>(a.i) - static_cast<uint64_t>(b.i)), 0};
+  if (a.is_int && b.is_int)
+    return {true, wrap(static_cast<uint64_t>(a.i) - static_cast<uint64_t>(b.i)), 0};
   return {false, 0, a.f() - b.f()};
 }
 
@@ -87,7 +88,9 @@ struct Row {
 // arithmetic on such columns wraps around: ts = 124 and dur = 7 as int8 end at -125.
 struct Dtypes {
   int ts_bits = 0, dur_bits = 0;
-  int end_bits() const { return ts_bits && dur_bits ? std::max(ts_bits, dur_bits) : 0; }  // ts + dur
+  int end_bits() const {
+    return ts_bits && dur_bits ? std::max(ts_bits, dur_bits) : 0;
+  }  // ts + dur
 };
 
 int downcast_bits(int64_t lo, int64_t hi) {
@@ -99,7 +102,8 @@ int downcast_bits(int64_t lo, int64_t hi) {
 // a + b in a column of `bits` (0: float64), wrapping as numpy does; *wrapped notes a wrap.
 double column_op(double a, double b, int bits, bool* wrapped) {
   if (!bits) return a + b;
-  const int64_t exact = static_cast<int64_t>(a) + static_cast<int64_t>(b);  // both fit int64 (importer bounds)
+  const int64_t exact =
+      static_cast<int64_t>(a) + static_cast<int64_t>(b);  // both fit int64 (importer bounds)
   const int shift = 64 - bits;
   const int64_t w = bits == 64 ? exact : wrap(static_cast<uint64_t>(exact) << shift) >> shift;
   if (w != exact) *wrapped = true;
@@ -111,13 +115,16 @@ double column_op(double a, double b, int bits, bool* wrapped) {
 struct Interval {
   double ts, end;
 };
-std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts, Dtypes t, bool* wrapped) {
+std::vector<Interval> merge_intervals(const std::vector<const Row*>& by_ts, Dtypes t,
+                                      bool* wrapped) {
   std::vector<Interval> out;
   double cummax = kNaN;
   for (const Row* r : by_ts) {
     const double end = column_op(r->ts, r->dur, t.end_bits(), wrapped);
-    if (out.empty() || r->ts > cummax) out.push_back({r->ts, end});
-    else out.back().end = std::max(out.back().end, end);
+    if (out.empty() || r->ts > cummax)
+      out.push_back({r->ts, end});
+    else
+      out.back().end = std::max(out.back().end, end);
     cummax = std::isnan(cummax) ? end : std::max(cummax, end);
   }
   return out;
@@ -159,7 +166,8 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
   if (filter_steps) {
     double last_start = kNaN;
     for (const Row& r : rows)
-      if (!r.gpu && (r.e->flags & HtaEvent::kStepName)) last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
+      if (!r.gpu && (r.e->flags & HtaEvent::kStepName))
+        last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
     std::vector<const Row*> cpu;
     std::unordered_map<int64_t, int> kept_by_corr;
     for (const Row& r : rows)
@@ -185,8 +193,10 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     const auto merged = merge_intervals(dev, types, &out.int_wrapped);
     // A row of the merged frame holds ts and end in their common type; its scalars subtract
     // in that type (a narrow int wraps), then meet the int64 sums.
-    const int row_bits = types.ts_bits && types.end_bits() ? std::max(types.ts_bits, types.end_bits()) : 0;
-    const double span = column_op(merged.back().end, -merged.front().ts, row_bits, &out.int_wrapped);
+    const int row_bits =
+        types.ts_bits && types.end_bits() ? std::max(types.ts_bits, types.end_bits()) : 0;
+    const double span =
+        column_op(merged.back().end, -merged.front().ts, row_bits, &out.int_wrapped);
     const Scalar kernel_time{row_bits != 0, static_cast<int64_t>(span), span};
     const Scalar idle = kernel_time - run_time(merged, types);
     std::vector<const Row*> comp;
@@ -214,7 +224,8 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     if (r->e->stream == -1 || !(r->e->flags & HtaEvent::kKernelCat)) continue;
     auto& s = streams[r->e->stream];
     const auto it = at_index.find(r->index_corr);
-    if (it == at_index.end()) s.push_back({r, kNaN});
+    if (it == at_index.end())
+      s.push_back({r, kNaN});
     else
       for (size_t i : it->second) s.push_back({r, df[i]->ts});
   }
@@ -222,11 +233,15 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     sort_by_ts(&v, [](const Joined& j) { return j.r->ts; });
     Kahan host, kernel, other;
     for (size_t i = 1; i < v.size(); ++i) {
-      const double prev_end = column_op(v[i - 1].r->ts, v[i - 1].r->dur, types.end_bits(), &out.int_wrapped);
+      const double prev_end =
+          column_op(v[i - 1].r->ts, v[i - 1].r->dur, types.end_bits(), &out.int_wrapped);
       const double gap = v[i].r->ts - prev_end;
-      if (v[i].runtime_ts > prev_end) host.add(gap);  // NaN runtime ts: not host wait
-      else if (gap < opt.consecutive_kernel_delay_us) kernel.add(gap);
-      else other.add(gap);
+      if (v[i].runtime_ts > prev_end)
+        host.add(gap);  // NaN runtime ts: not host wait
+      else if (gap < opt.consecutive_kernel_delay_us)
+        kernel.add(gap);
+      else
+        other.add(gap);
     }
     out.idle_by_stream[stream] = {host.sum, kernel.sum, other.sum};
   }
@@ -234,11 +249,14 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
   // cuda_kernel_analysis.py, cuda_kernel_launch_stats (include_memory_events=True).
   std::set<int64_t> corrs;
   for (const Row* r : df)
-    if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName)) corrs.insert(r->e->correlation);
+    if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName))
+      corrs.insert(r->e->correlation);
   std::unordered_map<int64_t, std::vector<const Row*>> gpu_by_corr;
   for (const Row* r : df)
-    if (r->e->stream != -1 && corrs.count(r->e->correlation)) gpu_by_corr[r->e->correlation].push_back(r);
-  std::vector<double> delays;  // pd.merge(cpu, gpu, how="inner"): CPU rows in order, each with its GPU rows
+    if (r->e->stream != -1 && corrs.count(r->e->correlation))
+      gpu_by_corr[r->e->correlation].push_back(r);
+  std::vector<double>
+      delays;  // pd.merge(cpu, gpu, how="inner"): CPU rows in order, each with its GPU rows
   for (const Row* c : df) {
     if (c->e->stream != -1 || !corrs.count(c->e->correlation)) continue;
     auto it = gpu_by_corr.find(c->e->correlation);
@@ -277,12 +295,14 @@ double linear_percentile(const std::vector<double>& v, double p) {
   return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
 }
 
-std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces, const HtaOptions& options) {
+std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces,
+                                         const HtaOptions& options) {
   // HTA parses the ranks in sorted order (Trace.parse_traces); the alignment's min() keeps the
   // first of equal minima, and with it that rank's column type.
   std::vector<size_t> order(traces.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return traces[a]->rank < traces[b]->rank; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return traces[a]->rank < traces[b]->rank; });
 
   // trace_parser.py, round_down_time_stamps (only when the file's ts column is float64: ts up,
   // end = ts + dur down, dur = end - ts), then trace.py, Trace._align_all_ranks: ts minus the
@@ -313,20 +333,27 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
       rows[k].push_back(r);
     }
     if (rows[k].empty()) continue;
-    if (ts_int) types[k].ts_bits = downcast_bits(static_cast<int64_t>(rank_min), static_cast<int64_t>(rank_max));
-    if (dur_int) types[k].dur_bits = downcast_bits(static_cast<int64_t>(dur_min), static_cast<int64_t>(dur_max));
+    if (ts_int)
+      types[k].ts_bits =
+          downcast_bits(static_cast<int64_t>(rank_min), static_cast<int64_t>(rank_max));
+    if (dur_int)
+      types[k].dur_bits =
+          downcast_bits(static_cast<int64_t>(dur_min), static_cast<int64_t>(dur_max));
     if (!have_min || rank_min < min_ts) have_min = true, min_ts = rank_min, min_is_int = ts_int;
   }
   for (size_t k = 0; k < traces.size(); ++k) {
     for (auto& r : rows[k]) r.ts -= min_ts;
-    if (!min_is_int) types[k].ts_bits = 0;  // an int column minus a float is float64; minus an int keeps its type
+    if (!min_is_int)
+      types[k].ts_bits = 0;  // an int column minus a float is float64; minus an int keeps its type
   }
 
   // The step filter runs when the symbol table of all ranks holds two or more step names.
   std::set<std::string> step_names;
-  for (const auto* t : traces) step_names.insert(t->hta_step_names.begin(), t->hta_step_names.end());
+  for (const auto* t : traces)
+    step_names.insert(t->hta_step_names.begin(), t->hta_step_names.end());
   std::map<int64_t, HtaRank> out;
-  for (size_t k = 0; k < traces.size(); ++k) out[traces[k]->rank] = one_rank(rows[k], types[k], step_names.size() >= 2, options);
+  for (size_t k = 0; k < traces.size(); ++k)
+    out[traces[k]->rank] = one_rank(rows[k], types[k], step_names.size() >= 2, options);
   return out;
 }
 

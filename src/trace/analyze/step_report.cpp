@@ -18,7 +18,8 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     if (h.name == "epoch") epochs.push_back({h.start_ns, h.end_ns});
   std::sort(epochs.begin(), epochs.end());
   const auto holds_epoch = [&](uint64_t from, uint64_t to) {
-    for (auto it = std::lower_bound(epochs.begin(), epochs.end(), std::make_pair(from, uint64_t{0}));
+    for (auto it =
+             std::lower_bound(epochs.begin(), epochs.end(), std::make_pair(from, uint64_t{0}));
          it != epochs.end() && it->first <= to; ++it)
       if (it->second <= to) return true;
     return false;
@@ -52,8 +53,10 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   rep.total.wall_ns = rep.total.a.window_ns;
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {
     // No GPU events: the host figures stand; a GPU idle split would only restate the window.
-    for (auto* f : {&rep.total}) f->a.idle_host_wait_ns = f->a.idle_kernel_wait_ns = f->a.idle_other_ns = 0;
-    for (auto& f : rep.steps) f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
+    for (auto* f : {&rep.total})
+      f->a.idle_host_wait_ns = f->a.idle_kernel_wait_ns = f->a.idle_other_ns = 0;
+    for (auto& f : rep.steps)
+      f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
   }
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
   rep.syncs = syncs.get();

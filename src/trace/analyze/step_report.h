@@ -23,7 +23,7 @@ struct TraceReport {
   std::vector<StepFigures> steps;  // empty when the trace has no step windows
   StepFigures total;               // the whole trace (our own files: first to last epoch)
   SyncReport syncs;
-  uint64_t steps_wall_ns = 0;      // summed step wall time (the whole trace's without steps)
+  uint64_t steps_wall_ns = 0;  // summed step wall time (the whole trace's without steps)
 };
 
 TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});

@@ -32,12 +32,17 @@ size_t use_step_ranges(ImportedTrace* t, const std::string& name) {
     return std::make_pair(a.start_ns, a.end_ns) < std::make_pair(b.start_ns, b.end_ns);
   });
   steps.erase(std::unique(steps.begin(), steps.end(),
-                          [](const StepWindow& a, const StepWindow& b) { return a.start_ns == b.start_ns && a.end_ns == b.end_ns; }),
+                          [](const StepWindow& a, const StepWindow& b) {
+                            return a.start_ns == b.start_ns && a.end_ns == b.end_ns;
+                          }),
               steps.end());
   r.steps = std::move(steps);
   auto& w = t->warnings;
-  w.erase(std::remove_if(w.begin(), w.end(), [](const std::string& s) { return s.rfind("no ProfilerStep", 0) == 0; }), w.end());
-  w.push_back("steps: the " + std::to_string(r.steps.size()) + " ranges named " + name + " (--step-range)");
+  w.erase(std::remove_if(w.begin(), w.end(),
+                         [](const std::string& s) { return s.rfind("no ProfilerStep", 0) == 0; }),
+          w.end());
+  w.push_back("steps: the " + std::to_string(r.steps.size()) + " ranges named " + name +
+              " (--step-range)");
   return r.steps.size();
 }
 

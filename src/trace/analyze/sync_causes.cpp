@@ -20,7 +20,9 @@ struct ThreadOps {
 std::unordered_map<uint32_t, ThreadOps> index_ops(const std::vector<CpuOpRecord>& all) {
   std::unordered_map<uint32_t, ThreadOps> by_thread;
   // By start, the longer first at equal starts (the outer op before the op it holds).
-  const auto order = sorted_order(all.size(), [&](size_t i) { return std::make_pair(all[i].start_ns, UINT64_MAX - all[i].end_ns); });
+  const auto order = sorted_order(all.size(), [&](size_t i) {
+    return std::make_pair(all[i].start_ns, UINT64_MAX - all[i].end_ns);
+  });
   for (uint32_t i : order) by_thread[all[i].thread_id].ops.push_back(&all[i]);
   for (auto& [tid, t] : by_thread) {
     t.parent.assign(t.ops.size(), -1);
@@ -44,16 +46,20 @@ class BusyIndex {
     for (const auto& m : r.memsets) v.push_back({m.start_ns, m.end_ns});
     std::sort(v.begin(), v.end());
     for (const auto& [s, e] : v) {
-      if (!merged_.empty() && s <= merged_.back().second) merged_.back().second = std::max(merged_.back().second, e);
-      else merged_.push_back({s, e});
+      if (!merged_.empty() && s <= merged_.back().second)
+        merged_.back().second = std::max(merged_.back().second, e);
+      else
+        merged_.push_back({s, e});
     }
     prefix_.push_back(0);
     for (const auto& [s, e] : merged_) prefix_.push_back(prefix_.back() + (e - s));
   }
   uint64_t busy(uint64_t a, uint64_t b) const {
     if (b <= a || merged_.empty()) return 0;
-    const auto first = std::partition_point(merged_.begin(), merged_.end(), [&](auto& x) { return x.second <= a; });
-    const auto last = std::partition_point(merged_.begin(), merged_.end(), [&](auto& x) { return x.first < b; });
+    const auto first = std::partition_point(merged_.begin(), merged_.end(),
+                                            [&](auto& x) { return x.second <= a; });
+    const auto last =
+        std::partition_point(merged_.begin(), merged_.end(), [&](auto& x) { return x.first < b; });
     if (first >= last) return 0;
     const size_t i = first - merged_.begin(), j = last - merged_.begin();
     uint64_t t = prefix_[j] - prefix_[i];
@@ -99,7 +105,8 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
     c.op = named_by_call ? a.name : "(no op)";
     if (auto it = ops.find(a.thread_id); it != ops.end()) {
       const ThreadOps& t = it->second;
-      auto pos = std::upper_bound(t.ops.begin(), t.ops.end(), a.start_ns, [](uint64_t v, auto* o) { return v < o->start_ns; });
+      auto pos = std::upper_bound(t.ops.begin(), t.ops.end(), a.start_ns,
+                                  [](uint64_t v, auto* o) { return v < o->start_ns; });
       int i = static_cast<int>(pos - t.ops.begin()) - 1;
       while (i >= 0 && t.ops[i]->end_ns < a.end_ns) i = t.parent[i];
       if (i >= 0) {
@@ -107,17 +114,22 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
         c.op_instance = static_cast<int64_t>(t.ops[i] - r.cpu_ops.data());
         std::vector<const std::string*> path;
         for (int j = i; j >= 0; j = t.parent[j]) path.push_back(&t.ops[j]->name);
-        for (auto p = path.rbegin(); p != path.rend(); ++p) c.op_path += (c.op_path.empty() ? "" : " > ") + **p;
+        for (auto p = path.rbegin(); p != path.rend(); ++p)
+          c.op_path += (c.op_path.empty() ? "" : " > ") + **p;
       }
     }
     for (size_t s = 0; s < r.steps.size(); ++s)
-      if (r.steps[s].start_ns <= a.start_ns && a.start_ns <= r.steps[s].end_ns) c.step = static_cast<int>(s);
-    if (kind == Blocking::Sync) ++rep.syncs, rep.sync_ns += c.blocked_ns;
-    else ++rep.blocking_copies, rep.blocking_copy_ns += c.blocked_ns;
+      if (r.steps[s].start_ns <= a.start_ns && a.start_ns <= r.steps[s].end_ns)
+        c.step = static_cast<int>(s);
+    if (kind == Blocking::Sync)
+      ++rep.syncs, rep.sync_ns += c.blocked_ns;
+    else
+      ++rep.blocking_copies, rep.blocking_copy_ns += c.blocked_ns;
     rep.blocked_ns += c.blocked_ns;
     rep.calls.push_back(std::move(c));
   }
-  std::sort(rep.calls.begin(), rep.calls.end(), [](const SyncCall& x, const SyncCall& y) { return x.start_ns < y.start_ns; });
+  std::sort(rep.calls.begin(), rep.calls.end(),
+            [](const SyncCall& x, const SyncCall& y) { return x.start_ns < y.start_ns; });
 
   std::map<std::string, SyncCause> causes;
   std::map<std::string, std::unordered_set<int64_t>> instances;

@@ -16,16 +16,17 @@
 namespace trace {
 
 struct SyncCall {
-  std::string api;        // "cudaStreamSynchronize", "cudaMemcpyAsync", ...
+  std::string api;                 // "cudaStreamSynchronize", "cudaMemcpyAsync", ...
   Blocking kind = Blocking::Sync;  // a synchronisation, or a blocking copy and why
-  std::string op;         // innermost enclosing cpu_op, "(no op)" when none
-  std::string op_path;    // outermost > ... > innermost
-  int step = -1;          // index into RecordSet::steps holding the call's start, -1 if none
+  std::string op;                  // innermost enclosing cpu_op, "(no op)" when none
+  std::string op_path;             // outermost > ... > innermost
+  int step = -1;  // index into RecordSet::steps holding the call's start, -1 if none
   uint32_t thread_id = 0;
   uint64_t start_ns = 0, blocked_ns = 0, gpu_queued_ns = 0;
   int64_t op_instance = -1;  // which cpu_op occurrence (one .item() may block in two calls)
   uint32_t api_index = 0;    // the call's index in RecordSet::api
-  bool waits_for_gpu = true; // blocking_calls.h waits_for_queued_gpu_work: what the replay's sync what-ifs remove
+  bool waits_for_gpu =
+      true;  // blocking_calls.h waits_for_queued_gpu_work: what the replay's sync what-ifs remove
 };
 
 struct SyncCause {

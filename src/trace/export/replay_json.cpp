@@ -8,7 +8,8 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 void bound_json(JsonOut& o, const std::vector<replay::Bound>& bound) {
   o.key("bound").begin_array();
-  for (const auto& b : bound) o.begin_object().key("resource").value(b.resource).key("us").value(us(b.ns)).end_object();
+  for (const auto& b : bound)
+    o.begin_object().key("resource").value(b.resource).key("us").value(us(b.ns)).end_object();
   o.end_array();
 }
 
@@ -20,9 +21,13 @@ void window_json(JsonOut& o, const replay::WindowResult& w, bool what_if) {
   if (what_if) {
     o.key("predicted_us").value(us(w.predicted_ns));
     o.key("saving_us").value(us(w.replayed_ns - w.predicted_ns));
-    o.key("error").value(w.measured_ns ? static_cast<double>(w.predicted_ns - w.measured_ns) / static_cast<double>(w.measured_ns) : 0.0);
+    o.key("error").value(w.measured_ns ? static_cast<double>(w.predicted_ns - w.measured_ns) /
+                                             static_cast<double>(w.measured_ns)
+                                       : 0.0);
   } else {
-    o.key("error").value(w.measured_ns ? static_cast<double>(w.replayed_ns - w.measured_ns) / static_cast<double>(w.measured_ns) : 0.0);
+    o.key("error").value(w.measured_ns ? static_cast<double>(w.replayed_ns - w.measured_ns) /
+                                             static_cast<double>(w.measured_ns)
+                                       : 0.0);
   }
   bound_json(o, w.bound);
   o.end_object();
@@ -46,20 +51,46 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   o.key("rank").value(t.rank);
   o.key("windows").value(rep.steps ? "steps" : "whole trace");
   o.key("graph").begin_object();
-  o.key("host_nodes").value(g.host_nodes).key("gpu_nodes").value(g.gpu_nodes).key("edges").value(g.edges);
+  o.key("host_nodes")
+      .value(g.host_nodes)
+      .key("gpu_nodes")
+      .value(g.gpu_nodes)
+      .key("edges")
+      .value(g.edges);
   o.key("launches").value(g.launches).key("graph_launch_kernels").value(g.graph_launch_kernels);
   o.key("unlaunched_gpu").value(g.unlaunched_gpu).key("blocking_calls").value(g.blocking_calls);
-  o.key("sync_targets_from_rows").value(g.sync_targets_from_rows).key("sync_targets_guessed").value(g.sync_targets_guessed);
+  o.key("sync_targets_from_rows")
+      .value(g.sync_targets_from_rows)
+      .key("sync_targets_guessed")
+      .value(g.sync_targets_guessed);
   o.key("syncs_waiting_on_nothing").value(g.syncs_waiting_on_nothing);
-  o.key("event_waits").value(g.event_waits).key("unnamed_event_waits").value(g.unnamed_event_waits).key("gpu_waits").value(g.gpu_waits).key("thread_waits").value(g.thread_waits);
-  o.key("overlapping_calls").value(g.overlapping_calls).key("cycle_edges_dropped").value(g.cycle_edges_dropped);
+  o.key("event_waits")
+      .value(g.event_waits)
+      .key("unnamed_event_waits")
+      .value(g.unnamed_event_waits)
+      .key("gpu_waits")
+      .value(g.gpu_waits)
+      .key("thread_waits")
+      .value(g.thread_waits);
+  o.key("overlapping_calls")
+      .value(g.overlapping_calls)
+      .key("cycle_edges_dropped")
+      .value(g.cycle_edges_dropped);
   o.end_object();
   o.key("replay").begin_object();
-  o.key("median_error").value(rep.median_error).key("max_error").value(rep.max_error).key("target_met").value(rep.target_met);
+  o.key("median_error")
+      .value(rep.median_error)
+      .key("max_error")
+      .value(rep.max_error)
+      .key("target_met")
+      .value(rep.target_met);
   scenario_json(o, rep.replay, false);
   o.end_object();
   o.key("typical_delays").begin_object();
-  o.key("median_error").value(rep.typical_median_error).key("max_error").value(rep.typical_max_error);
+  o.key("median_error")
+      .value(rep.typical_median_error)
+      .key("max_error")
+      .value(rep.typical_max_error);
   o.key("target_met").value(rep.typical_target_met);
   scenario_json(o, rep.typical, true);
   o.end_object();
@@ -77,15 +108,28 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
     o.key("what_if").value(c.text).key("selector").value(c.selector).key("sites").value(c.sites);
     o.key("replayed_us").value(c.replayed_ns / 1000).key("never_us").value(c.never_ns / 1000);
     o.key("saving_per_sync_us").value(c.saving_per_sync_ns / 1000);
-    o.key("isolated_cost_us").value(c.isolated_cost_ns / 1000).key("isolated_samples").value(static_cast<uint64_t>(c.isolated_samples));
-    o.key("blocked_per_sync_us").value(c.blocked_per_sync_ns / 1000).key("queued_per_sync_us").value(c.queued_per_sync_ns / 1000);
-    o.key("max_deviation").value(c.max_deviation).key("linear").value(c.linear).key("why").value(c.why);
+    o.key("isolated_cost_us")
+        .value(c.isolated_cost_ns / 1000)
+        .key("isolated_samples")
+        .value(static_cast<uint64_t>(c.isolated_samples));
+    o.key("blocked_per_sync_us")
+        .value(c.blocked_per_sync_ns / 1000)
+        .key("queued_per_sync_us")
+        .value(c.queued_per_sync_ns / 1000);
+    o.key("max_deviation")
+        .value(c.max_deviation)
+        .key("linear")
+        .value(c.linear)
+        .key("why")
+        .value(c.why);
     o.key("points").begin_array();
     for (const auto& p : c.points) {
       o.begin_object();
       o.key("every");
-      if (p.every) o.value(static_cast<uint64_t>(p.every));
-      else o.value("never");
+      if (p.every)
+        o.value(static_cast<uint64_t>(p.every));
+      else
+        o.value("never");
       o.key("kept").value(p.kept).key("kept_per_window").value(p.kept_per_window);
       o.key("predicted_us").value(p.predicted_ns / 1000).key("extrapolated").value(p.extrapolated);
       o.end_object();

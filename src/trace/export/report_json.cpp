@@ -33,8 +33,20 @@ void figures_json(JsonOut& o, const StepFigures& f) {
   o.key("blocking_copies").value(a.blocking_copies);
   o.key("blocking_copy_us").value(us(a.blocking_copy_ns));
   o.key("blocking_copies_by_reason").begin_object();
-  o.key("not Async").begin_object().key("calls").value(a.copies_not_async).key("us").value(us(a.copy_not_async_ns)).end_object();
-  o.key("pageable").begin_object().key("calls").value(a.copies_pageable).key("us").value(us(a.copy_pageable_ns)).end_object();
+  o.key("not Async")
+      .begin_object()
+      .key("calls")
+      .value(a.copies_not_async)
+      .key("us")
+      .value(us(a.copy_not_async_ns))
+      .end_object();
+  o.key("pageable")
+      .begin_object()
+      .key("calls")
+      .value(a.copies_pageable)
+      .key("us")
+      .value(us(a.copy_pageable_ns))
+      .end_object();
   o.end_object();
   o.key("nonblocking_copies").value(a.nonblocking_copies);
   o.key("nonblocking_copy_us").value(us(a.nonblocking_copy_ns));
@@ -77,16 +89,25 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   const double steps_wall = static_cast<double>(rep.steps_wall_ns);
   o.key("blocking_calls").begin_object();
   o.key("syncs").value(rep.syncs.syncs).key("sync_us").value(us(rep.syncs.sync_ns));
-  o.key("blocking_copies").value(rep.syncs.blocking_copies).key("blocking_copy_us").value(us(rep.syncs.blocking_copy_ns));
+  o.key("blocking_copies")
+      .value(rep.syncs.blocking_copies)
+      .key("blocking_copy_us")
+      .value(us(rep.syncs.blocking_copy_ns));
   o.key("blocked_us").value(us(rep.syncs.blocked_ns));
   o.end_object();
   o.key("syncs_by_cause").begin_array();
   for (const auto& c : rep.syncs.by_cause) {
     o.begin_object();
-    o.key("op").value(c.op).key("calls").value(c.calls).key("op_occurrences").value(c.op_occurrences);
+    o.key("op")
+        .value(c.op)
+        .key("calls")
+        .value(c.calls)
+        .key("op_occurrences")
+        .value(c.op_occurrences);
     o.key("sync_us").value(us(c.sync_ns)).key("blocking_copy_us").value(us(c.blocking_copy_ns));
     o.key("blocked_us").value(us(c.blocked_ns));
-    o.key("share_of_steps").value(steps_wall > 0 ? static_cast<double>(c.blocked_ns) / steps_wall : 0.0);
+    o.key("share_of_steps")
+        .value(steps_wall > 0 ? static_cast<double>(c.blocked_ns) / steps_wall : 0.0);
     o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
     o.end_object();
   }
@@ -96,12 +117,16 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.begin_object();
     o.key("api").value(c.api).key("kind").value(blocking_label(c.kind));
     o.key("reason");
-    if (c.kind == Blocking::Sync) o.null();
-    else o.value(blocking_reason(c.kind));
+    if (c.kind == Blocking::Sync)
+      o.null();
+    else
+      o.value(blocking_reason(c.kind));
     o.key("op").value(c.op).key("op_path").value(c.op_path);
     o.key("step");
-    if (c.step >= 0) o.value(r.steps[c.step].name);
-    else o.null();
+    if (c.step >= 0)
+      o.value(r.steps[c.step].name);
+    else
+      o.null();
     o.key("thread").value(static_cast<uint64_t>(c.thread_id));
     o.key("start_us").value(us(c.start_ns)).key("blocked_us").value(us(c.blocked_ns));
     o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
@@ -120,24 +145,43 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
   o.begin_object();
   for (const auto& [rank, r] : ranks) {
     o.key(std::to_string(rank)).begin_object();
-    if (r.int_wrapped) o.key("int_wrapped").value(true);  // HTA's narrow int columns wrapped (hta_breakdown.h)
+    if (r.int_wrapped)
+      o.key("int_wrapped").value(true);  // HTA's narrow int columns wrapped (hta_breakdown.h)
     o.key("temporal").begin_object();
     if (r.has_gpu) {
       o.key("idle_time_us").value(r.idle_us).key("compute_time_us").value(r.compute_us);
-      o.key("non_compute_time_us").value(r.non_compute_us).key("kernel_time_us").value(r.kernel_time_us);
+      o.key("non_compute_time_us")
+          .value(r.non_compute_us)
+          .key("kernel_time_us")
+          .value(r.kernel_time_us);
     }
     o.end_object();
     o.key("idle_by_stream").begin_object();
     for (const auto& [stream, i] : r.idle_by_stream) {
       o.key(std::to_string(stream)).begin_object();
-      o.key("host_wait_us").value(i.host_wait_us).key("kernel_wait_us").value(i.kernel_wait_us).key("other_us").value(i.other_us);
+      o.key("host_wait_us")
+          .value(i.host_wait_us)
+          .key("kernel_wait_us")
+          .value(i.kernel_wait_us)
+          .key("other_us")
+          .value(i.other_us);
       o.end_object();
     }
     o.end_object();
     const auto& s = r.launch_delay;
     o.key("launch_delay_us").begin_object();
     o.key("count").value(s.count);
-    if (s.count) o.key("mean").value(s.mean).key("min").value(s.min).key("p50").value(s.p50).key("p90").value(s.p90).key("max").value(s.max);
+    if (s.count)
+      o.key("mean")
+          .value(s.mean)
+          .key("min")
+          .value(s.min)
+          .key("p50")
+          .value(s.p50)
+          .key("p90")
+          .value(s.p90)
+          .key("max")
+          .value(s.max);
     o.end_object();
     o.end_object();
   }

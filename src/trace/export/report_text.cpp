@@ -18,19 +18,21 @@ std::string report_table(const TraceReport& rep) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  add("%s  (rank %lld, %llu events, %.1f MB of %s, clock %s)\n", t.file.c_str(), static_cast<long long>(t.rank),
-      static_cast<unsigned long long>(t.events), static_cast<double>(t.bytes) / 1e6, t.format.c_str(),
-      t.records.clock.c_str());
+  add("%s  (rank %lld, %llu events, %.1f MB of %s, clock %s)\n", t.file.c_str(),
+      static_cast<long long>(t.rank), static_cast<unsigned long long>(t.events),
+      static_cast<double>(t.bytes) / 1e6, t.format.c_str(), t.records.clock.c_str());
   for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
-  add("\n  %-20s %10s %8s %10s %10s %10s %7s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us", "launch", "launch us",
-      "sync us", "blk copy", "kernels", "kernel us", "busy us", "idle host", "idle kern", "idle oth", "delay p50",
-      "delay p90");
+  add("\n  %-20s %10s %8s %10s %10s %10s %7s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us",
+      "launch", "launch us", "sync us", "blk copy", "kernels", "kernel us", "busy us", "idle host",
+      "idle kern", "idle oth", "delay p50", "delay p90");
   const auto row = [&](const StepFigures& f) {
     const Attribution& a = f.a;
-    add("  %-20.20s %10.1f %8llu %10.1f %10.1f %10.1f %7llu %10.1f %10.1f %10.1f %10.1f %10.1f %9.1f %9.1f\n",
-        f.name.c_str(), us(f.wall_ns), static_cast<unsigned long long>(a.launches), us(a.launch_api_ns),
-        us(a.sync_api_ns), us(a.blocking_copy_ns), static_cast<unsigned long long>(a.kernels), us(a.kernel_ns),
-        us(a.gpu_busy_ns), us(a.idle_host_wait_ns), us(a.idle_kernel_wait_ns), us(a.idle_other_ns),
+    add("  %-20.20s %10.1f %8llu %10.1f %10.1f %10.1f %7llu %10.1f %10.1f %10.1f %10.1f %10.1f "
+        "%9.1f %9.1f\n",
+        f.name.c_str(), us(f.wall_ns), static_cast<unsigned long long>(a.launches),
+        us(a.launch_api_ns), us(a.sync_api_ns), us(a.blocking_copy_ns),
+        static_cast<unsigned long long>(a.kernels), us(a.kernel_ns), us(a.gpu_busy_ns),
+        us(a.idle_host_wait_ns), us(a.idle_kernel_wait_ns), us(a.idle_other_ns),
         a.launch_delay.p50 / 1000, a.launch_delay.p90 / 1000);
   };
   for (const auto& s : rep.steps) row(s);
@@ -43,17 +45,19 @@ std::string report_table(const TraceReport& rep) {
     out += "\n";
   }
   const auto& y = rep.syncs;
-  add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu blocking copies (%.1f us)"
+  add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu "
+      "blocking copies (%.1f us)"
       " = %.1f us blocked:\n",
-      static_cast<unsigned long long>(y.syncs), us(y.sync_ns), static_cast<unsigned long long>(y.blocking_copies),
-      us(y.blocking_copy_ns), us(y.blocked_ns));
+      static_cast<unsigned long long>(y.syncs), us(y.sync_ns),
+      static_cast<unsigned long long>(y.blocking_copies), us(y.blocking_copy_ns), us(y.blocked_ns));
   if (y.by_cause.empty()) out += "    none\n";
   const double wall = static_cast<double>(rep.steps_wall_ns);
   for (const auto& c : y.by_cause)
-    add("    %-40.40s %5llu calls %10.1f us blocked (sync %.1f, copies %.1f)  %5.1f%% of the %s  GPU busy meanwhile %.1f us\n",
-        c.op.c_str(), static_cast<unsigned long long>(c.calls), us(c.blocked_ns), us(c.sync_ns), us(c.blocking_copy_ns),
-        wall > 0 ? 100.0 * static_cast<double>(c.blocked_ns) / wall : 0.0, rep.steps.empty() ? "trace" : "steps",
-        us(c.gpu_queued_ns));
+    add("    %-40.40s %5llu calls %10.1f us blocked (sync %.1f, copies %.1f)  %5.1f%% of the %s  "
+        "GPU busy meanwhile %.1f us\n",
+        c.op.c_str(), static_cast<unsigned long long>(c.calls), us(c.blocked_ns), us(c.sync_ns),
+        us(c.blocking_copy_ns), wall > 0 ? 100.0 * static_cast<double>(c.blocked_ns) / wall : 0.0,
+        rep.steps.empty() ? "trace" : "steps", us(c.gpu_queued_ns));
   return out;
 }
 
@@ -68,17 +72,20 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
   for (const auto& [rank, r] : ranks) {
     add("\nrank %lld\n", static_cast<long long>(rank));
     if (r.int_wrapped)
-      out += "  note: HTA 0.5.0 narrows small integer timestamps to int8/16/32 and ts + dur wrapped around\n"
-             "  there; these figures follow HTA's, and are not the true ones\n";
+      out +=
+          "  note: HTA 0.5.0 narrows small integer timestamps to int8/16/32 and ts + dur wrapped "
+          "around\n"
+          "  there; these figures follow HTA's, and are not the true ones\n";
     if (!r.has_gpu) {
       out += "  no GPU events: no temporal or idle breakdown\n";
       continue;
     }
-    add("  temporal: span %.1f us = idle %.1f + compute %.1f + non-compute %.1f\n", r.kernel_time_us, r.idle_us,
-        r.compute_us, r.non_compute_us);
+    add("  temporal: span %.1f us = idle %.1f + compute %.1f + non-compute %.1f\n",
+        r.kernel_time_us, r.idle_us, r.compute_us, r.non_compute_us);
     add("  %-8s %14s %14s %14s\n", "stream", "host wait us", "kernel wait us", "other us");
     for (const auto& [s, i] : r.idle_by_stream)
-      add("  %-8lld %14.1f %14.1f %14.1f\n", static_cast<long long>(s), i.host_wait_us, i.kernel_wait_us, i.other_us);
+      add("  %-8lld %14.1f %14.1f %14.1f\n", static_cast<long long>(s), i.host_wait_us,
+          i.kernel_wait_us, i.other_us);
     const auto& d = r.launch_delay;
     add("  launch delay: %llu launches, mean %.2f us, p50 %.2f, p90 %.2f, max %.2f\n",
         static_cast<unsigned long long>(d.count), d.mean, d.p50, d.p90, d.max);

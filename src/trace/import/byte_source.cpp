@@ -22,7 +22,8 @@ class FileRaw : public Raw {
   ~FileRaw() override { std::fclose(f_); }
   size_t read(char* out, size_t n) override {
     const size_t got = std::fread(out, 1, n, f_);
-    if (got < n && std::ferror(f_)) throw InputError(name_ + ": read error: " + std::strerror(errno));
+    if (got < n && std::ferror(f_))
+      throw InputError(name_ + ": read error: " + std::strerror(errno));
     return got;
   }
 
@@ -33,7 +34,8 @@ class FileRaw : public Raw {
 
 class MemoryRaw : public Raw {
  public:
-  MemoryRaw(const char* p, size_t n, size_t max_read) : p_(p), left_(n), max_read_(max_read ? max_read : n) {}
+  MemoryRaw(const char* p, size_t n, size_t max_read)
+      : p_(p), left_(n), max_read_(max_read ? max_read : n) {}
   size_t read(char* out, size_t n) override {
     const size_t k = std::min({n, left_, max_read_});
     std::memcpy(out, p_, k);
@@ -48,7 +50,8 @@ class MemoryRaw : public Raw {
 
 class PlainSource : public ByteSource {
  public:
-  PlainSource(std::unique_ptr<Raw> raw, std::string head) : raw_(std::move(raw)), head_(std::move(head)) {}
+  PlainSource(std::unique_ptr<Raw> raw, std::string head)
+      : raw_(std::move(raw)), head_(std::move(head)) {}
   size_t read(char* out, size_t n) override {
     size_t k = 0;
     if (head_pos_ < head_.size()) {  // the bytes sniffed for the gzip magic come first
@@ -89,7 +92,10 @@ class GzipSource : public ByteSource {
         const size_t got = raw_->read(in_.data(), in_.size());
         raw_bytes_ += got;
         if (got == 0) {
-          if (member_ended_) { done_ = true; break; }
+          if (member_ended_) {
+            done_ = true;
+            break;
+          }
           throw InputError(name_ + ": truncated gzip (the compressed stream ends at byte " +
                            std::to_string(raw_bytes_) + " before its end marker)");
         }
@@ -103,7 +109,8 @@ class GzipSource : public ByteSource {
       k += step.written;
       if (step.error)
         throw InputError(name_ + ": corrupt gzip data near compressed byte " +
-                         std::to_string(raw_bytes_ - inflate_->pending()) + " (" + step.error + ")");
+                         std::to_string(raw_bytes_ - inflate_->pending()) + " (" + step.error +
+                         ")");
       if (step.member_end) member_ended_ = true;
     }
     return k;
@@ -121,7 +128,8 @@ class GzipSource : public ByteSource {
   bool member_ended_ = false, done_ = false;
 };
 
-std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& name, Inflater which) {
+std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& name,
+                                 Inflater which) {
   std::string head(2, '\0');
   size_t got = 0;
   while (got < 2) {
@@ -130,7 +138,8 @@ std::unique_ptr<ByteSource> make(std::unique_ptr<Raw> raw, const std::string& na
     got += k;
   }
   head.resize(got);
-  if (got == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+  if (got == 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
     return std::make_unique<GzipSource>(std::move(raw), head, name, which);
   return std::make_unique<PlainSource>(std::move(raw), head);
 }
@@ -143,8 +152,8 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Inflater i
   return make(std::make_unique<FileRaw>(f, path), path, inflater);
 }
 
-std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name, Inflater inflater,
-                                               size_t max_read) {
+std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name,
+                                               Inflater inflater, size_t max_read) {
   return make(std::make_unique<MemoryRaw>(data, size, max_read), name, inflater);
 }
 

@@ -26,15 +26,17 @@ class ByteSource {
   virtual size_t read(char* out, size_t n) = 0;
   virtual bool gzip() const = 0;
   virtual const char* inflater() const { return ""; }  // "ISA-L" or "zlib" for gzip input
-  virtual uint64_t bytes_read_raw() const = 0;  // bytes taken from the file itself
+  virtual uint64_t bytes_read_raw() const = 0;         // bytes taken from the file itself
 };
 
 // Opens path; throws InputError naming it when it cannot be opened. `inflater`: which gzip
 // decoder (tests compare them); std::invalid_argument for ISA-L in a build without it.
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Inflater inflater = Inflater::Best);
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path,
+                                             Inflater inflater = Inflater::Best);
 // The same over bytes already in memory (the fuzz targets and unit tests); `max_read` > 0
 // hands the decoder at most that many bytes at a time, so that tests split a gzip file anywhere.
 std::unique_ptr<ByteSource> memory_byte_source(const char* data, size_t size, std::string name,
-                                               Inflater inflater = Inflater::Best, size_t max_read = 0);
+                                               Inflater inflater = Inflater::Best,
+                                               size_t max_read = 0);
 
 }  // namespace trace

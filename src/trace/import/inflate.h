@@ -18,9 +18,9 @@ bool isal_built_in();
 class Inflate {
  public:
   struct Step {
-    size_t written = 0;          // bytes put in out
-    bool member_end = false;     // a gzip member (and its CRC and length check) just ended
-    const char* error = nullptr; // corrupt input: what the decoder says, else nullptr
+    size_t written = 0;           // bytes put in out
+    bool member_end = false;      // a gzip member (and its CRC and length check) just ended
+    const char* error = nullptr;  // corrupt input: what the decoder says, else nullptr
   };
   virtual ~Inflate() = default;
   // Next compressed bytes; the previous ones must all be taken (pending() == 0). Kept by pointer.

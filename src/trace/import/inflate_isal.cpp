@@ -27,7 +27,8 @@ class GzipHeader {
       ++*in, --*n;
       switch (phase_) {
         case Phase::Fixed:  // magic (2), method, flags, mtime (4), extra flags, OS
-          if ((at_ == 0 && c != 0x1f) || (at_ == 1 && c != 0x8b)) return *error = "incorrect header check", Result::Bad;
+          if ((at_ == 0 && c != 0x1f) || (at_ == 1 && c != 0x8b))
+            return *error = "incorrect header check", Result::Bad;
           if (at_ == 2 && c != 8) return *error = "unknown compression method", Result::Bad;
           if (at_ == 3) {
             if (c & 0xe0) return *error = "unknown header flags set", Result::Bad;
@@ -90,11 +91,16 @@ class GzipHeader {
 
 const char* isal_error(int rc) {
   switch (rc) {
-    case ISAL_INVALID_BLOCK: return "invalid deflate block";
-    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check or length check";
-    default: return "ISA-L inflate error";
+    case ISAL_INVALID_BLOCK:
+      return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check or length check";
+    default:
+      return "ISA-L inflate error";
   }
 }
 
@@ -109,7 +115,8 @@ class IsalInflate : public Inflate {
   Step run(char* out, size_t n) override {
     Step step;
     if (!in_body_) {
-      const auto r = header_.take(const_cast<const uint8_t**>(&s_.next_in), &s_.avail_in, &step.error);
+      const auto r =
+          header_.take(const_cast<const uint8_t**>(&s_.next_in), &s_.avail_in, &step.error);
       if (r != GzipHeader::Result::Done) return step;  // an error, or more input needed
       in_body_ = true;
     }
@@ -118,9 +125,12 @@ class IsalInflate : public Inflate {
     const uint32_t in_before = s_.avail_in;
     const int rc = isal_inflate(&s_);
     step.written = static_cast<size_t>(s_.next_out - reinterpret_cast<uint8_t*>(out));
-    if (rc != ISAL_DECOMP_OK && rc != ISAL_END_INPUT && rc != ISAL_OUT_OVERFLOW) step.error = isal_error(rc);
-    else if (s_.block_state == ISAL_BLOCK_FINISH) step.member_end = true;
-    else if (step.written == 0 && s_.avail_in == in_before && in_before > 0) step.error = "ISA-L inflate made no progress";
+    if (rc != ISAL_DECOMP_OK && rc != ISAL_END_INPUT && rc != ISAL_OUT_OVERFLOW)
+      step.error = isal_error(rc);
+    else if (s_.block_state == ISAL_BLOCK_FINISH)
+      step.member_end = true;
+    else if (step.written == 0 && s_.avail_in == in_before && in_before > 0)
+      step.error = "ISA-L inflate made no progress";
     return step;
   }
   void next_member() override {

@@ -14,7 +14,8 @@ class ZlibInflate : public Inflate {
  public:
   ZlibInflate() {
     std::memset(&z_, 0, sizeof z_);
-    if (inflateInit2(&z_, 15 + 16) != Z_OK) throw std::runtime_error("cannot start zlib's gzip decompression");  // 16: gzip only
+    if (inflateInit2(&z_, 15 + 16) != Z_OK)
+      throw std::runtime_error("cannot start zlib's gzip decompression");  // 16: gzip only
   }
   ~ZlibInflate() override { inflateEnd(&z_); }
   void feed(const char* in, size_t n) override {
@@ -28,9 +29,12 @@ class ZlibInflate : public Inflate {
     const int rc = inflate(&z_, Z_NO_FLUSH);
     Step s;
     s.written = static_cast<size_t>(reinterpret_cast<char*>(z_.next_out) - out);
-    if (rc == Z_STREAM_END) s.member_end = true;
-    else if (rc == Z_BUF_ERROR && z_.avail_in == 0) {}  // needs more input
-    else if (rc != Z_OK) s.error = z_.msg ? z_.msg : "zlib error";
+    if (rc == Z_STREAM_END)
+      s.member_end = true;
+    else if (rc == Z_BUF_ERROR && z_.avail_in == 0) {
+    }  // needs more input
+    else if (rc != Z_OK)
+      s.error = z_.msg ? z_.msg : "zlib error";
     return s;
   }
   void next_member() override {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::string_view kSqliteMagic("SQLite format 3\0", 16);
 constexpr std::string_view kReportMagic = "NVIDIA Tegra Profiler Report";  // .nsys-rep, .qdrep
-constexpr std::string_view kStreamMark = "NVIDIA Nsight Systems Stream";   // .qdstrm, a few bytes in
+constexpr std::string_view kStreamMark = "NVIDIA Nsight Systems Stream";  // .qdstrm, a few bytes in
 
 // Up to n bytes from the start of a source (decompressed if gzip).
 std::string head(ByteSource& s, size_t n) {
@@ -48,10 +48,14 @@ uint64_t source_bytes(const std::string& path) {
 
 const char* to_string(TraceFormat f) {
   switch (f) {
-    case TraceFormat::KinetoJson: return "Kineto / Chrome trace JSON";
-    case TraceFormat::NsysSqlite: return "Nsight Systems SQLite export";
-    case TraceFormat::NsysReport: return "Nsight Systems report";
-    case TraceFormat::NsysRawStream: return "Nsight Systems raw stream (.qdstrm)";
+    case TraceFormat::KinetoJson:
+      return "Kineto / Chrome trace JSON";
+    case TraceFormat::NsysSqlite:
+      return "Nsight Systems SQLite export";
+    case TraceFormat::NsysReport:
+      return "Nsight Systems report";
+    case TraceFormat::NsysRawStream:
+      return "Nsight Systems raw stream (.qdstrm)";
   }
   return "?";
 }
@@ -70,7 +74,8 @@ ImportedTrace import_file(const std::string& path, const ImportOptions& options)
   const TraceFormat format = detect_format(path);
   if (format == TraceFormat::KinetoJson) return import_trace(path, options);
   if (options.hta_events)
-    throw InputError(path + ": an " + to_string(format) + "; --hta reproduces Holistic Trace Analysis on Kineto traces only");
+    throw InputError(path + ": an " + to_string(format) +
+                     "; --hta reproduces Holistic Trace Analysis on Kineto traces only");
   NsysOptions nsys;
   nsys.kernel_names = options.kernel_names;
   if (format == TraceFormat::NsysSqlite) {

@@ -32,7 +32,8 @@ class CorrelationIndex {
     if (range_pages <= n) {  // the table of pages costs at most 4 bytes per id
       page_of_.assign(range_pages, kNone);
       for (size_t i = 0; i < n; ++i)
-        if (const uint32_t k = id_of(i); k && page_of_[(k - lo) >> kPageBits] == kNone) page_of_[(k - lo) >> kPageBits] = pages++;
+        if (const uint32_t k = id_of(i); k && page_of_[(k - lo) >> kPageBits] == kNone)
+          page_of_[(k - lo) >> kPageBits] = pages++;
     }
     paged_ = pages > 0 && (uint64_t{pages} << kPageBits) <= 4 * uint64_t{n};
     if (paged_) {
@@ -48,7 +49,8 @@ class CorrelationIndex {
   const uint32_t* find(uint32_t key) {
     if (!paged_) return map_.find(key);
     const uint64_t at = uint64_t{key} - lo_;
-    if (key < lo_ || (at >> kPageBits) >= page_of_.size() || page_of_[at >> kPageBits] == kNone) return nullptr;
+    if (key < lo_ || (at >> kPageBits) >= page_of_.size() || page_of_[at >> kPageBits] == kNone)
+      return nullptr;
     const uint32_t& s = slot(at);
     return s == kNone ? nullptr : &s;
   }
@@ -67,7 +69,9 @@ class CorrelationIndex {
     if (s == kNone) s = index;
   }
   // The slot of the id at offset `at` from lo_, whose page is in use.
-  uint32_t& slot(uint64_t at) { return slots_[(uint64_t{page_of_[at >> kPageBits]} << kPageBits) | (at & kPageMask)]; }
+  uint32_t& slot(uint64_t at) {
+    return slots_[(uint64_t{page_of_[at >> kPageBits]} << kPageBits) | (at & kPageMask)];
+  }
   uint32_t lo_ = 0;
   bool paged_ = false;
   std::vector<uint32_t> page_of_;  // page of the range -> its place in slots_, or kNone

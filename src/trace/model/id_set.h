@@ -15,13 +15,18 @@ namespace trace {
 // importer's finish(), which runs alone after the parse.
 class IdSet {
  public:
-  IdSet(uint32_t lo, uint32_t hi, size_t n) : lo_(lo), dense_(n > 0 && (uint64_t{hi} - lo) / 64 <= n) {
-    if (dense_) bits_.assign((uint64_t{hi} - lo) / 64 + 1, 0);
-    else map_ = IdMap(n);
+  IdSet(uint32_t lo, uint32_t hi, size_t n)
+      : lo_(lo), dense_(n > 0 && (uint64_t{hi} - lo) / 64 <= n) {
+    if (dense_)
+      bits_.assign((uint64_t{hi} - lo) / 64 + 1, 0);
+    else
+      map_ = IdMap(n);
   }
   void insert(uint32_t k) {
-    if (!dense_) map_.insert(k, 0);
-    else bits_[(k - lo_) >> 6] |= uint64_t{1} << ((k - lo_) & 63);
+    if (!dense_)
+      map_.insert(k, 0);
+    else
+      bits_[(k - lo_) >> 6] |= uint64_t{1} << ((k - lo_) & 63);
   }
   bool contains(uint32_t k) {  // k within [lo, hi]
     if (!dense_) return map_.contains(k);

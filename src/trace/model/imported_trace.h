@@ -23,7 +23,7 @@ struct HtaEvent {
     kDeviceSyncName = 16,  // "Event Sync", "Context Sync" (GPU rows although stream -1)
     kStepName = 32,        // name contains "ProfilerStep"
   };
-  int64_t index = 0;       // position in traceEvents (HTA's row index)
+  int64_t index = 0;  // position in traceEvents (HTA's row index)
   // As Python's json reads the text: float(text) when it has '.', 'e' or 'E', else the integer
   // (HTA's arithmetic starts from these doubles, not from our integer nanoseconds: a ts of
   // 12.9999999 must round up to 13 as it does there).
@@ -34,18 +34,19 @@ struct HtaEvent {
 
 struct ImportedTrace {
   std::string file;
-  int64_t rank = 0;          // distributedInfo.rank, 0 when absent
-  RecordSet records;         // clock: "kineto", or ours ("cupti"/"steady") for our own files
-  std::string producer;      // otherData.producer of our own files, else ""
-  bool hip = false;          // HIP runtime names seen (an AMD trace)
-  uint64_t events = 0;       // traceEvents elements read
+  int64_t rank = 0;             // distributedInfo.rank, 0 when absent
+  RecordSet records;            // clock: "kineto", or ours ("cupti"/"steady") for our own files
+  std::string producer;         // otherData.producer of our own files, else ""
+  bool hip = false;             // HIP runtime names seen (an AMD trace)
+  uint64_t events = 0;          // traceEvents elements read
   uint64_t ignored_events = 0;  // categories or phases not used (python_function, flows, ...)
-  uint64_t bytes = 0;        // decompressed JSON bytes (an Nsight Systems export: its SQLite bytes)
-  std::string format = "JSON";  // "JSON" (Kineto, Chrome trace) or "SQLite" (an Nsight Systems export)
+  uint64_t bytes = 0;  // decompressed JSON bytes (an Nsight Systems export: its SQLite bytes)
+  std::string format =
+      "JSON";  // "JSON" (Kineto, Chrome trace) or "SQLite" (an Nsight Systems export)
   // A blocking call inside no op is named by the call itself instead of "(no op)": in an Nsight
   // Systems export the ops are NVTX ranges, which many programs never emit.
   bool syncs_named_by_call = false;
-  uint64_t negative_durations = 0;  // clamped to 0
+  uint64_t negative_durations = 0;      // clamped to 0
   uint64_t unmatched_correlations = 0;  // GPU events whose correlation matches no host call
   uint64_t launches_without_gpu = 0;    // launch calls whose correlation matches no GPU event
   std::vector<std::string> warnings;

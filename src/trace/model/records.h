@@ -19,7 +19,7 @@ struct ApiRecord {
   uint32_t correlation_id = 0;  // links a launch or copy call to its GPU activity
   uint32_t thread_id = 0;
   ApiKind kind = ApiKind::Other;
-  bool driver = false;          // driver API (cu*) rather than runtime (cuda*)
+  bool driver = false;  // driver API (cu*) rather than runtime (cuda*)
   std::string name;
 };
 
@@ -70,8 +70,8 @@ struct SyncRecord {
 struct HostRange {
   uint64_t start_ns = 0, end_ns = 0;
   uint32_t thread_id = 0;
-  uint16_t depth = 0;           // 0 = outermost (the epoch)
-  std::string name;             // "epoch", "forward", ..., "item"
+  uint16_t depth = 0;  // 0 = outermost (the epoch)
+  std::string name;    // "epoch", "forward", ..., "item"
 };
 
 // Imported traces only (kineto_import.h): a PyTorch operator (Kineto's `cpu_op`) on a host
@@ -79,13 +79,13 @@ struct HostRange {
 struct CpuOpRecord {
   uint64_t start_ns = 0, end_ns = 0;
   uint32_t thread_id = 0;
-  std::string name;             // "aten::item", "aten::_local_scalar_dense", ...
+  std::string name;  // "aten::item", "aten::_local_scalar_dense", ...
 };
 
 // Imported traces only: a `user_annotation` (host) or `gpu_user_annotation` (GPU) range.
 struct AnnotationRecord {
   uint64_t start_ns = 0, end_ns = 0;
-  uint32_t thread_id = 0;       // host thread, or the stream for a GPU annotation
+  uint32_t thread_id = 0;  // host thread, or the stream for a GPU annotation
   bool gpu = false;
   std::string name;
 };
@@ -104,7 +104,7 @@ struct RecordSet {
   std::vector<MemsetRecord> memsets;
   std::vector<SyncRecord> syncs;
   std::vector<HostRange> ranges;
-  std::vector<CpuOpRecord> cpu_ops;          // imported traces only
+  std::vector<CpuOpRecord> cpu_ops;           // imported traces only
   std::vector<AnnotationRecord> annotations;  // imported traces only
   std::vector<StepWindow> steps;              // imported traces only
   uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero

@@ -19,7 +19,9 @@ namespace detail {
 struct OrderEntry {
   uint64_t a, b;
   uint32_t i;
-  bool operator<(const OrderEntry& o) const { return a != o.a ? a < o.a : b != o.b ? b < o.b : i < o.i; }
+  bool operator<(const OrderEntry& o) const {
+    return a != o.a ? a < o.a : b != o.b ? b < o.b : i < o.i;
+  }
 };
 
 // Sorts e when it is made of ascending runs: adjacent runs merged pairwise, bottom up; each
@@ -39,14 +41,17 @@ inline void sort_runs(std::vector<OrderEntry>* v) {
   std::vector<OrderEntry> buf;
   const auto merge = [&](size_t lo, size_t mid, size_t hi) {
     if (!(e[mid] < e[mid - 1])) return;  // in order already
-    const auto a = std::upper_bound(e.begin() + lo, e.begin() + mid, e[mid]);        // A's part after B's first
-    const auto b = std::upper_bound(e.begin() + mid, e.begin() + hi, e[mid - 1]);    // B's part before A's last
+    const auto a =
+        std::upper_bound(e.begin() + lo, e.begin() + mid, e[mid]);  // A's part after B's first
+    const auto b =
+        std::upper_bound(e.begin() + mid, e.begin() + hi, e[mid - 1]);  // B's part before A's last
     buf.assign(a, e.begin() + mid);
     // Merged back in place (std::merge may not write over its input): the write position stays
     // behind B's next element by what is left of buf, so nothing unread is overwritten.
     auto out = a, from_b = e.begin() + mid;
     auto from_buf = buf.begin();
-    while (from_buf != buf.end() && from_b != b) *out++ = *from_b < *from_buf ? *from_b++ : *from_buf++;
+    while (from_buf != buf.end() && from_b != b)
+      *out++ = *from_b < *from_buf ? *from_b++ : *from_buf++;
     while (from_buf != buf.end()) *out++ = *from_buf++;  // B's rest is in place already
   };
   while (bounds.size() > 2) {

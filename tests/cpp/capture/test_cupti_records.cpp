@@ -8,7 +8,9 @@
 
 namespace {
 const trace::ApiNameFn kNames = [](bool driver, uint32_t cbid) {
-  return std::string(driver ? "cuLaunchKernel" : cbid == 1 ? "cudaStreamSynchronize" : "cudaLaunchKernel");
+  return std::string(driver      ? "cuLaunchKernel"
+                     : cbid == 1 ? "cudaStreamSynchronize"
+                                 : "cudaLaunchKernel");
 };
 template <typename T>
 T zeroed(CUpti_ActivityKind kind) {
@@ -30,7 +32,8 @@ TEST(CuptiRecords, KernelMemcpyMemsetSyncAndApiAreTranslated) {
   auto s = zeroed<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET);
   s.start = 50, s.end = 60, s.bytes = 64, s.correlationId = 4;
   auto y = zeroed<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-  y.start = 410, y.end = 500, y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, y.streamId = 7;
+  y.start = 410, y.end = 500, y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE,
+  y.streamId = 7;
   auto a = zeroed<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
   a.start = 10, a.end = 20, a.correlationId = 5, a.threadId = 99, a.cbid = 0;
   auto sync_api = zeroed<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
@@ -41,7 +44,8 @@ TEST(CuptiRecords, KernelMemcpyMemsetSyncAndApiAreTranslated) {
   for (const CUpti_Activity* r :
        {reinterpret_cast<const CUpti_Activity*>(&k), reinterpret_cast<const CUpti_Activity*>(&m),
         reinterpret_cast<const CUpti_Activity*>(&s), reinterpret_cast<const CUpti_Activity*>(&y),
-        reinterpret_cast<const CUpti_Activity*>(&a), reinterpret_cast<const CUpti_Activity*>(&sync_api),
+        reinterpret_cast<const CUpti_Activity*>(&a),
+        reinterpret_cast<const CUpti_Activity*>(&sync_api),
         reinterpret_cast<const CUpti_Activity*>(&d)})
     EXPECT_TRUE(trace::append_cupti_record(r, kNames, out));
 
@@ -68,6 +72,7 @@ TEST(CuptiRecords, KernelMemcpyMemsetSyncAndApiAreTranslated) {
 TEST(CuptiRecords, OtherKindsAreIgnored) {
   trace::RecordSet out;
   auto k = zeroed<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_OVERHEAD);
-  EXPECT_FALSE(trace::append_cupti_record(reinterpret_cast<const CUpti_Activity*>(&k), kNames, out));
+  EXPECT_FALSE(
+      trace::append_cupti_record(reinterpret_cast<const CUpti_Activity*>(&k), kNames, out));
   EXPECT_TRUE(out.api.empty());
 }

@@ -29,9 +29,10 @@ class ByteReader {
 };
 
 inline trace::RecordSet garbage_records(const uint8_t* data, size_t size) {
-  static const char* kCalls[] = {"cudaLaunchKernel", "cudaGraphLaunch", "cudaMemcpyAsync", "cudaMemcpy", "cudaMemsetAsync",
-                                 "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-                                 "cudaEventRecord", "cudaStreamWaitEvent", "cuLaunchKernel", "cudaEventQuery"};
+  static const char* kCalls[] = {
+      "cudaLaunchKernel", "cudaGraphLaunch",       "cudaMemcpyAsync",       "cudaMemcpy",
+      "cudaMemsetAsync",  "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+      "cudaEventRecord",  "cudaStreamWaitEvent",   "cuLaunchKernel",        "cudaEventQuery"};
   ByteReader b(data, size);
   trace::RecordSet r;
   while (b.more()) {
@@ -46,20 +47,28 @@ inline trace::RecordSet garbage_records(const uint8_t* data, size_t size) {
         r.api.push_back({s, s + d, corr, thread, trace::classify_api(name), driver, name});
         break;
       }
-      case 2: r.kernels.push_back({s, s + d, corr, 0, stream, "k"}); break;
+      case 2:
+        r.kernels.push_back({s, s + d, corr, 0, stream, "k"});
+        break;
       case 3:
-        r.memcpys.push_back({s, s + d, corr, 0, stream, 4, trace::CopyKind::DtoH, trace::MemoryKind::Device,
+        r.memcpys.push_back({s, s + d, corr, 0, stream, 4, trace::CopyKind::DtoH,
+                             trace::MemoryKind::Device,
                              b.small(2) ? trace::MemoryKind::Pageable : trace::MemoryKind::Pinned});
         break;
-      case 4: r.memsets.push_back({s, s + d, corr, 0, stream, 4}); break;
+      case 4:
+        r.memsets.push_back({s, s + d, corr, 0, stream, 4});
+        break;
       case 5: {
-        trace::SyncRecord y{s, s + d, corr, b.small(2) ? stream : trace::kNoStream, static_cast<trace::SyncKind>(b.small(5))};
+        trace::SyncRecord y{s, s + d, corr, b.small(2) ? stream : trace::kNoStream,
+                            static_cast<trace::SyncKind>(b.small(5))};
         y.wait_stream = b.small(2) ? 7 + b.small(3) : trace::kNoStream;
         y.wait_record_correlation = b.small(12);
         r.syncs.push_back(y);
         break;
       }
-      case 6: r.cpu_ops.push_back({s, s + d, thread, b.small(2) ? "aten::item" : "aten::mm"}); break;
+      case 6:
+        r.cpu_ops.push_back({s, s + d, thread, b.small(2) ? "aten::item" : "aten::mm"});
+        break;
       default: {
         const std::string name = "ProfilerStep#" + std::to_string(b.small(4));
         r.annotations.push_back({s, s + d, thread, false, name});

@@ -16,26 +16,37 @@ namespace tracetest {
 inline const char* kMinimalSchema =
     "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
-    "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.25.0'), ('EXPORT_PRODUCT_VERSION', '2026.2.1.210');";
+    "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.25.0'), "
+    "('EXPORT_PRODUCT_VERSION', '2026.2.1.210');";
 
 inline const char* kRuntimeTable =
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,"
-    " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);";
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "eventClass INTEGER NOT NULL,"
+    " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT "
+    "NULL, callchainId INTEGER);";
 inline const char* kKernelTable =
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-    " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL,"
+    " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid "
+    "INTEGER,"
     " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);";
 inline const char* kMemcpyTable =
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-    " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL,"
+    " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid "
+    "INTEGER,"
     " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);";
 inline const char* kSyncTable =
-    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,"
-    " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER,"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT "
+    "NULL,"
+    " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER,"
     " globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL);";
 inline const char* kNvtxTable =
-    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,"
-    " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, "
+    "rangeId INTEGER,"
+    " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId "
+    "INTEGER,"
     " domainId INTEGER);";
 
 // globalTid of thread `tid` in process `pid`, as Nsight Systems packs it.
@@ -60,7 +71,8 @@ inline std::string sqlite_bytes(const std::string& sql) {
   return out;
 }
 
-inline trace::ImportedTrace import_sql(const std::string& sql, const std::string& name = "test.sqlite") {
+inline trace::ImportedTrace import_sql(const std::string& sql,
+                                       const std::string& name = "test.sqlite") {
   std::string bytes = sqlite_bytes(sql);
   const auto size = bytes.size();
   const auto db = trace::SqliteDb::open_bytes(std::move(bytes), name);

@@ -74,10 +74,13 @@ class RandomTrace {
         // Stream s2 waits for what is queued on s so far (cudaEventRecord + cudaStreamWaitEvent).
         const int s2 = (s + 1) % streams;
         const uint32_t rec = ++corr_, wait = ++corr_;
-        r_.api.push_back({t, t + us(1), rec, thread, trace::ApiKind::Other, false, "cudaEventRecord"});
-        r_.api.push_back({t + us(1), t + us(2), wait, thread, trace::ApiKind::Other, false, "cudaStreamWaitEvent"});
+        r_.api.push_back(
+            {t, t + us(1), rec, thread, trace::ApiKind::Other, false, "cudaEventRecord"});
+        r_.api.push_back({t + us(1), t + us(2), wait, thread, trace::ApiKind::Other, false,
+                          "cudaStreamWaitEvent"});
         if (pick(0, 1)) {
-          trace::SyncRecord y{t + us(1), t + us(2), wait, stream_id(s2), trace::SyncKind::StreamWaitEvent};
+          trace::SyncRecord y{t + us(1), t + us(2), wait, stream_id(s2),
+                              trace::SyncKind::StreamWaitEvent};
           y.wait_stream = stream_id(s), y.wait_record_correlation = rec;
           r_.syncs.push_back(y);
         }
@@ -106,7 +109,8 @@ class RandomTrace {
     const uint32_t copy = ++corr_, sync = ++corr_;
     r_.api.push_back({t, t + us(4), copy, kMain, trace::ApiKind::Memcpy, false, "cudaMemcpyAsync"});
     const auto [m0, m1] = run(s, t + us(1), 0, us(pick(1, 3)));
-    r_.memcpys.push_back({m0, m1, copy, 0, stream_id(s), 4, trace::CopyKind::DtoH, trace::MemoryKind::Device, trace::MemoryKind::Pinned});
+    r_.memcpys.push_back({m0, m1, copy, 0, stream_id(s), 4, trace::CopyKind::DtoH,
+                          trace::MemoryKind::Device, trace::MemoryKind::Pinned});
     t += us(4);
     const uint64_t end = std::max(t + us(pick(3, 6)), m1 + us(pick(2, 5)));
     r_.api.push_back({t, end, sync, kMain, trace::ApiKind::Sync, false, "cudaStreamSynchronize"});

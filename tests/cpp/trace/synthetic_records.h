@@ -5,14 +5,16 @@
 
 namespace testdata {
 
-inline trace::ApiRecord api(const char* name, uint64_t s, uint64_t e, uint32_t corr, bool driver = false,
-                            uint32_t thread = 7) {
+inline trace::ApiRecord api(const char* name, uint64_t s, uint64_t e, uint32_t corr,
+                            bool driver = false, uint32_t thread = 7) {
   return {s, e, corr, thread, trace::classify_api(name), driver, name};
 }
-inline trace::KernelRecord kernel(uint64_t s, uint64_t e, uint32_t corr, uint32_t stream = 7, const char* name = "k") {
+inline trace::KernelRecord kernel(uint64_t s, uint64_t e, uint32_t corr, uint32_t stream = 7,
+                                  const char* name = "k") {
   return {s, e, corr, 0, stream, name};
 }
-inline trace::HostRange range(const char* name, uint64_t s, uint64_t e, uint16_t depth, uint32_t thread = 7) {
+inline trace::HostRange range(const char* name, uint64_t s, uint64_t e, uint16_t depth,
+                              uint32_t thread = 7) {
   return {s, e, thread, depth, name};
 }
 
@@ -33,7 +35,8 @@ inline trace::RecordSet one_epoch() {
            api("cudaMemcpyAsync", 600, 610, 3), api("cudaStreamSynchronize", 610, 720, 0),
            api("cudaLaunchKernel", 800, 810, 4)};
   r.kernels = {kernel(100, 300, 1), kernel(305, 505, 2), kernel(900, 950, 4)};
-  r.memcpys = {{700, 710, 3, 0, 7, 4, trace::CopyKind::DtoH, trace::MemoryKind::Device, trace::MemoryKind::Pinned}};
+  r.memcpys = {{700, 710, 3, 0, 7, 4, trace::CopyKind::DtoH, trace::MemoryKind::Device,
+                trace::MemoryKind::Pinned}};
   return r;
 }
 

@@ -71,9 +71,12 @@ TEST(Attribution, KernelWaitThresholdIsAnOption) {
 TEST(Attribution, CopiesByDirectionAndHostMemoryKind) {
   trace::RecordSet r;
   r.api = {api("cudaMemcpyAsync", 0, 5, 1), api("cudaMemcpy", 10, 200, 2)};
-  r.memcpys = {{20, 30, 1, 0, 7, 4, trace::CopyKind::DtoH, trace::MemoryKind::Device, trace::MemoryKind::Pinned},
-               {40, 190, 2, 0, 7, 1 << 20, trace::CopyKind::HtoD, trace::MemoryKind::Pageable, trace::MemoryKind::Device},
-               {195, 199, 1, 0, 7, 8, trace::CopyKind::DtoH, trace::MemoryKind::Device, trace::MemoryKind::Pinned}};
+  r.memcpys = {{20, 30, 1, 0, 7, 4, trace::CopyKind::DtoH, trace::MemoryKind::Device,
+                trace::MemoryKind::Pinned},
+               {40, 190, 2, 0, 7, 1 << 20, trace::CopyKind::HtoD, trace::MemoryKind::Pageable,
+                trace::MemoryKind::Device},
+               {195, 199, 1, 0, 7, 8, trace::CopyKind::DtoH, trace::MemoryKind::Device,
+                trace::MemoryKind::Pinned}};
   const auto a = trace::attribute(r);
   ASSERT_EQ(a.memcpy_by_kind.size(), 2u);
   EXPECT_EQ(a.memcpy_by_kind.at("DtoH pinned").count, 2u);
@@ -166,15 +169,16 @@ TEST(Attribution, ApiNamesAreClassified) {
 // (7) waits inside its `backward` range: those launches belong to `backward`.
 TEST(Attribution, LaunchesFromAThreadWithoutRangesBelongToThePhaseOpenOnTheRecordingThread) {
   trace::RecordSet r;
-  r.ranges = {range("epoch", 0, 1000, 0), range("forward", 10, 100, 1), range("backward", 200, 700, 1),
-              range("step", 800, 900, 1)};
-  r.api = {api("cudaLaunchKernel", 20, 30, 1),                                            // forward, main thread
-           api("cudaLaunchKernel", 210, 220, 2),                                          // backward's ones_like, main
-           api("cudaLaunchKernel", 300, 310, 3, false, 9), api("cudaLaunchKernel", 400, 410, 4, false, 9),
-           api("cudaLaunchKernel", 850, 860, 5),                                          // step, main
-           api("cudaLaunchKernel", 950, 960, 6, false, 9)};                               // autograd thread, no phase open
-  r.kernels = {kernel(40, 50, 1), kernel(230, 240, 2), kernel(320, 340, 3), kernel(420, 430, 4), kernel(870, 880, 5),
-               kernel(970, 980, 6)};
+  r.ranges = {range("epoch", 0, 1000, 0), range("forward", 10, 100, 1),
+              range("backward", 200, 700, 1), range("step", 800, 900, 1)};
+  r.api = {api("cudaLaunchKernel", 20, 30, 1),    // forward, main thread
+           api("cudaLaunchKernel", 210, 220, 2),  // backward's ones_like, main
+           api("cudaLaunchKernel", 300, 310, 3, false, 9),
+           api("cudaLaunchKernel", 400, 410, 4, false, 9),
+           api("cudaLaunchKernel", 850, 860, 5),             // step, main
+           api("cudaLaunchKernel", 950, 960, 6, false, 9)};  // autograd thread, no phase open
+  r.kernels = {kernel(40, 50, 1),   kernel(230, 240, 2), kernel(320, 340, 3),
+               kernel(420, 430, 4), kernel(870, 880, 5), kernel(970, 980, 6)};
   const auto a = trace::attribute(r);
   EXPECT_EQ(a.phases.at("forward").kernels, 1u);
   EXPECT_EQ(a.phases.at("backward").kernels, 3u);
@@ -189,9 +193,12 @@ TEST(Attribution, LaunchesFromAThreadWithoutRangesBelongToThePhaseOpenOnTheRecor
 // launch outside them is outside every phase (and counted as such), not borrowed.
 TEST(Attribution, AThreadWithItsOwnRangesDoesNotBorrowAnotherThreadsPhase) {
   trace::RecordSet r;
-  r.ranges = {range("epoch", 0, 1000, 0), range("backward", 100, 900, 1), range("worker", 0, 50, 0, 9)};
-  r.api = {api("cudaLaunchKernel", 10, 20, 1, false, 9), api("cudaLaunchKernel", 500, 510, 2, false, 9)};
-  r.kernels = {kernel(30, 40, 1), kernel(520, 530, 2), kernel(600, 610, 99)};  // 99: no launch call recorded
+  r.ranges = {range("epoch", 0, 1000, 0), range("backward", 100, 900, 1),
+              range("worker", 0, 50, 0, 9)};
+  r.api = {api("cudaLaunchKernel", 10, 20, 1, false, 9),
+           api("cudaLaunchKernel", 500, 510, 2, false, 9)};
+  r.kernels = {kernel(30, 40, 1), kernel(520, 530, 2),
+               kernel(600, 610, 99)};  // 99: no launch call recorded
   const auto a = trace::attribute(r);
   EXPECT_EQ(a.phases.at("worker").kernels, 1u);
   EXPECT_EQ(a.phases.at("backward").kernels, 0u);
@@ -201,7 +208,8 @@ TEST(Attribution, AThreadWithItsOwnRangesDoesNotBorrowAnotherThreadsPhase) {
 // Without epoch ranges the recording thread is the one with the most ranges.
 TEST(Attribution, WithoutEpochRangesTheRecordingThreadHoldsTheMostRanges) {
   trace::RecordSet r;
-  r.ranges = {range("step", 0, 500, 0, 3), range("backward", 100, 400, 1, 3), range("other", 0, 500, 0, 4)};
+  r.ranges = {range("step", 0, 500, 0, 3), range("backward", 100, 400, 1, 3),
+              range("other", 0, 500, 0, 4)};
   r.api = {api("cudaLaunchKernel", 200, 210, 1, false, 9)};
   r.kernels = {kernel(220, 230, 1)};
   const auto a = trace::attribute(r);

@@ -33,20 +33,25 @@ bool whole_us(const std::vector<trace::ImportedTrace>& traces, bool rounding) {
 }
 
 void expect_agrees(double got, double want, bool exact, const std::string& what) {
-  if (exact) EXPECT_EQ(got, want) << what << " (exact: whole-us timestamps)";
-  else EXPECT_LE(std::fabs(got - want), 1e-9 + 1e-12 * std::max(std::fabs(got), std::fabs(want))) << what << ": got " << got << ", HTA " << want;
+  if (exact)
+    EXPECT_EQ(got, want) << what << " (exact: whole-us timestamps)";
+  else
+    EXPECT_LE(std::fabs(got - want), 1e-9 + 1e-12 * std::max(std::fabs(got), std::fabs(want)))
+        << what << ": got " << got << ", HTA " << want;
 }
 
 std::vector<trace::ImportedTrace> import_hta(const std::string& path) {
   trace::ImportOptions o;
   o.hta_events = true;
   std::vector<trace::ImportedTrace> traces;
-  for (const auto& f : trace::expand_trace_paths({path})) traces.push_back(trace::import_trace(f, o));
+  for (const auto& f : trace::expand_trace_paths({path}))
+    traces.push_back(trace::import_trace(f, o));
   return traces;
 }
 
 // Every figure HTA computed (a figure under "hta_errors" is one HTA raised on) against ours.
-void expect_matches_hta(simdjson::dom::object want_ranks, const std::vector<trace::ImportedTrace>& traces, bool rounding,
+void expect_matches_hta(simdjson::dom::object want_ranks,
+                        const std::vector<trace::ImportedTrace>& traces, bool rounding,
                         const std::string& name) {
   std::vector<const trace::ImportedTrace*> ptrs;
   for (const auto& t : traces) ptrs.push_back(&t);
@@ -64,14 +69,19 @@ void expect_matches_hta(simdjson::dom::object want_ranks, const std::vector<trac
     const std::string where = name + " rank " + std::to_string(rank) + " ";
     simdjson::dom::object errors;
     const bool has_errors = want["hta_errors"].get(errors) == simdjson::SUCCESS;
-    const auto hta_raised = [&](const char* figure) { return has_errors && errors[figure].error() == simdjson::SUCCESS; };
+    const auto hta_raised = [&](const char* figure) {
+      return has_errors && errors[figure].error() == simdjson::SUCCESS;
+    };
     simdjson::dom::object temporal = want["temporal"];
     if (!hta_raised("temporal")) {
       EXPECT_TRUE(g.has_gpu) << where;
       expect_agrees(g.idle_us, double(temporal["idle_time_us"]), exact, where + "idle_time_us");
-      expect_agrees(g.compute_us, double(temporal["compute_time_us"]), exact, where + "compute_time_us");
-      expect_agrees(g.non_compute_us, double(temporal["non_compute_time_us"]), exact, where + "non_compute_time_us");
-      expect_agrees(g.kernel_time_us, double(temporal["kernel_time_us"]), exact, where + "kernel_time_us");
+      expect_agrees(g.compute_us, double(temporal["compute_time_us"]), exact,
+                    where + "compute_time_us");
+      expect_agrees(g.non_compute_us, double(temporal["non_compute_time_us"]), exact,
+                    where + "non_compute_time_us");
+      expect_agrees(g.kernel_time_us, double(temporal["kernel_time_us"]), exact,
+                    where + "kernel_time_us");
     }
     if (!hta_raised("idle_by_stream")) {
       simdjson::dom::object streams = want["idle_by_stream"];
@@ -106,38 +116,52 @@ struct Case {
   bool rounding;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.stem << (c.rounding ? " (ns rounding)" : " (no rounding)"); }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.stem << (c.rounding ? " (ns rounding)" : " (no rounding)");
+}
 
 class HtaExpected : public ::testing::TestWithParam<Case> {};
 
 TEST_P(HtaExpected, AgreesExactlyOrWithinFloatRounding) {
   const Case c = GetParam();
   const std::string stem = c.stem;
-  const std::string expected = tracetest::data("hta_expected/" + stem + (c.rounding ? ".json" : ".no-rounding.json"));
+  const std::string expected =
+      tracetest::data("hta_expected/" + stem + (c.rounding ? ".json" : ".no-rounding.json"));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.load(expected).get(doc), simdjson::SUCCESS) << "cannot read " << expected;
-  const auto traces = import_hta(tracetest::data("traces/" + stem + (stem == "two-ranks" ? "" : ".json.gz")));
+  const auto traces =
+      import_hta(tracetest::data("traces/" + stem + (stem == "two-ranks" ? "" : ".json.gz")));
   expect_matches_hta(doc["ranks"], traces, c.rounding, stem);
 }
 
 const Case kCases[] = {
-    {"a100-alexnet-syncs", true},          {"a100-alexnet-syncs", false},
-    {"a100-cuda-graphs-6streams", true},   {"a100-cuda-graphs-6streams", false},
-    {"a100-event-sync-multistream", true}, {"a100-event-sync-multistream", false},
-    {"a100-event-sync", true},             {"a100-event-sync", false},
-    {"cpu-only", true},                    {"cpu-only", false},
-    {"gp100-steps-annotations", true},     {"gp100-steps-annotations", false},
-    {"mi250-rocm", true},                  {"mi250-rocm", false},
-    {"two-ranks", true},                   {"two-ranks", false},
+    {"a100-alexnet-syncs", true},
+    {"a100-alexnet-syncs", false},
+    {"a100-cuda-graphs-6streams", true},
+    {"a100-cuda-graphs-6streams", false},
+    {"a100-event-sync-multistream", true},
+    {"a100-event-sync-multistream", false},
+    {"a100-event-sync", true},
+    {"a100-event-sync", false},
+    {"cpu-only", true},
+    {"cpu-only", false},
+    {"gp100-steps-annotations", true},
+    {"gp100-steps-annotations", false},
+    {"mi250-rocm", true},
+    {"mi250-rocm", false},
+    {"two-ranks", true},
+    {"two-ranks", false},
 };
 
-INSTANTIATE_TEST_SUITE_P(RealTraces, HtaExpected, ::testing::ValuesIn(kCases), [](const auto& info) {
-  std::string n = std::string(info.param.stem) + (info.param.rounding ? "_rounding" : "_no_rounding");
-  for (char& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(RealTraces, HtaExpected, ::testing::ValuesIn(kCases),
+                         [](const auto& info) {
+                           std::string n = std::string(info.param.stem) +
+                                           (info.param.rounding ? "_rounding" : "_no_rounding");
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
 
 // tests/data/hta_cases/<case>/: trace/rank-N.json and hta.json ({"modes": {"rounding":
 // {"exact", "ranks": ...}, "no-rounding": {...}}}), written by experiments/hta_differential.py
@@ -156,21 +180,25 @@ TEST_P(HtaCase, AgreesWithHtaInBothRoundingModes) {
   const std::string dir = tracetest::data("hta_cases/" + GetParam());
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  ASSERT_EQ(parser.load(dir + "/hta.json").get(doc), simdjson::SUCCESS) << "cannot read " << dir << "/hta.json";
+  ASSERT_EQ(parser.load(dir + "/hta.json").get(doc), simdjson::SUCCESS)
+      << "cannot read " << dir << "/hta.json";
   const auto traces = import_hta(dir + "/trace");
   for (const char* mode : {"rounding", "no-rounding"}) {
     simdjson::dom::element m = doc["modes"][mode];
-    EXPECT_EQ(bool(m["exact"]), whole_us(traces, std::string(mode) == "rounding")) << GetParam() << " " << mode;
-    expect_matches_hta(m["ranks"], traces, std::string(mode) == "rounding", GetParam() + " " + mode);
+    EXPECT_EQ(bool(m["exact"]), whole_us(traces, std::string(mode) == "rounding"))
+        << GetParam() << " " << mode;
+    expect_matches_hta(m["ranks"], traces, std::string(mode) == "rounding",
+                       GetParam() + " " + mode);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ShrunkDisagreements, HtaCase, ::testing::ValuesIn(hta_cases()), [](const auto& info) {
-  std::string n = info.param;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(ShrunkDisagreements, HtaCase, ::testing::ValuesIn(hta_cases()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
 
 }  // namespace
 

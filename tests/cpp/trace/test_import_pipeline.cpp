@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "trace/analyze/step_report.h"
@@ -58,7 +58,8 @@ std::vector<std::string> tricky_names() {
   const char* pieces[] = {"{", "}", "[", "]", "\"", "\\", "\\\"", "\\\\", "}]\"{[", "\\\\\\\"x"};
   std::vector<std::string> names;
   for (int shift = 0; shift < 70; ++shift)
-    for (const char* p : pieces) names.push_back(std::string(shift, 'a') + p + std::string(70 - shift, 'b') + p);
+    for (const char* p : pieces)
+      names.push_back(std::string(shift, 'a') + p + std::string(70 - shift, 'b') + p);
   return names;
 }
 
@@ -66,8 +67,9 @@ std::string events_document(const std::vector<std::string>& names) {
   std::string doc = "{\"traceEvents\": [\n";
   for (size_t i = 0; i < names.size(); ++i) {
     doc += i ? ",\n" : "";
-    doc += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": " + quoted(names[i]) + ", \"pid\": 1, \"tid\": 1, \"ts\": " +
-           std::to_string(10 * i + 1) + ", \"dur\": 1, \"args\": {\"x\": [[1, 2], {\"s\": " + quoted(names[i]) + "}]}}";
+    doc += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": " + quoted(names[i]) +
+           ", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(10 * i + 1) +
+           ", \"dur\": 1, \"args\": {\"x\": [[1, 2], {\"s\": " + quoted(names[i]) + "}]}}";
   }
   return doc + "\n], \"otherData\": {\"note\": \"}]\"}}";
 }
@@ -89,7 +91,8 @@ std::string report_json(const trace::ImportedTrace& t) {
 TEST(ImportSplitter, StringsWithBracketsAndEscapesAtEveryAlignmentAndRefill) {
   const auto names = tricky_names();
   const std::string doc = events_document(names);
-  for (size_t step : {size_t{1}, size_t{7}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, doc.size()}) {
+  for (size_t step :
+       {size_t{1}, size_t{7}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, doc.size()}) {
     TrickleSource src(doc, step);
     const auto t = import_with(src, 2);
     ASSERT_EQ(t.records.cpu_ops.size(), names.size()) << "read step " << step;
@@ -105,7 +108,8 @@ TEST(ImportSplitter, BracketsMustPairAcrossBlocks) {
   const std::string msg = tracetest::import_error(bad);
   EXPECT_NE(msg.find("unbalanced '}'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("byte offset 126"), std::string::npos) << msg;  // where that '}' is
-  // An escaped quote must not end the string: the '}' after it is inside, so the event is cut short.
+  // An escaped quote must not end the string: the '}' after it is inside, so the event is cut
+  // short.
   const std::string open = "{\"traceEvents\": [{\"name\": \"x\\\"}]}";
   EXPECT_NE(tracetest::import_error(open).find("truncated"), std::string::npos);
 }
@@ -130,9 +134,12 @@ TEST(ImportWorkers, AnyNumberGiveTheSameRecordsInOrder) {
 
 TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
   // Every real trace, with and without --hta's rows, and the splitter's tricky names.
-  std::vector<std::string> files = {data("traces/a100-cuda-graphs-6streams.json.gz"), data("traces/a100-alexnet-syncs.json.gz"),
-                                    data("traces/mi250-rocm.json.gz"), data("traces/gp100-steps-annotations.json.gz"),
-                                    data("traces/cpu-only.json.gz"), data("traces/a100-event-sync-multistream.json.gz")};
+  std::vector<std::string> files = {data("traces/a100-cuda-graphs-6streams.json.gz"),
+                                    data("traces/a100-alexnet-syncs.json.gz"),
+                                    data("traces/mi250-rocm.json.gz"),
+                                    data("traces/gp100-steps-annotations.json.gz"),
+                                    data("traces/cpu-only.json.gz"),
+                                    data("traces/a100-event-sync-multistream.json.gz")};
   for (const auto& f : files)
     for (bool hta : {false, true}) {
       trace::ImportOptions batch, per_event;
@@ -148,7 +155,8 @@ TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
   trace::ImportOptions per_event;
   per_event.batch_parse = false;
   auto two = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
-  EXPECT_EQ(report_json(trace::import_trace(*one, "doc.json")), report_json(trace::import_trace(*two, "doc.json", per_event)));
+  EXPECT_EQ(report_json(trace::import_trace(*one, "doc.json")),
+            report_json(trace::import_trace(*two, "doc.json", per_event)));
 }
 
 TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
@@ -170,11 +178,13 @@ TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
       import_with(src, threads);
       FAIL() << "no error";
     } catch (const trace::InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("event 7000 "), std::string::npos) << threads << " threads: " << e.what();
+      EXPECT_NE(std::string(e.what()).find("event 7000 "), std::string::npos)
+          << threads << " threads: " << e.what();
     }
   }
   // A bad event split before the document breaks off is reported, not the break.
-  const std::string msg = tracetest::import_error(R"({"traceEvents":[{"ph":"X","cat":"kernel","ts":"bad","dur":1},{"ph":"X")");
+  const std::string msg = tracetest::import_error(
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","ts":"bad","dur":1},{"ph":"X")");
   EXPECT_NE(msg.find("event 0 (byte offset 16): \"ts\" is not a number"), std::string::npos) << msg;
   // A splitter error after good batches still comes out, once those are merged.
   TrickleSource cut(clean.substr(0, clean.size() - 40), 1 << 16);
@@ -189,7 +199,8 @@ TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
 namespace {
 
 // Every figure of an import (report and --hta rows), or "error: " + its message.
-std::string figures(const std::string& doc, bool regions, size_t region_bytes, size_t step, unsigned threads = 2) {
+std::string figures(const std::string& doc, bool regions, size_t region_bytes, size_t step,
+                    unsigned threads = 2) {
   try {
     trace::ImportOptions o;
     o.hta_events = true;
@@ -201,10 +212,12 @@ std::string figures(const std::string& doc, bool regions, size_t region_bytes, s
     std::string hta;
     char times[64];
     for (const auto& h : t.hta) {
-      std::snprintf(times, sizeof times, "%.17g:%.17g", h.ts_us, h.dur_us);  // every bit of the doubles
+      std::snprintf(times, sizeof times, "%.17g:%.17g", h.ts_us,
+                    h.dur_us);  // every bit of the doubles
       hta += std::to_string(h.index) + ":" + times + ":" + std::to_string(h.flags) + " ";
     }
-    return report_json(t) + " events " + std::to_string(t.events) + " ignored " + std::to_string(t.ignored_events) + " hta " + hta;
+    return report_json(t) + " events " + std::to_string(t.events) + " ignored " +
+           std::to_string(t.ignored_events) + " hta " + hta;
   } catch (const trace::InputError& e) {
     return std::string("error: ") + e.what();
   }
@@ -217,21 +230,28 @@ void expect_regions_as_single_events(const std::string& doc, const std::string& 
   for (size_t region_bytes : {size_t{1}, size_t{300}, size_t{256} << 10})
     for (size_t step : {size_t{1}, size_t{7}, size_t{64}, size_t{251}, doc.size() + 1})
       ASSERT_EQ(figures(doc, true, region_bytes, step), reference)
-          << what << ", region_bytes " << region_bytes << ", read step " << step << "\n" << doc;
+          << what << ", region_bytes " << region_bytes << ", read step " << step << "\n"
+          << doc;
 }
 
 // A few events of every kind the importer reads, with the splitter's tricky strings.
 std::string small_document() {
   return "{\"otherData\": {\"a\": \"]}\"}, \"traceEvents\": [\n"
-         "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 100},\n"
-         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 20, \"dur\": 5, "
+         "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#1\", \"pid\": 1, "
+         "\"tid\": 1, \"ts\": 10, \"dur\": 100},\n"
+         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+         "\"tid\": 1, \"ts\": 20, \"dur\": 5, "
          "\"args\": {\"correlation\": 7, \"x\": [[1, {\"s\": \"}]\\\"{\"}], []]}},\n"
          "  {\"ph\": \"i\", \"name\": \"[{\\\\\", \"ts\": 21},\n"
-         "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\\"]\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": 10.5, "
+         "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\\\"]\", \"pid\": 0, \"tid\": 7, "
+         "\"ts\": 30, \"dur\": 10.5, "
          "\"args\": {\"correlation\": 7, \"device\": 0, \"stream\": 7}},\n"
-         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 1, \"tid\": 1, \"ts\": 40, \"dur\": 20},\n"
-         "  {\"ph\": \"B\", \"name\": \"b\", \"ts\": 50},{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pinned)\", "
-         "\"pid\": 0, \"tid\": 7, \"ts\": 45, \"dur\": 3, \"args\": {\"correlation\": 8, \"bytes\": 64, \"stream\": \"7\"}}\n"
+         "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", "
+         "\"pid\": 1, \"tid\": 1, \"ts\": 40, \"dur\": 20},\n"
+         "  {\"ph\": \"B\", \"name\": \"b\", \"ts\": 50},{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", "
+         "\"name\": \"Memcpy DtoH (Device -> Pinned)\", "
+         "\"pid\": 0, \"tid\": 7, \"ts\": 45, \"dur\": 3, \"args\": {\"correlation\": 8, "
+         "\"bytes\": 64, \"stream\": \"7\"}}\n"
          "], \"distributedInfo\": {\"rank\": 3}}";
 }
 
@@ -243,8 +263,10 @@ TEST(ImportRegions, GiveWhatSingleEventsGive) {
   expect_regions_as_single_events("[]", "empty bare array");
   expect_regions_as_single_events("{\"traceEvents\": [ ]}", "empty traceEvents");
   expect_regions_as_single_events("[{\"ph\": \"X\", \"ts\": 1, \"dur\": 1},{}]", "bare array");
-  std::string deep = std::string(1023, '[') + std::string(1023, ']');  // an element 1024 deep: allowed
-  expect_regions_as_single_events("{\"traceEvents\": [{\"a\": " + deep + "}, {\"b\": 1}]}", "1024 levels");
+  std::string deep =
+      std::string(1023, '[') + std::string(1023, ']');  // an element 1024 deep: allowed
+  expect_regions_as_single_events("{\"traceEvents\": [{\"a\": " + deep + "}, {\"b\": 1}]}",
+                                  "1024 levels");
   // Real traces: the regions of the default size, read as a file is.
   for (const char* f : {"traces/a100-cuda-graphs-6streams.json.gz", "traces/mi250-rocm.json.gz"}) {
     trace::ImportOptions regions, single;
@@ -254,34 +276,35 @@ TEST(ImportRegions, GiveWhatSingleEventsGive) {
     EXPECT_EQ(report_json(a), report_json(b)) << f;
     EXPECT_EQ(a.events, b.events) << f;
     ASSERT_EQ(a.hta.size(), b.hta.size()) << f;
-    for (size_t i = 0; i < a.hta.size(); ++i) ASSERT_EQ(a.hta[i].index, b.hta[i].index) << f << " row " << i;
+    for (size_t i = 0; i < a.hta.size(); ++i)
+      ASSERT_EQ(a.hta[i].index, b.hta[i].index) << f << " row " << i;
   }
 }
 
 TEST(ImportRegions, TheSameFirstErrorAsSingleEvents) {
   const std::string ok = "{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1, \"dur\": 1}";
-  const std::string deep = std::string(1024, '[') + std::string(1024, ']');  // 1025 levels in the event
+  const std::string deep =
+      std::string(1024, '[') + std::string(1024, ']');  // 1025 levels in the event
   for (const std::string& events : std::vector<std::string>{
-           ok + ", " + ok + ",\n]",                    // a trailing comma
-           ok + ",\n" + ok + " " + ok,                 // a missing comma
-           ok + "\n" + ok,                             // a missing comma, only a newline between
-           ok + ", 5, " + ok,                          // elements that are not objects
-           ok + ", \"}]{[\", " + ok,
-           ok + ", [{\"ph\": \"X\"}], " + ok,
-           ok + ", x, " + ok,
-           ok + std::string(1, '\0') + ", " + ok,      // a NUL byte where a ',' goes
-           ok + ", {\"a\": [1, 2}, " + ok,             // brackets of the wrong kind
-           ok + ", {\"a\": \"x\\\"}\", " + ok,          // an escaped quote: the '}' is inside
-           ok + "}, " + ok,
-           ok + ", {\"a\": " + deep + "}",
+           ok + ", " + ok + ",\n]",     // a trailing comma
+           ok + ",\n" + ok + " " + ok,  // a missing comma
+           ok + "\n" + ok,              // a missing comma, only a newline between
+           ok + ", 5, " + ok,           // elements that are not objects
+           ok + ", \"}]{[\", " + ok, ok + ", [{\"ph\": \"X\"}], " + ok, ok + ", x, " + ok,
+           ok + std::string(1, '\0') + ", " + ok,  // a NUL byte where a ',' goes
+           ok + ", {\"a\": [1, 2}, " + ok,         // brackets of the wrong kind
+           ok + ", {\"a\": \"x\\\"}\", " + ok,     // an escaped quote: the '}' is inside
+           ok + "}, " + ok, ok + ", {\"a\": " + deep + "}",
            ok + ", {\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": \"1\", \"dur\": 1}, " + ok + ", 7",
            ok + ", {\"ph\": \"X\", \"ts\": 1, \"dur\": tru}, {\"a\": [}",
-           ok + ", " + ok.substr(0, 20),               // truncated inside an element
-           ok + ", ",                                   // truncated after a comma
-           ok,                                          // truncated after an element
+           ok + ", " + ok.substr(0, 20),  // truncated inside an element
+           ok + ", ",                     // truncated after a comma
+           ok,                            // truncated after an element
        }) {
-    for (const std::string& doc : {"{\"traceEvents\": [" + events, "{\"traceEvents\": [" + events + "]}", "[" + events + "]"}) {
-      if (events != ok) EXPECT_EQ(figures(doc, false, 0, doc.size() + 1).rfind("error: ", 0), 0u) << doc;
+    for (const std::string& doc : {"{\"traceEvents\": [" + events,
+                                   "{\"traceEvents\": [" + events + "]}", "[" + events + "]"}) {
+      if (events != ok)
+        EXPECT_EQ(figures(doc, false, 0, doc.size() + 1).rfind("error: ", 0), 0u) << doc;
       expect_regions_as_single_events(doc, "bad input");
     }
   }
@@ -293,13 +316,16 @@ TEST(ImportRegions, EveryByteChangedGivesWhatSingleEventsGive) {
   const std::string doc = small_document();
   const char replacements[] = {'"', '\\', '{', '}', '[', ']', ',', ' ', 'x', '\0', ':'};
   for (size_t i = 0; i < doc.size(); ++i) {
-    std::vector<std::string> variants = {doc.substr(0, i) + doc.substr(i + 1), doc.substr(0, i + 1)};
+    std::vector<std::string> variants = {doc.substr(0, i) + doc.substr(i + 1),
+                                         doc.substr(0, i + 1)};
     for (char c : replacements)
       if (doc[i] != c) variants.push_back(doc.substr(0, i) + c + doc.substr(i + 1));
     for (const auto& v : variants) {
       const std::string reference = figures(v, false, 0, v.size() + 1, 1);
       for (size_t step : {size_t{5}, v.size() + 1})
-        ASSERT_EQ(figures(v, true, 1, step, 1), reference) << "byte " << i << ", read step " << step << "\n" << v;
+        ASSERT_EQ(figures(v, true, 1, step, 1), reference)
+            << "byte " << i << ", read step " << step << "\n"
+            << v;
     }
   }
 }
@@ -323,16 +349,20 @@ TEST(ImportRegions, BracketIndexKernelsAgreeWithABytewiseScan) {
     for (size_t i = 0; i < text.size(); ++i) {
       const char c = text[i];
       if (in_string) {
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"') in_string = false;
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       } else if (c == '{' || c == '}' || c == '[' || c == ']') {
         expect.push_back(static_cast<uint32_t>(i));
       }
     }
-    for (int k = 0; k < 16; ++k) text += "[\"}\\";  // the 64 bytes past the end a kernel reads must not count
+    for (int k = 0; k < 16; ++k)
+      text += "[\"}\\";  // the 64 bytes past the end a kernel reads must not count
     for (int kernel : {0, 1}) {
       std::vector<uint32_t> got, part;
       bool s = false, e = false, have = true;
@@ -349,7 +379,8 @@ TEST(ImportRegions, BracketIndexKernelsAgreeWithABytewiseScan) {
     }
   }
   EXPECT_EQ(kernels_run[0], 300);
-  std::printf("bracket index kernels run: SSE2 %d, AVX2 %d texts\n", kernels_run[0], kernels_run[1]);
+  std::printf("bracket index kernels run: SSE2 %d, AVX2 %d texts\n", kernels_run[0],
+              kernels_run[1]);
 }
 
 TEST(SortedOrder, EqualsAStableSortOnRunsRandomAndTies) {
@@ -358,14 +389,19 @@ TEST(SortedOrder, EqualsAStableSortOnRunsRandomAndTies) {
     for (int shape = 0; shape < 3; ++shape) {
       std::vector<std::pair<uint64_t, uint64_t>> keys(n);
       for (size_t i = 0; i < n; ++i) {
-        if (shape == 0) keys[i] = {rng() % 1000, rng() % 3};             // random, many ties
-        else if (shape == 1) keys[i] = {(i % 997) * 10 + i / 997, 0};    // 100 interleaved ascending runs
-        else keys[i] = {i / 3, (n - i) % 2};                             // sorted by a, ties on a
+        if (shape == 0)
+          keys[i] = {rng() % 1000, rng() % 3};  // random, many ties
+        else if (shape == 1)
+          keys[i] = {(i % 997) * 10 + i / 997, 0};  // 100 interleaved ascending runs
+        else
+          keys[i] = {i / 3, (n - i) % 2};  // sorted by a, ties on a
       }
       std::vector<uint32_t> expect(n);
       for (uint32_t i = 0; i < n; ++i) expect[i] = i;
-      std::stable_sort(expect.begin(), expect.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
-      EXPECT_EQ(trace::sorted_order(n, [&](size_t i) { return keys[i]; }), expect) << "n " << n << " shape " << shape;
+      std::stable_sort(expect.begin(), expect.end(),
+                       [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
+      EXPECT_EQ(trace::sorted_order(n, [&](size_t i) { return keys[i]; }), expect)
+          << "n " << n << " shape " << shape;
     }
   }
 }
@@ -389,7 +425,8 @@ TEST(IdMap, NoLongWalksWhateverTheIds) {
   // just above the table's size fold onto its low slots) must not walk the run.
   trace::IdMap dense;
   for (uint32_t i = 1; i <= (1u << 20); ++i) dense.insert(i, i);
-  EXPECT_FALSE(dense.contains(0));  // the first lookup checks the runs (and rehashes: not counted below)
+  EXPECT_FALSE(
+      dense.contains(0));  // the first lookup checks the runs (and rehashes: not counted below)
   const uint64_t after_inserts = dense.probes();
   for (uint32_t i = 1; i <= 100000; ++i) EXPECT_FALSE(dense.contains((1u << 21) + i));
   EXPECT_LT(dense.probes() - after_inserts, 100000u * 8) << "lookups walked long runs";
@@ -397,7 +434,8 @@ TEST(IdMap, NoLongWalksWhateverTheIds) {
   EXPECT_EQ(*dense.find(12345), 12345u);
   // Ids on both sides of 2^31 that share slots under the fold: inserts must not walk either.
   trace::IdMap paired(1 << 15);
-  for (uint32_t u = 0; u < 20000; ++u) paired.insert(0x7FFFFFFFu - u, u), paired.insert(0x80000000u + u, u);
+  for (uint32_t u = 0; u < 20000; ++u)
+    paired.insert(0x7FFFFFFFu - u, u), paired.insert(0x80000000u + u, u);
   EXPECT_LT(paired.probes(), 40000u * 16) << "inserts walked long runs";
   EXPECT_EQ(paired.size(), 40000u);
   EXPECT_EQ(*paired.find(0x80000000u + 77), 77u);
@@ -418,15 +456,17 @@ TEST(CorrelationIndex, AgreesWithIdMapWhateverTheIds) {
     uint32_t stride, stretch, jump;
     bool paged;
   };
-  for (const Shape& shape : {Shape{"every id", 1, 0, 0, true}, Shape{"stride 3", 3, 0, 0, true},
-                             Shape{"stride 5", 5, 0, 0, false}, Shape{"stretches", 2, 10000, 5000000, true},
-                             Shape{"scattered", 0, 0, 0, false}}) {
+  for (const Shape& shape :
+       {Shape{"every id", 1, 0, 0, true}, Shape{"stride 3", 3, 0, 0, true},
+        Shape{"stride 5", 5, 0, 0, false}, Shape{"stretches", 2, 10000, 5000000, true},
+        Shape{"scattered", 0, 0, 0, false}}) {
     const uint32_t n = 20000;
     std::vector<uint32_t> ids(n);
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t at = rng() % n;
       ids[i] = shape.stride == 0 ? rng() | 1
-                                 : 100 + shape.stride * at + (shape.stretch ? at / shape.stretch * shape.jump : 0);
+                                 : 100 + shape.stride * at +
+                                       (shape.stretch ? at / shape.stretch * shape.jump : 0);
       if (i % 97 == 0) ids[i] = 0;
     }
     trace::CorrelationIndex index(n, [&](size_t i) { return ids[i]; });
@@ -440,31 +480,35 @@ TEST(CorrelationIndex, AgreesWithIdMapWhateverTheIds) {
       return (a == nullptr) == (b == nullptr) && (a == nullptr || *a == *b);
     };
     const uint32_t hi = *std::max_element(ids.begin(), ids.end());
-    for (const uint32_t key : {0u, 1u, hi, hi + 1, hi + 4096, 0xFFFFFFFFu}) EXPECT_TRUE(same(key)) << shape.name << " " << key;
+    for (const uint32_t key : {0u, 1u, hi, hi + 1, hi + 4096, 0xFFFFFFFFu})
+      EXPECT_TRUE(same(key)) << shape.name << " " << key;
     for (const uint32_t k : ids) {
       ASSERT_TRUE(same(k)) << shape.name << " " << k;
       ASSERT_TRUE(same(k + 1)) << shape.name << " " << k + 1;
       ASSERT_TRUE(same(k - 1)) << shape.name << " " << k - 1;
     }
   }
-  EXPECT_EQ(trace::CorrelationIndex(3, [](size_t) { return 0u; }).find(0), nullptr);  // no ids at all
+  EXPECT_EQ(trace::CorrelationIndex(3, [](size_t) { return 0u; }).find(0),
+            nullptr);  // no ids at all
 }
 
 TEST(OrderCalls, DriverCallNestedOnlyInARuntimeCallOfItsOwnThread) {
   const auto call = [](const char* name, uint64_t s, uint64_t e, uint32_t thread) {
-    trace::ApiRecord a{s, e, 0, thread, trace::classify_api(name), name[1] == 'u' && name[2] != 'd', name};
+    trace::ApiRecord a{
+        s, e, 0, thread, trace::classify_api(name), name[1] == 'u' && name[2] != 'd', name};
     return a;
   };
   const std::vector<trace::ApiRecord> api = {
       call("cudaLaunchKernel", 100, 200, 1),
-      call("cuLaunchKernel", 100, 150, 1),   // same start as its runtime call: nested
-      call("cuLaunchKernel", 120, 130, 2),   // another thread at the same time: not nested
-      call("cuLaunchKernel", 210, 220, 1),   // after the runtime call ended: not nested
+      call("cuLaunchKernel", 100, 150, 1),  // same start as its runtime call: nested
+      call("cuLaunchKernel", 120, 130, 2),  // another thread at the same time: not nested
+      call("cuLaunchKernel", 210, 220, 1),  // after the runtime call ended: not nested
       call("cudaMemcpyAsync", 300, 400, 1),
-      call("cudaGetDevice", 310, 320, 1),    // a runtime call inside a runtime call, ended
-      call("cuMemcpyAsync", 330, 390, 1),    // still inside the outer one: nested
-      call("cuMemcpyAsync", 390, 410, 1)};   // outlives it: not nested
+      call("cudaGetDevice", 310, 320, 1),   // a runtime call inside a runtime call, ended
+      call("cuMemcpyAsync", 330, 390, 1),   // still inside the outer one: nested
+      call("cuMemcpyAsync", 390, 410, 1)};  // outlives it: not nested
   const auto o = trace::order_calls(api);
-  EXPECT_EQ(o.nested_driver, (std::vector<bool>{false, true, false, false, false, false, true, false}));
+  EXPECT_EQ(o.nested_driver,
+            (std::vector<bool>{false, true, false, false, false, false, true, false}));
   EXPECT_EQ(o.by_start, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }

@@ -3,12 +3,12 @@
 // (ISA-L 2.30's own header reader fails on a split header: inflate_isal.cpp); concatenated
 // members; and the same refusals, naming the file and the compressed byte, for truncated and
 // corrupt files, through the library and through ./attribute (exit 2, nothing written).
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <zlib.h>
 
 #include <cstdio>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 
@@ -16,8 +16,8 @@
 #include "trace/import/kineto/kineto_import.h"
 #include "trace_test_util.h"
 
-using tracetest::data;
 using trace::Inflater;
+using tracetest::data;
 
 namespace {
 
@@ -55,10 +55,17 @@ std::string read_error(const std::string& gz, Inflater which, size_t in_piece = 
 }
 
 // A gzip member (RFC 1952) of `text` with the optional fields asked for; zlib deflates the body.
-std::string gzip_member(const std::string& text, bool extra, bool name, bool comment, bool hcrc, uint8_t extra_flags = 0) {
+std::string gzip_member(const std::string& text, bool extra, bool name, bool comment, bool hcrc,
+                        uint8_t extra_flags = 0) {
   std::string h = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, '\x03'};
-  h[3] = static_cast<char>((extra ? 4 : 0) | (name ? 8 : 0) | (comment ? 16 : 0) | (hcrc ? 2 : 0) | extra_flags);
-  if (extra) h += std::string("\x05\x00" "ab\x00" "cd", 7);
+  h[3] = static_cast<char>((extra ? 4 : 0) | (name ? 8 : 0) | (comment ? 16 : 0) | (hcrc ? 2 : 0) |
+                           extra_flags);
+  if (extra)
+    h += std::string(
+        "\x05\x00"
+        "ab\x00"
+        "cd",
+        7);
   if (name) h += std::string("trace.json\0", 11);
   if (comment) h += std::string("a comment\0", 10);
   if (hcrc) {
@@ -75,7 +82,8 @@ std::string gzip_member(const std::string& text, bool extra, bool name, bool com
   EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
   body.resize(z.total_out);
   deflateEnd(&z);
-  const uLong c = crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+  const uLong c =
+      crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
   std::string trailer;
   for (uint32_t v : {static_cast<uint32_t>(c), static_cast<uint32_t>(text.size())})
     for (int i = 0; i < 4; ++i) trailer += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -88,7 +96,8 @@ TEST(Inflate, BothDecodersGiveEachRealTraceWhateverThePieces) {
   std::vector<std::string> files;
   if (DIR* d = opendir(data("traces").c_str())) {
     while (dirent* e = readdir(d))
-      if (std::string(e->d_name).find(".json.gz") != std::string::npos) files.push_back(data("traces/") + e->d_name);
+      if (std::string(e->d_name).find(".json.gz") != std::string::npos)
+        files.push_back(data("traces/") + e->d_name);
     closedir(d);
   }
   ASSERT_GE(files.size(), 5u);
@@ -99,18 +108,22 @@ TEST(Inflate, BothDecodersGiveEachRealTraceWhateverThePieces) {
     for (Inflater i : inflaters())
       for (size_t in_piece : {size_t{0}, size_t{4093}, gz.size() < 30000 ? size_t{1} : size_t{65}})
         for (size_t out_piece : {size_t{1} << 20, want.size() < 200000 ? size_t{1} : size_t{4099}})
-          ASSERT_EQ(read_all(gz, i, in_piece, out_piece), want) << f << " " << name_of(i) << " in " << in_piece << " out " << out_piece;
+          ASSERT_EQ(read_all(gz, i, in_piece, out_piece), want)
+              << f << " " << name_of(i) << " in " << in_piece << " out " << out_piece;
   }
 }
 
 TEST(Inflate, EveryOptionalHeaderFieldAndConcatenatedMembersSplitAnywhere) {
-  const std::string a = R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 2}],)", b = R"( "otherData": {}})";
+  const std::string a = R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 2}],)",
+                    b = R"( "otherData": {}})";
   for (int fields = 0; fields < 16; ++fields) {
-    const std::string gz = gzip_member(a, fields & 1, fields & 2, fields & 4, fields & 8) + gzip_member(b, fields & 8, fields & 4, true, fields & 1) +
+    const std::string gz = gzip_member(a, fields & 1, fields & 2, fields & 4, fields & 8) +
+                           gzip_member(b, fields & 8, fields & 4, true, fields & 1) +
                            gzip_member("", false, false, false, false);  // an empty member too
     for (Inflater i : inflaters())
       for (size_t in_piece = 1; in_piece <= gz.size(); in_piece += in_piece < 40 ? 1 : 17)
-        ASSERT_EQ(read_all(gz, i, in_piece, 7), a + b) << name_of(i) << " fields " << fields << " in " << in_piece;
+        ASSERT_EQ(read_all(gz, i, in_piece, 7), a + b)
+            << name_of(i) << " fields " << fields << " in " << in_piece;
   }
 }
 
@@ -118,7 +131,8 @@ TEST(Inflate, BothRefuseTheSameTruncatedAndCorruptFilesNamingTheByte) {
   const std::string gz = gzip_member(std::string(3000, 'x') + "{}", true, true, true, true);
   for (size_t len = 2; len < gz.size(); ++len) {  // every truncation: the same message from both
     const std::string cut = gz.substr(0, len);
-    const std::string want = "test.json.gz: truncated gzip (the compressed stream ends at byte " + std::to_string(len) + " before its end marker)";
+    const std::string want = "test.json.gz: truncated gzip (the compressed stream ends at byte " +
+                             std::to_string(len) + " before its end marker)";
     for (Inflater i : inflaters()) ASSERT_EQ(read_error(cut, i), want) << name_of(i);
   }
   std::string bad_hcrc = gzip_member("{}", false, true, false, true);
@@ -140,7 +154,8 @@ TEST(Inflate, BothRefuseTheSameTruncatedAndCorruptFilesNamingTheByte) {
       for (size_t in_piece : {size_t{0}, size_t{1}, size_t{5}}) {
         const std::string e = read_error(c.file, i, in_piece);
         EXPECT_NE(e.find("test.json.gz: "), std::string::npos) << name_of(i) << ": " << e;
-        EXPECT_NE(e.find(c.says), std::string::npos) << name_of(i) << " in " << in_piece << ": " << e << " (want " << c.says << ")";
+        EXPECT_NE(e.find(c.says), std::string::npos)
+            << name_of(i) << " in " << in_piece << ": " << e << " (want " << c.says << ")";
         EXPECT_NE(e.find(" byte "), std::string::npos) << e;
       }
 }
@@ -153,21 +168,26 @@ TEST(AttributeTool, TruncatedOrCorruptGzipExitsTwoWithTheOffsetAndTimeNamesTheDe
   const struct {
     std::string file, text, says;
   } cases[] = {{dir + "/truncated.json.gz", whole.substr(0, whole.size() / 2),
-                "truncated gzip (the compressed stream ends at byte " + std::to_string(whole.size() / 2) + " "},
+                "truncated gzip (the compressed stream ends at byte " +
+                    std::to_string(whole.size() / 2) + " "},
                {dir + "/corrupt.json.gz", corrupt, "corrupt gzip data near compressed byte "}};
   const std::string out = dir + "/attribute_gz.json", err = dir + "/attribute_gz.err";
   for (const auto& c : cases) {
     std::ofstream(c.file, std::ios::binary) << c.text;
     std::remove(out.c_str());
-    const int rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + c.file + " 2>" + err).c_str());
+    const int rc = std::system(
+        (std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + c.file + " 2>" + err)
+            .c_str());
     ASSERT_TRUE(WIFEXITED(rc));
     EXPECT_EQ(WEXITSTATUS(rc), 2) << c.file;
     const std::string said = slurp(err);
     EXPECT_NE(said.find(c.file + ": " + c.says), std::string::npos) << said;
     EXPECT_FALSE(std::ifstream(out).good());
   }
-  const std::string time = std::string(ATTRIBUTE_BIN) + " --quiet --time " + data("traces/a100-alexnet-syncs.json.gz") + " 2>" + err;
+  const std::string time = std::string(ATTRIBUTE_BIN) + " --quiet --time " +
+                           data("traces/a100-alexnet-syncs.json.gz") + " 2>" + err;
   ASSERT_EQ(std::system(time.c_str()), 0);
-  const std::string decoder = std::string("inflated by ") + (trace::isal_built_in() ? "ISA-L" : "zlib");
+  const std::string decoder =
+      std::string("inflated by ") + (trace::isal_built_in() ? "ISA-L" : "zlib");
   EXPECT_NE(slurp(err).find(decoder), std::string::npos) << slurp(err);
 }

@@ -40,8 +40,16 @@ TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
   // largest value that fits (INT64_MAX ns = 9223372036854775.807 us): value x 1000 exactly,
   // or false when that does not fit.
   std::mt19937_64 rng(3);
-  std::vector<std::string> texts = {"0", "-0", "007", "9223372036854775", "9223372036854776", "-9223372036854775",
-                                    "9999999999999999", "1000000000000000", "99999999999999999", "922337203685477 "};
+  std::vector<std::string> texts = {"0",
+                                    "-0",
+                                    "007",
+                                    "9223372036854775",
+                                    "9223372036854776",
+                                    "-9223372036854775",
+                                    "9999999999999999",
+                                    "1000000000000000",
+                                    "99999999999999999",
+                                    "922337203685477 "};
   for (int k = 0; k < 20000; ++k) {
     std::string t = rng() % 4 == 0 ? "-" : "";
     const int digits = 1 + static_cast<int>(rng() % 18);
@@ -59,8 +67,8 @@ TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
     if (fits) ASSERT_EQ(ns, static_cast<int64_t>(t[0] == '-' ? -v : v)) << t;
   }
   int64_t ns = 0;
-  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2", "1234567:", "/2345678", "12345678901234:6",
-                        "123456789012345/", "1234567 12345678"})
+  for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2", "1234567:", "/2345678",
+                        "12345678901234:6", "123456789012345/", "1234567 12345678"})
     EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
 }
 
@@ -84,7 +92,8 @@ TEST(KinetoImport, EventSyncTraceHasEveryCategory) {
   EXPECT_EQ(r.steps[0].start_ns, 1707417525509335000u);
   EXPECT_EQ(r.steps[0].end_ns - r.steps[0].start_ns, 3154000u);
   int launches = 0, syncs = 0;
-  for (const auto& a : r.api) launches += a.kind == trace::ApiKind::Launch, syncs += a.kind == trace::ApiKind::Sync;
+  for (const auto& a : r.api)
+    launches += a.kind == trace::ApiKind::Launch, syncs += a.kind == trace::ApiKind::Sync;
   EXPECT_EQ(launches, 4);
   EXPECT_EQ(syncs, 3);  // stream, event and device sync
   EXPECT_EQ(t.unmatched_correlations, 0u);
@@ -109,7 +118,8 @@ TEST(KinetoImport, CudaSyncRowsNameTheEventTheyWaitFor) {
   const auto m = trace::import_trace(data("traces/a100-event-sync-multistream.json.gz"));
   bool unknown = false, wait_event = false;
   for (const auto& y : m.records.syncs) {
-    unknown |= y.kind == trace::SyncKind::Event && y.wait_stream == trace::kNoStream && y.wait_record_correlation == 0;
+    unknown |= y.kind == trace::SyncKind::Event && y.wait_stream == trace::kNoStream &&
+               y.wait_record_correlation == 0;
     if (y.kind == trace::SyncKind::StreamWaitEvent && y.correlation_id == 1389)
       wait_event = y.stream_id == 24 && y.wait_stream == 20 && y.wait_record_correlation == 1385;
   }
@@ -127,7 +137,8 @@ TEST(KinetoImport, CudaGraphsTraceCounts) {
   EXPECT_FALSE(t.records.kernels[0].name.empty());
   trace::ImportOptions without_names;  // what ./attribute reads: the same kernels, unnamed
   without_names.kernel_names = false;
-  const auto u = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"), without_names);
+  const auto u =
+      trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"), without_names);
   ASSERT_EQ(u.records.kernels.size(), 6080u);
   EXPECT_TRUE(u.records.kernels[0].name.empty());
   EXPECT_EQ(u.records.kernels[100].correlation_id, t.records.kernels[100].correlation_id);
@@ -183,12 +194,14 @@ TEST(KinetoImport, OlderCategoryNamesAndFloatTimes) {
   EXPECT_EQ(r.cpu_ops.size(), 1u);
   EXPECT_EQ(t.unmatched_correlations, 2u);  // the copy and the memset have no host call
   bool said = false;
-  for (const auto& w : t.warnings) said |= w.find("2 GPU events have a correlation id that matches no") != std::string::npos;
+  for (const auto& w : t.warnings)
+    said |= w.find("2 GPU events have a correlation id that matches no") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
 TEST(KinetoImport, BareArrayAndEscapedStrings) {
-  const auto t = import_text(R"([{"ph": "X", "cat": "cpu_op", "name": "a\"b\\", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])");
+  const auto t = import_text(
+      R"([{"ph": "X", "cat": "cpu_op", "name": "a\"b\\", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])");
   ASSERT_EQ(t.records.cpu_ops.size(), 1u);
   EXPECT_EQ(t.records.cpu_ops[0].name, "a\"b\\");
 }
@@ -198,13 +211,17 @@ TEST(KinetoImport, CorrelationChecksWhateverTheIdsRange) {
   // whether the ids are a few apart (a bitmap over their range) or spread over 32 bits.
   for (uint32_t far : {50u, 4000000000u}) {
     const auto ev = [](const char* cat, const char* name, uint32_t corr, int ts) {
-      return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
-             std::to_string(ts) + ", \"dur\": 1, \"args\": {\"correlation\": " + std::to_string(corr) + "}}";
+      return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name +
+             "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) +
+             ", \"dur\": 1, \"args\": {\"correlation\": " + std::to_string(corr) + "}}";
     };
-    const std::string doc = "[" + ev("cuda_runtime", "cudaLaunchKernel", 1, 1) + "," + ev("cuda_runtime", "cudaLaunchKernel", far, 2) +
-                            "," + ev("cuda_runtime", "cudaLaunchKernel", 7, 3) + "," + ev("cuda_runtime", "cudaMemcpyAsync", 9, 4) +
-                            "," + ev("kernel", "k", far, 5) + "," + ev("kernel", "k", 1, 6) + "," + ev("kernel", "k", 8, 7) + "," +
-                            ev("gpu_memcpy", "Memcpy HtoD", 9, 8) + "," + ev("gpu_memset", "Memset", far + 1, 9) + "]";
+    const std::string doc = "[" + ev("cuda_runtime", "cudaLaunchKernel", 1, 1) + "," +
+                            ev("cuda_runtime", "cudaLaunchKernel", far, 2) + "," +
+                            ev("cuda_runtime", "cudaLaunchKernel", 7, 3) + "," +
+                            ev("cuda_runtime", "cudaMemcpyAsync", 9, 4) + "," +
+                            ev("kernel", "k", far, 5) + "," + ev("kernel", "k", 1, 6) + "," +
+                            ev("kernel", "k", 8, 7) + "," + ev("gpu_memcpy", "Memcpy HtoD", 9, 8) +
+                            "," + ev("gpu_memset", "Memset", far + 1, 9) + "]";
     const auto t = import_text(doc);
     EXPECT_EQ(t.unmatched_correlations, 2u) << far;  // kernel 8, memset far + 1
     EXPECT_EQ(t.launches_without_gpu, 1u) << far;    // launch 7
@@ -214,14 +231,17 @@ TEST(KinetoImport, CorrelationChecksWhateverTheIdsRange) {
 TEST(KinetoImport, CategoriesAndNamePrefixesMatchWhole) {
   // A category or prefix one byte off (the last one, or one byte short or long) is not it.
   const auto ev = [](const std::string& cat, const std::string& name, int ts) {
-    return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
-           std::to_string(ts) + ", \"dur\": 1}";
+    return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name +
+           "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": 1}";
   };
-  std::string doc = "[" + ev("kernel", "k", 1) + "," + ev("kernem", "k", 2) + "," + ev("kerne", "k", 3) + "," + ev("kernels", "k", 4) +
-                    "," + ev("cpu_op", "ProfilerStep#1", 5) + "," + ev("cpu_oq", "ProfilerStep#2", 6) + "," +
-                    ev("cpu_op", "ProfilerStep$3", 7) + "," + ev("cuda_runtime", "cuLaunchKernel", 8) + "," +
-                    ev("cuda_runtime", "cudaLaunchKernel", 9) + "," + ev("cuda_runtimf", "cudaLaunchKernel", 10) + "," +
-                    ev("cuda_runtime", "hipLaunchKernel", 11) + "," + ev("cuda_runtime", "hiLaunchKernel", 12) + "]";
+  std::string doc =
+      "[" + ev("kernel", "k", 1) + "," + ev("kernem", "k", 2) + "," + ev("kerne", "k", 3) + "," +
+      ev("kernels", "k", 4) + "," + ev("cpu_op", "ProfilerStep#1", 5) + "," +
+      ev("cpu_oq", "ProfilerStep#2", 6) + "," + ev("cpu_op", "ProfilerStep$3", 7) + "," +
+      ev("cuda_runtime", "cuLaunchKernel", 8) + "," + ev("cuda_runtime", "cudaLaunchKernel", 9) +
+      "," + ev("cuda_runtimf", "cudaLaunchKernel", 10) + "," +
+      ev("cuda_runtime", "hipLaunchKernel", 11) + "," + ev("cuda_runtime", "hiLaunchKernel", 12) +
+      "]";
   const auto t = import_text(doc);
   const auto& r = t.records;
   EXPECT_EQ(r.kernels.size(), 1u);
@@ -229,26 +249,35 @@ TEST(KinetoImport, CategoriesAndNamePrefixesMatchWhole) {
   ASSERT_EQ(r.steps.size(), 1u);
   EXPECT_EQ(r.steps[0].name, "ProfilerStep#1");
   ASSERT_EQ(r.api.size(), 4u);
-  EXPECT_TRUE(r.api[0].driver);    // cu...: the driver API
-  EXPECT_FALSE(r.api[1].driver);   // cuda...: the runtime
+  EXPECT_TRUE(r.api[0].driver);   // cu...: the driver API
+  EXPECT_FALSE(r.api[1].driver);  // cuda...: the runtime
   EXPECT_TRUE(t.hip);
-  EXPECT_EQ(t.ignored_events, 5u);  // kernem, kerne, kernels, cpu_oq, cuda_runtimf: other categories
+  EXPECT_EQ(t.ignored_events,
+            5u);  // kernem, kerne, kernels, cpu_oq, cuda_runtimf: other categories
 }
 
 TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
   EXPECT_NE(import_error("", "empty.json").find("empty.json: empty file"), std::string::npos);
   EXPECT_NE(import_error("hello").find("not JSON"), std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1)").find("truncated"), std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})").find("event 0 (byte offset 17)"),
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1)").find("truncated"),
             std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})").find("without \"dur\""),
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})")
+                .find("event 0 (byte offset 17)"),
             std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph":"i","ts":1}, {"ph": "X", "dur": 1}]})").find("event 1"), std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": "1", "dur": 1}]})").find("\"ts\" is not a number"),
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})")
+                .find("without \"dur\""),
             std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [1]})").find("element 0 is not an object"), std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph":"i","ts":1}, {"ph": "X", "dur": 1}]})")
+                .find("event 1"),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": "1", "dur": 1}]})")
+                .find("\"ts\" is not a number"),
+            std::string::npos);
+  EXPECT_NE(import_error(R"({"traceEvents": [1]})").find("element 0 is not an object"),
+            std::string::npos);
   EXPECT_NE(import_error(R"({"traceEvents": []} x)").find("after the end"), std::string::npos);
-  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 1, "name": tru}]})").find("event 0 (byte offset 17): \"name\" is not a valid string"),
+  EXPECT_NE(import_error(R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 1, "name": tru}]})")
+                .find("event 0 (byte offset 17): \"name\" is not a valid string"),
             std::string::npos);
   EXPECT_NE(import_error(R"({"traceEvents": [{"a": [}]})").find("unbalanced"), std::string::npos);
   EXPECT_EQ(import_error(R"({"traceEvents": []})"), "");

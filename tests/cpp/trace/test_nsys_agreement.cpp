@@ -31,7 +31,9 @@ struct Sum {
   uint64_t count = 0, total_ns = 0;
   bool operator==(const Sum& o) const { return count == o.count && total_ns == o.total_ns; }
 };
-std::ostream& operator<<(std::ostream& os, const Sum& s) { return os << s.count << " x, " << s.total_ns << " ns"; }
+std::ostream& operator<<(std::ostream& os, const Sum& s) {
+  return os << s.count << " x, " << s.total_ns << " ns";
+}
 using Sums = std::map<std::string, Sum>;
 
 std::string read_all(const std::string& path) {
@@ -50,9 +52,12 @@ std::vector<std::vector<std::string>> csv(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        field += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        field += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -72,8 +77,10 @@ std::vector<std::vector<std::string>> csv(const std::string& text) {
 // One nsys stats report of one export, summed by `name` (after `key`), or empty when nsys
 // skipped the report (no data of its kind).
 template <typename Key>
-Sums report(const std::string& export_name, const std::string& which, const char* count_col, const char* name_col, Key key) {
-  const auto rows = csv(read_all(tracetest::data("nsys/expected/" + export_name + "_" + which + ".csv.gz")));
+Sums report(const std::string& export_name, const std::string& which, const char* count_col,
+            const char* name_col, Key key) {
+  const auto rows =
+      csv(read_all(tracetest::data("nsys/expected/" + export_name + "_" + which + ".csv.gz")));
   Sums out;
   if (rows.empty()) return out;
   const auto col = [&](const char* name) {
@@ -91,9 +98,12 @@ Sums report(const std::string& export_name, const std::string& which, const char
   return out;
 }
 
-std::string without_version(const std::string& api) { return std::regex_replace(api, std::regex("_v[0-9]+$"), ""); }
+std::string without_version(const std::string& api) {
+  return std::regex_replace(api, std::regex("_v[0-9]+$"), "");
+}
 std::string op_of(const std::string& range) {
-  return std::regex_replace(range.empty() ? "(unnamed)" : range, std::regex(", (seq|op_id|sizes) = .*$"), "");
+  return std::regex_replace(range.empty() ? "(unnamed)" : range,
+                            std::regex(", (seq|op_id|sizes) = .*$"), "");
 }
 
 template <typename T>
@@ -104,17 +114,24 @@ void add(Sums* s, const std::string& key, const T& record) {
 
 const char* memcpy_label(trace::CopyKind k) {
   switch (k) {
-    case trace::CopyKind::HtoD: return "[CUDA memcpy HtoD]";
-    case trace::CopyKind::DtoH: return "[CUDA memcpy DtoH]";
-    case trace::CopyKind::DtoD: return "[CUDA memcpy DtoD]";
-    case trace::CopyKind::HtoH: return "[CUDA memcpy HtoH]";
-    default: return "other";
+    case trace::CopyKind::HtoD:
+      return "[CUDA memcpy HtoD]";
+    case trace::CopyKind::DtoH:
+      return "[CUDA memcpy DtoH]";
+    case trace::CopyKind::DtoD:
+      return "[CUDA memcpy DtoD]";
+    case trace::CopyKind::HtoH:
+      return "[CUDA memcpy HtoH]";
+    default:
+      return "other";
   }
 }
 
 class NsysAgreement : public testing::TestWithParam<const char*> {
  protected:
-  std::string path() const { return tracetest::data(std::string("nsys/") + GetParam() + ".sqlite.gz"); }
+  std::string path() const {
+    return tracetest::data(std::string("nsys/") + GetParam() + ".sqlite.gz");
+  }
 };
 
 TEST_P(NsysAgreement, ApiCallsAsCudaApiSum) {
@@ -125,8 +142,11 @@ TEST_P(NsysAgreement, ApiCallsAsCudaApiSum) {
   std::string bytes = read_all(path());
   const auto db = trace::SqliteDb::open_bytes(std::move(bytes), path());
   if (db.columns("CUPTI_ACTIVITY_KIND_RUNTIME").count("eventClass")) {
-    auto row = db.query("SELECT r.rowid, s.value, r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s"
-                        " ON s.id = r.nameId WHERE r.eventClass = 67", "CUPTI_ACTIVITY_KIND_RUNTIME");
+    auto row = db.query(
+        "SELECT r.rowid, s.value, r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds "
+        "s"
+        " ON s.id = r.nameId WHERE r.eventClass = 67",
+        "CUPTI_ACTIVITY_KIND_RUNTIME");
     while (row.next()) {
       Sum& s = ours[without_version(std::string(*row.opt_text(1, "value")))];
       ++s.count;
@@ -143,7 +163,8 @@ TEST_P(NsysAgreement, KernelsAsGpuKernSum) {
   const auto t = trace::import_file(path());
   Sums ours;
   for (const auto& k : t.records.kernels) add(&ours, k.name, k);
-  const Sums nsys = report(GetParam(), "gpukernsum", "Instances", "Name", [](const auto&, const std::string& n) { return n; });
+  const Sums nsys = report(GetParam(), "gpukernsum", "Instances", "Name",
+                           [](const auto&, const std::string& n) { return n; });
   ASSERT_FALSE(nsys.empty());
   EXPECT_EQ(ours, nsys);
 }
@@ -153,9 +174,10 @@ TEST_P(NsysAgreement, RangesAsNvtxSum) {
   Sums ours;
   for (const auto& o : t.records.cpu_ops) add(&ours, "PushPop " + o.name, o);
   for (const auto& a : t.records.annotations) add(&ours, "StartEnd " + a.name, a);
-  const Sums nsys = report(GetParam(), "nvtxsum", "Instances", "Range", [](const auto& row, const std::string& n) {
-    return row[8] + " " + op_of(n);  // column 8: Style
-  });
+  const Sums nsys = report(GetParam(), "nvtxsum", "Instances", "Range",
+                           [](const auto& row, const std::string& n) {
+                             return row[8] + " " + op_of(n);  // column 8: Style
+                           });
   EXPECT_EQ(ours, nsys);
 }
 
@@ -164,11 +186,13 @@ TEST_P(NsysAgreement, CopiesAndMemsetsAsGpuMemTimeSum) {
   Sums ours;
   for (const auto& m : t.records.memcpys) add(&ours, memcpy_label(m.kind), m);
   for (const auto& m : t.records.memsets) add(&ours, "[CUDA memset]", m);
-  const Sums nsys = report(GetParam(), "gpumemtimesum", "Count", "Operation", [](const auto&, const std::string& n) {
-    for (auto k : {trace::CopyKind::HtoD, trace::CopyKind::DtoH, trace::CopyKind::DtoD, trace::CopyKind::HtoH})
-      if (n == memcpy_label(k)) return n;
-    return std::string(n == "[CUDA memset]" ? n : "other");
-  });
+  const Sums nsys = report(GetParam(), "gpumemtimesum", "Count", "Operation",
+                           [](const auto&, const std::string& n) {
+                             for (auto k : {trace::CopyKind::HtoD, trace::CopyKind::DtoH,
+                                            trace::CopyKind::DtoD, trace::CopyKind::HtoH})
+                               if (n == memcpy_label(k)) return n;
+                             return std::string(n == "[CUDA memset]" ? n : "other");
+                           });
   ASSERT_FALSE(nsys.empty());
   EXPECT_EQ(ours, nsys);
 }
@@ -186,14 +210,18 @@ TEST_P(NsysAgreement, AttributePrintsItsSyncTable) {
   for (size_t k; (k = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, k);
   EXPECT_EQ(pclose(p), 0) << out;
   EXPECT_EQ(rep.syncs.syncs + rep.syncs.blocking_copies, rep.syncs.calls.size());
-  EXPECT_NE(out.find("blocking calls, by the innermost op that issued them: " + std::to_string(rep.syncs.syncs) + " syncs ("),
+  EXPECT_NE(out.find("blocking calls, by the innermost op that issued them: " +
+                     std::to_string(rep.syncs.syncs) + " syncs ("),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find(" + " + std::to_string(rep.syncs.blocking_copies) + " blocking copies ("), std::string::npos) << out;
+  EXPECT_NE(out.find(" + " + std::to_string(rep.syncs.blocking_copies) + " blocking copies ("),
+            std::string::npos)
+      << out;
 }
 
 INSTANTIATE_TEST_SUITE_P(RealExports, NsysAgreement,
-                         testing::Values("a100-saxpy-mpi", "gtx1060-concurrent-streams", "h100-pytorch-2gpu", "rtx3080-small",
+                         testing::Values("a100-saxpy-mpi", "gtx1060-concurrent-streams",
+                                         "h100-pytorch-2gpu", "rtx3080-small",
                                          "t4-power-iteration"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string n = i.param;

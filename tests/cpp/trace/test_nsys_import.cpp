@@ -25,16 +25,18 @@ std::string with(std::initializer_list<std::string> parts) {
   return s;
 }
 
-std::string insert_api(long long start, long long end, int cls, long long global_tid, long long corr, int name_id) {
-  return "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(start) + "," + std::to_string(end) + "," +
-         std::to_string(cls) + "," + std::to_string(global_tid) + "," + std::to_string(corr) + "," + std::to_string(name_id) +
-         ",0,NULL);";
+std::string insert_api(long long start, long long end, int cls, long long global_tid,
+                       long long corr, int name_id) {
+  return "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(start) + "," +
+         std::to_string(end) + "," + std::to_string(cls) + "," + std::to_string(global_tid) + "," +
+         std::to_string(corr) + "," + std::to_string(name_id) + ",0,NULL);";
 }
 
-std::string insert_nvtx(long long start, const std::string& end, int type, const std::string& text, long long global_tid,
-                        int domain, const std::string& text_id = "NULL") {
-  return "INSERT INTO NVTX_EVENTS VALUES (" + std::to_string(start) + "," + end + "," + std::to_string(type) + ",NULL,NULL,NULL," +
-         text + "," + std::to_string(global_tid) + ",NULL," + text_id + "," + std::to_string(domain) + ");";
+std::string insert_nvtx(long long start, const std::string& end, int type, const std::string& text,
+                        long long global_tid, int domain, const std::string& text_id = "NULL") {
+  return "INSERT INTO NVTX_EVENTS VALUES (" + std::to_string(start) + "," + end + "," +
+         std::to_string(type) + ",NULL,NULL,NULL," + text + "," + std::to_string(global_tid) +
+         ",NULL," + text_id + "," + std::to_string(domain) + ");";
 }
 
 }  // namespace
@@ -56,12 +58,13 @@ TEST(NsysValues, OpNameIsTheAtenOpWithoutPyTorchsFields) {
 }
 
 TEST(NsysValues, Utf8ReplacesEachInvalidByte) {
-  EXPECT_EQ(trace::nsys::utf8("Gei\xdf"), "Gei\xEF\xBF\xBD");                   // Latin-1 sharp s
-  EXPECT_EQ(trace::nsys::utf8("\xC3\x9F ok"), "\xC3\x9F ok");                  // UTF-8 sharp s
-  EXPECT_EQ(trace::nsys::utf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");        // cut short
-  EXPECT_EQ(trace::nsys::utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");        // overlong '/'
-  EXPECT_EQ(trace::nsys::utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
-  EXPECT_EQ(trace::nsys::utf8("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");        // U+1F600
+  EXPECT_EQ(trace::nsys::utf8("Gei\xdf"), "Gei\xEF\xBF\xBD");            // Latin-1 sharp s
+  EXPECT_EQ(trace::nsys::utf8("\xC3\x9F ok"), "\xC3\x9F ok");            // UTF-8 sharp s
+  EXPECT_EQ(trace::nsys::utf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
+  EXPECT_EQ(trace::nsys::utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
+  EXPECT_EQ(trace::nsys::utf8("\xED\xA0\x80"),
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");                     // a surrogate
+  EXPECT_EQ(trace::nsys::utf8("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");  // U+1F600
   EXPECT_EQ(trace::nsys::utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
 }
 
@@ -73,15 +76,25 @@ TEST(NsysValues, GlobalTidPacksProcessAndThread) {
 
 TEST(NsysImport, EachTableBecomesItsRecords) {
   const auto t = import_sql(with({
-      tracetest::kRuntimeTable, tracetest::kKernelTable, tracetest::kMemcpyTable, tracetest::kSyncTable,
+      tracetest::kRuntimeTable,
+      tracetest::kKernelTable,
+      tracetest::kMemcpyTable,
+      tracetest::kSyncTable,
       "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMemcpyAsync_v3020'),"
-      " (3, 'cudaStreamSynchronize_v3020'), (4, 'void k<float>(int)'), (5, 'k'), (6, 'cuLaunchKernel');",
-      insert_api(100, 130, 0, gtid(7, 8), 11, 1), insert_api(140, 150, 1, gtid(7, 8), 12, 6),
-      insert_api(200, 260, 0, gtid(7, 8), 13, 2), insert_api(260, 300, 0, gtid(7, 8), 14, 3),
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (135, 190, 0, 1, 7, 11, " + std::to_string(gtid(7, 0)) + ", 4, 5);",
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (191, 195, 0, 1, 7, 12, " + std::to_string(gtid(7, 0)) + ", 4, 5);",
-      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (250, 255, 0, 1, 7, 13, " + std::to_string(gtid(7, 0)) + ", 4, 2, 2, 0);",
-      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (261, 299, 0, 1, 7, 14, " + std::to_string(gtid(7, 0)) + ", 2, 0);",
+      " (3, 'cudaStreamSynchronize_v3020'), (4, 'void k<float>(int)'), (5, 'k'), (6, "
+      "'cuLaunchKernel');",
+      insert_api(100, 130, 0, gtid(7, 8), 11, 1),
+      insert_api(140, 150, 1, gtid(7, 8), 12, 6),
+      insert_api(200, 260, 0, gtid(7, 8), 13, 2),
+      insert_api(260, 300, 0, gtid(7, 8), 14, 3),
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (135, 190, 0, 1, 7, 11, " +
+          std::to_string(gtid(7, 0)) + ", 4, 5);",
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (191, 195, 0, 1, 7, 12, " +
+          std::to_string(gtid(7, 0)) + ", 4, 5);",
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (250, 255, 0, 1, 7, 13, " +
+          std::to_string(gtid(7, 0)) + ", 4, 2, 2, 0);",
+      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (261, 299, 0, 1, 7, 14, " +
+          std::to_string(gtid(7, 0)) + ", 2, 0);",
   }));
   const auto& r = t.records;
   EXPECT_EQ(t.format, "SQLite");
@@ -121,8 +134,10 @@ TEST(NsysImport, EachTableBecomesItsRecords) {
 
 TEST(NsysImport, BacktraceCopiesOfCallsCountOnce) {
   // nsys --cudabacktrace records the call again (eventClass 67), unsuffixed and a little wider.
-  const auto t = import_sql(with({tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'cudaMemcpy'), (2, 'cudaMemcpy_v3020');",
-                                  insert_api(100, 200, 67, gtid(1, 1), 5, 1), insert_api(101, 199, 0, gtid(1, 1), 5, 2)}));
+  const auto t = import_sql(with(
+      {tracetest::kRuntimeTable,
+       "INSERT INTO StringIds VALUES (1, 'cudaMemcpy'), (2, 'cudaMemcpy_v3020');",
+       insert_api(100, 200, 67, gtid(1, 1), 5, 1), insert_api(101, 199, 0, gtid(1, 1), 5, 2)}));
   ASSERT_EQ(t.records.api.size(), 1u);
   EXPECT_EQ(t.records.api[0].start_ns, 101u);
   ASSERT_FALSE(t.warnings.empty());
@@ -135,8 +150,11 @@ TEST(NsysImport, ProcessesKeepTheirCorrelationIdsAndThreadsApart) {
   // containers) can reuse a thread id.
   const std::string pid1 = std::to_string(gtid(100, 0)), pid2 = std::to_string(gtid(200, 0));
   const auto t = import_sql(with({
-      tracetest::kRuntimeTable, tracetest::kKernelTable, "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel'), (2, 'k');",
-      insert_api(0, 10, 0, gtid(100, 5), 1, 1), insert_api(0, 30, 0, gtid(200, 5), 1, 1),
+      tracetest::kRuntimeTable,
+      tracetest::kKernelTable,
+      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel'), (2, 'k');",
+      insert_api(0, 10, 0, gtid(100, 5), 1, 1),
+      insert_api(0, 30, 0, gtid(200, 5), 1, 1),
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (20, 25, 1, 1, 7, 1, " + pid2 + ", 2, 2);",
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (12, 14, 0, 1, 7, 1, " + pid1 + ", 2, 2);",
   }));
@@ -155,15 +173,16 @@ TEST(NsysImport, ProcessesKeepTheirCorrelationIdsAndThreadsApart) {
 TEST(NsysImport, NvtxRangesAreOpsAnnotationsAndOurPhases) {
   const long long main = gtid(9, 9), other = gtid(9, 10);
   const auto t = import_sql(with({
-      tracetest::kNvtxTable, "INSERT INTO StringIds VALUES (1, 'forward'), (2, 'epoch');",
-      insert_nvtx(-5, "NULL", 75, "'iris'", main, 1),            // our domain, created before the session
+      tracetest::kNvtxTable,
+      "INSERT INTO StringIds VALUES (1, 'forward'), (2, 'epoch');",
+      insert_nvtx(-5, "NULL", 75, "'iris'", main, 1),  // our domain, created before the session
       insert_nvtx(1, "NULL", 75, "'MPI'", main, 2),
-      insert_nvtx(10, "100", 59, "NULL", main, 1, "2"),          // iris:epoch, a registered string
-      insert_nvtx(20, "60", 59, "NULL", main, 1, "1"),           // iris:forward
+      insert_nvtx(10, "100", 59, "NULL", main, 1, "2"),  // iris:epoch, a registered string
+      insert_nvtx(20, "60", 59, "NULL", main, 1, "1"),   // iris:forward
       insert_nvtx(30, "40", 59, "'aten::mm, seq = 3'", main, 0),
-      insert_nvtx(110, "200", 59, "NULL", main, 1, "2"),         // a second epoch
-      insert_nvtx(50, "90", 60, "'MPI_Recv'", other, 2),        // a start/end range
-      insert_nvtx(70, "NULL", 59, "'ProfilerStep#4'", other, 0), // never ended
+      insert_nvtx(110, "200", 59, "NULL", main, 1, "2"),          // a second epoch
+      insert_nvtx(50, "90", 60, "'MPI_Recv'", other, 2),          // a start/end range
+      insert_nvtx(70, "NULL", 59, "'ProfilerStep#4'", other, 0),  // never ended
       insert_nvtx(80, "NULL", 34, "'a mark'", main, 0),
   }));
   const auto& r = t.records;
@@ -194,22 +213,26 @@ TEST(NsysImport, NvtxRangesAreOpsAnnotationsAndOurPhases) {
 
 TEST(NsysImport, TimesBeforeTheSessionMoveEverythingAlike) {
   const long long main = gtid(9, 9);
-  const auto t = import_sql(with({tracetest::kNvtxTable, tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'f');",
-                                  insert_nvtx(-5, "20", 59, "'opened early'", main, 0), insert_api(10, 12, 0, main, 1, 1)}));
+  const auto t = import_sql(with(
+      {tracetest::kNvtxTable, tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'f');",
+       insert_nvtx(-5, "20", 59, "'opened early'", main, 0), insert_api(10, 12, 0, main, 1, 1)}));
   EXPECT_EQ(t.records.cpu_ops[0].start_ns, 0u);
   EXPECT_EQ(t.records.cpu_ops[0].end_ns, 25u);
   EXPECT_EQ(t.records.api[0].start_ns, 15u);
-  EXPECT_EQ(t.warnings[0], "times moved 5 ns later: the export has times before its session's start");
+  EXPECT_EQ(t.warnings[0],
+            "times moved 5 ns later: the export has times before its session's start");
 }
 
 TEST(NsysImport, OurEpochsAreTheStepsAndStepRangeChoosesOthers) {
   const long long main = gtid(9, 9);
   auto t = import_sql(with({tracetest::kNvtxTable, insert_nvtx(0, "NULL", 75, "'iris'", main, 1),
-                            insert_nvtx(10, "100", 59, "'epoch'", main, 1), insert_nvtx(20, "30", 59, "'item'", main, 1),
-                            insert_nvtx(110, "200", 59, "'epoch'", main, 1), insert_nvtx(5, "300", 59, "'aten::mm'", main, 0)}));
+                            insert_nvtx(10, "100", 59, "'epoch'", main, 1),
+                            insert_nvtx(20, "30", 59, "'item'", main, 1),
+                            insert_nvtx(110, "200", 59, "'epoch'", main, 1),
+                            insert_nvtx(5, "300", 59, "'aten::mm'", main, 0)}));
   ASSERT_EQ(t.records.steps.size(), 2u);
   EXPECT_EQ(t.records.steps[1].start_ns, 110u);
-  EXPECT_EQ(trace::use_step_ranges(&t, "mm"), 0u);  // "aten::mm" is no domain's "mm"
+  EXPECT_EQ(trace::use_step_ranges(&t, "mm"), 0u);    // "aten::mm" is no domain's "mm"
   EXPECT_EQ(trace::use_step_ranges(&t, "item"), 1u);  // the phase and its op are one step
   EXPECT_EQ(t.records.steps[0].start_ns, 20u);
   EXPECT_EQ(trace::use_step_ranges(&t, "aten::mm"), 1u);
@@ -220,7 +243,9 @@ TEST(NsysImport, OurEpochsAreTheStepsAndStepRangeChoosesOthers) {
 TEST(NsysImport, SyncIsChargedToTheInnermostNvtxRange) {
   const long long main = gtid(3, 3);
   const auto t = import_sql(with({
-      tracetest::kRuntimeTable, tracetest::kNvtxTable, "INSERT INTO StringIds VALUES (1, 'cudaStreamSynchronize_v3020');",
+      tracetest::kRuntimeTable,
+      tracetest::kNvtxTable,
+      "INSERT INTO StringIds VALUES (1, 'cudaStreamSynchronize_v3020');",
       insert_nvtx(0, "100", 59, "'aten::item, op_id = 7'", main, 0),
       insert_nvtx(5, "95", 59, "'aten::_local_scalar_dense, op_id = 8'", main, 0),
       insert_api(10, 90, 0, main, 1, 1),
@@ -236,10 +261,13 @@ TEST(NsysImport, OlderSchemasAndAbsentOptionalColumnsRead) {
   const auto t = import_sql(
       "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
       "CREATE TABLE EXPORT_META_DATA (name TEXT, value TEXT);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER,"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+      "globalTid INTEGER,"
       " correlationId INTEGER, nameId INTEGER NOT NULL);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-      " streamId INTEGER NOT NULL, correlationId INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+      "deviceId INTEGER NOT NULL,"
+      " streamId INTEGER NOT NULL, correlationId INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER "
+      "NOT NULL);"
       "INSERT INTO StringIds VALUES (1, 'cuMemcpyDtoH_v2');"
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (0, 10, 5, 1, 1);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2, 8, 0, 4294967295, 1, -3, 2);");
@@ -256,9 +284,10 @@ TEST(NsysImport, OlderSchemasAndAbsentOptionalColumnsRead) {
 TEST(NsysImport, OddValuesAreKeptWithinBoundsAndCounted) {
   const auto t = import_sql(with({
       tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'cudaFree'), (2, X'476569DF');",
-      insert_api(50, 40, 0, gtid(1, 1), 1, 1),    // ends before it starts
-      insert_api(60, 70, 0, gtid(1, 1), 2, 77),   // no such string
-      insert_api(80, 90, 0, gtid(1, 1), -4, 2),   // negative correlation: none; Latin-1 name as a blob
+      insert_api(50, 40, 0, gtid(1, 1), 1, 1),   // ends before it starts
+      insert_api(60, 70, 0, gtid(1, 1), 2, 77),  // no such string
+      insert_api(80, 90, 0, gtid(1, 1), -4,
+                 2),  // negative correlation: none; Latin-1 name as a blob
   }));
   const auto& a = t.records.api;
   ASSERT_EQ(a.size(), 3u);
@@ -271,33 +300,50 @@ TEST(NsysImport, OddValuesAreKeptWithinBoundsAndCounted) {
 
 TEST(NsysImport, DamagedOrForeignFilesNameWhatIsMissing) {
   EXPECT_EQ(tracetest::import_sql_error("CREATE TABLE t (x);"),
-            "bad.sqlite: not an Nsight Systems export: no StringIds table (made by `nsys export --type sqlite`?)");
+            "bad.sqlite: not an Nsight Systems export: no StringIds table (made by `nsys export "
+            "--type sqlite`?)");
   EXPECT_EQ(import_sql_error("CREATE TABLE StringIds (id INTEGER, value TEXT);"),
-            "bad.sqlite: not an Nsight Systems export: no META_DATA_EXPORT (or, before schema 3, EXPORT_META_DATA) table");
-  EXPECT_EQ(import_sql_error(kMinimalSchema),
-            "bad.sqlite: an Nsight Systems export with nothing this reads: no CUPTI_ACTIVITY_KIND_RUNTIME, "
-            "CUPTI_ACTIVITY_KIND_KERNEL or NVTX_EVENTS table (recorded without -t cuda or -t nvtx?)");
-  EXPECT_EQ(import_sql_error(with({"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
+            "bad.sqlite: not an Nsight Systems export: no META_DATA_EXPORT (or, before schema 3, "
+            "EXPORT_META_DATA) table");
+  EXPECT_EQ(
+      import_sql_error(kMinimalSchema),
+      "bad.sqlite: an Nsight Systems export with nothing this reads: no "
+      "CUPTI_ACTIVITY_KIND_RUNTIME, "
+      "CUPTI_ACTIVITY_KIND_KERNEL or NVTX_EVENTS table (recorded without -t cuda or -t nvtx?)");
+  EXPECT_EQ(import_sql_error(with({"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end "
+                                   "INTEGER, globalTid INTEGER,"
                                    " nameId INTEGER);"})),
-            "bad.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME has no column correlationId (every Nsight Systems export has it)");
-  EXPECT_EQ(import_sql_error(with({tracetest::kRuntimeTable, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('soon', 2, 0, 1, 1, 1, 0, NULL);"})),
-            "bad.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME, row 1: column start holds text, expected an integer");
-  EXPECT_EQ(import_sql_error(with({tracetest::kKernelTable, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 0, 1e12, 1, 1, 1, 1);"})),
-            "bad.sqlite: table CUPTI_ACTIVITY_KIND_KERNEL, row 1: column streamId holds 1000000000000, out of the range of an id");
+            "bad.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME has no column correlationId (every "
+            "Nsight Systems export has it)");
+  EXPECT_EQ(
+      import_sql_error(with(
+          {tracetest::kRuntimeTable,
+           "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('soon', 2, 0, 1, 1, 1, 0, NULL);"})),
+      "bad.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME, row 1: column start holds text, expected an "
+      "integer");
+  EXPECT_EQ(import_sql_error(with(
+                {tracetest::kKernelTable,
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 0, 1e12, 1, 1, 1, 1);"})),
+            "bad.sqlite: table CUPTI_ACTIVITY_KIND_KERNEL, row 1: column streamId holds "
+            "1000000000000, out of the range of an id");
   // A view cannot stand in for a table (it could run the file's own SQL): as if it were absent.
-  EXPECT_NE(import_sql_error(with({"CREATE VIEW CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT 1;"})).find("with nothing this reads"),
+  EXPECT_NE(import_sql_error(with({"CREATE VIEW CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT 1;"}))
+                .find("with nothing this reads"),
             std::string::npos);
   try {
-    const auto db = trace::SqliteDb::open_bytes("not a database at all, but long enough to look at..........", "x.sqlite");
+    const auto db = trace::SqliteDb::open_bytes(
+        "not a database at all, but long enough to look at..........", "x.sqlite");
     trace::import_nsys_sqlite(db, 0);
     ADD_FAILURE() << "read a file that is no database";
   } catch (const trace::InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("x.sqlite: not a readable SQLite database (", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("x.sqlite: not a readable SQLite database (", 0), 0u)
+        << e.what();
   }
   // Times that cannot be put on one unsigned clock.
-  EXPECT_EQ(import_sql_error(with({tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'f');",
-                                   insert_api(-9000000000000000000ll, 0, 0, 1, 1, 1),
-                                   insert_api(9000000000000000000ll, 9000000000000000001ll, 0, 1, 2, 1)})),
+  EXPECT_EQ(import_sql_error(
+                with({tracetest::kRuntimeTable, "INSERT INTO StringIds VALUES (1, 'f');",
+                      insert_api(-9000000000000000000ll, 0, 0, 1, 1, 1),
+                      insert_api(9000000000000000000ll, 9000000000000000001ll, 0, 1, 2, 1)})),
             "bad.sqlite: its times span more than 2^63 ns");
 }
 
@@ -307,14 +353,21 @@ TEST(TraceFile, FormatIsToldByContent) {
     std::ofstream(dir + name, std::ios::binary) << bytes;
     return dir + name;
   };
-  EXPECT_EQ(trace::detect_format(write("a.trace", "{\"traceEvents\": []}")), trace::TraceFormat::KinetoJson);
-  EXPECT_EQ(trace::detect_format(write("b.json", tracetest::sqlite_bytes(kMinimalSchema))), trace::TraceFormat::NsysSqlite);
-  EXPECT_EQ(trace::detect_format(write("c.sqlite", std::string("NVIDIA Tegra Profiler Report 1.\n") + std::string(40, 'x'))),
-            trace::TraceFormat::NsysReport);
-  EXPECT_EQ(trace::detect_format(write("d", "U3w[END]NVIDIA Nsight Systems Stream 2022.4.2.1-df9881f!")),
-            trace::TraceFormat::NsysRawStream);
-  EXPECT_EQ(trace::detect_format(tracetest::data("nsys/rtx3080-small.sqlite.gz")), trace::TraceFormat::NsysSqlite);
-  EXPECT_EQ(trace::detect_format(tracetest::data("traces/cpu-only.json.gz")), trace::TraceFormat::KinetoJson);
+  EXPECT_EQ(trace::detect_format(write("a.trace", "{\"traceEvents\": []}")),
+            trace::TraceFormat::KinetoJson);
+  EXPECT_EQ(trace::detect_format(write("b.json", tracetest::sqlite_bytes(kMinimalSchema))),
+            trace::TraceFormat::NsysSqlite);
+  EXPECT_EQ(
+      trace::detect_format(write(
+          "c.sqlite", std::string("NVIDIA Tegra Profiler Report 1.\n") + std::string(40, 'x'))),
+      trace::TraceFormat::NsysReport);
+  EXPECT_EQ(
+      trace::detect_format(write("d", "U3w[END]NVIDIA Nsight Systems Stream 2022.4.2.1-df9881f!")),
+      trace::TraceFormat::NsysRawStream);
+  EXPECT_EQ(trace::detect_format(tracetest::data("nsys/rtx3080-small.sqlite.gz")),
+            trace::TraceFormat::NsysSqlite);
+  EXPECT_EQ(trace::detect_format(tracetest::data("traces/cpu-only.json.gz")),
+            trace::TraceFormat::KinetoJson);
   // --hta is HTA's definitions on Kineto traces only: said, not silently ignored.
   trace::ImportOptions hta;
   hta.hta_events = true;
@@ -322,7 +375,9 @@ TEST(TraceFile, FormatIsToldByContent) {
     trace::import_file(tracetest::data("nsys/rtx3080-small.sqlite.gz"), hta);
     ADD_FAILURE() << "--hta read an Nsight export";
   } catch (const trace::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--hta reproduces Holistic Trace Analysis on Kineto traces only"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(
+                  "--hta reproduces Holistic Trace Analysis on Kineto traces only"),
+              std::string::npos);
   }
   // A report with no nsys to export it names the file and the way out.
   setenv("IRIS_NSYS", (dir + "no-such-nsys").c_str(), 1);
@@ -330,7 +385,10 @@ TEST(TraceFile, FormatIsToldByContent) {
     trace::import_file(dir + "c.sqlite");
     ADD_FAILURE() << "read a report without nsys";
   } catch (const trace::InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(dir + "c.sqlite: an Nsight Systems report, which only Nsight Systems reads, and IRIS_NSYS=", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind(dir + "c.sqlite: an Nsight Systems report, which only "
+                                                "Nsight Systems reads, and IRIS_NSYS=",
+                                          0),
+              0u)
         << e.what();
   }
   unsetenv("IRIS_NSYS");

@@ -30,13 +30,20 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char* f : {"a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync-multistream", "a100-event-sync",
-                        "cpu-only", "gp100-steps-annotations", "mi250-rocm", "two-ranks/rank-0", "two-ranks/rank-1"})
-    out.push_back({f, trace::import_trace(tracetest::data(std::string("traces/") + f + ".json.gz")).records});
+  for (const char* f :
+       {"a100-alexnet-syncs", "a100-cuda-graphs-6streams", "a100-event-sync-multistream",
+        "a100-event-sync", "cpu-only", "gp100-steps-annotations", "mi250-rocm", "two-ranks/rank-0",
+        "two-ranks/rank-1"})
+    out.push_back(
+        {f, trace::import_trace(tracetest::data(std::string("traces/") + f + ".json.gz")).records});
   // The Nsight Systems exports, through their own reader: the replay reads records, any importer's.
-  for (const char* f : {"a100-saxpy-mpi", "gtx1060-concurrent-streams", "h100-pytorch-2gpu", "rtx3080-small", "t4-power-iteration"})
-    out.push_back({std::string("nsys ") + f, trace::import_file(tracetest::data(std::string("nsys/") + f + ".sqlite.gz")).records});
-  for (uint32_t seed = 1; seed <= 40; ++seed) out.push_back({"random seed " + std::to_string(seed), testdata::random_trace(seed)});
+  for (const char* f : {"a100-saxpy-mpi", "gtx1060-concurrent-streams", "h100-pytorch-2gpu",
+                        "rtx3080-small", "t4-power-iteration"})
+    out.push_back(
+        {std::string("nsys ") + f,
+         trace::import_file(tracetest::data(std::string("nsys/") + f + ".sqlite.gz")).records});
+  for (uint32_t seed = 1; seed <= 40; ++seed)
+    out.push_back({"random seed " + std::to_string(seed), testdata::random_trace(seed)});
   return out;
 }
 
@@ -53,12 +60,15 @@ struct Replay {
   explicit Replay(const trace::RecordSet& r) : windows(replay_windows(r)) {
     std::vector<Cut> cuts;
     for (const Window& w : windows)
-      if (w.thread != kNone) cuts.push_back({w.thread, w.start_ns, true}), cuts.push_back({w.thread, w.end_ns, false});
+      if (w.thread != kNone)
+        cuts.push_back({w.thread, w.start_ns, true}), cuts.push_back({w.thread, w.end_ns, false});
     g = build_graph(r, cuts);
     size_t c = 0;
     for (const Window& w : windows) {
-      if (w.thread == kNone) nodes.push_back(kNone), nodes.push_back(kNone);
-      else nodes.push_back(g.cut_nodes[c]), nodes.push_back(g.cut_nodes[c + 1]), c += 2;
+      if (w.thread == kNone)
+        nodes.push_back(kNone), nodes.push_back(kNone);
+      else
+        nodes.push_back(g.cut_nodes[c]), nodes.push_back(g.cut_nodes[c + 1]), c += 2;
     }
   }
   // When each window ends (from the recorded start of the trace), then the whole span. A window's
@@ -78,7 +88,8 @@ struct Replay {
       if (nodes[2 * i] != kNone) out.push_back(t.start[nodes[2 * i + 1]] - t.start[nodes[2 * i]]);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (uint32_t v = 0; v < g.size(); ++v)
-      if (!t.removed(v, s)) lo = std::min(lo, t.start[v]), hi = std::max(hi, t.start[v] + t.duration[v]);
+      if (!t.removed(v, s))
+        lo = std::min(lo, t.start[v]), hi = std::max(hi, t.start[v] + t.duration[v]);
     out.push_back(hi - lo);
     return out;
   }
@@ -110,7 +121,8 @@ TEST(ReplayProperties, ShrinkingAnyDurationNeverLengthensAPrediction) {
       for (auto& f : s.flags)
         if (std::uniform_real_distribution<double>(0, 1)(rng) < share) f = kScaled;
       const auto shrunk = r.ends(simulate(r.g, s), s);
-      for (size_t i = 0; i < base.size(); ++i) EXPECT_LE(shrunk[i], base[i]) << c.name << " window " << i << " trial " << trial;
+      for (size_t i = 0; i < base.size(); ++i)
+        EXPECT_LE(shrunk[i], base[i]) << c.name << " window " << i << " trial " << trial;
     }
   }
 }
@@ -129,16 +141,22 @@ TEST(ReplayProperties, APredictionNeverFallsBelowTheBusiestResourcesOwnWork) {
         if (r.nodes[2 * i] == kNone) continue;
         int64_t own = 0;
         for (uint32_t v = r.nodes[2 * i] + 1; v <= r.nodes[2 * i + 1]; ++v)
-          if (r.g.first_is_chain[v] && r.g.in[r.g.in_begin[v]].kind != EdgeKind::SyncCall) own += r.g.in[r.g.in_begin[v]].delay;
+          if (r.g.first_is_chain[v] && r.g.in[r.g.in_begin[v]].kind != EdgeKind::SyncCall)
+            own += r.g.in[r.g.in_begin[v]].delay;
         EXPECT_GE(len[k++], own) << c.name << " window " << i;
       }
       // The whole span: any stream's work, any thread's CPU work.
       std::map<uint32_t, int64_t> work;
       for (uint32_t v = 0; v < r.g.size(); ++v) {
-        if (v >= r.g.host_count) work[r.g.resource[v]] += t.duration[v];
-        else if (r.g.first_is_chain[v]) work[r.g.resource[v]] += r.g.in[r.g.in_begin[v]].kind == EdgeKind::SyncCall ? 0 : r.g.in[r.g.in_begin[v]].delay;
+        if (v >= r.g.host_count)
+          work[r.g.resource[v]] += t.duration[v];
+        else if (r.g.first_is_chain[v])
+          work[r.g.resource[v]] += r.g.in[r.g.in_begin[v]].kind == EdgeKind::SyncCall
+                                       ? 0
+                                       : r.g.in[r.g.in_begin[v]].delay;
       }
-      for (const auto& [res, ns] : work) EXPECT_GE(len.back(), ns) << c.name << " " << r.g.resources[res].label();
+      for (const auto& [res, ns] : work)
+        EXPECT_GE(len.back(), ns) << c.name << " " << r.g.resources[res].label();
     }
   }
 }
@@ -159,7 +177,8 @@ TEST(ReplayProperties, RemovingASyncWithNothingQueuedChangesAStepByNoMoreThanIts
       remove_site(r.g, site, {}, &s);
       const auto after = r.lengths(simulate(r.g, s), s);
       for (size_t i = 0; i + 1 < base.size(); ++i)
-        EXPECT_LE(std::abs(base[i] - after[i]), static_cast<int64_t>(site.blocked_ns)) << c.name << " window " << i;
+        EXPECT_LE(std::abs(base[i] - after[i]), static_cast<int64_t>(site.blocked_ns))
+            << c.name << " window " << i;
     }
   }
   EXPECT_GT(tried, 20u);  // the property was exercised
@@ -178,7 +197,8 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
     Scenario typical;
     typical.typical_delays = true;
     const Scenario plain;
-    for (const Scenario* s : {&plain, static_cast<const Scenario*>(&no_syncs), static_cast<const Scenario*>(&typical)}) {
+    for (const Scenario* s : {&plain, static_cast<const Scenario*>(&no_syncs),
+                              static_cast<const Scenario*>(&typical)}) {
       const Scenario& sc = *s;
       const Timeline t = simulate(g, sc);
       for (uint32_t v = g.host_count; v < g.size(); ++v) {
@@ -187,14 +207,16 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
           const Edge& x = g.in[e];
           if (x.kind == EdgeKind::Stream && !t.removed(x.from, sc))
             EXPECT_GE(t.start[v], t.start[x.from] + t.duration[x.from]) << c.name << " node " << v;
-          if (x.kind == EdgeKind::Launch) EXPECT_GE(t.start[v], t.start[x.from]) << c.name << " node " << v;
+          if (x.kind == EdgeKind::Launch)
+            EXPECT_GE(t.start[v], t.start[x.from]) << c.name << " node " << v;
         }
       }
     }
     const Scenario graphs = graph_steps(g, c.records, spans, 5000);
     const Timeline t = simulate(g, graphs);
     for (uint32_t v = g.host_count; v < g.size(); ++v)
-      if (graphs.launch_from[v] != kNone) EXPECT_GE(t.start[v], t.start[graphs.launch_from[v]]) << c.name;
+      if (graphs.launch_from[v] != kNone)
+        EXPECT_GE(t.start[v], t.start[graphs.launch_from[v]]) << c.name;
   }
 }
 
@@ -212,9 +234,12 @@ TEST(ReplayProperties, InconsistentRecordsNeverBreakTheReplay) {
   // Records from random bytes (garbage_records.h: anything out of order, dangling or shared):
   // every what-if runs, the graph always orders every node, every prediction is finite.
   std::mt19937 rng(11);
-  const std::vector<WhatIf> what_ifs = {parse_what_if("no-syncs"), parse_what_if("log-every=1,3,never"),
-                                        parse_what_if("no-syncs:op=aten::item"), parse_what_if("graph-steps"),
-                                        parse_what_if("scale-kernels=0.3:name=k"), parse_what_if("scale-launches=2")};
+  const std::vector<WhatIf> what_ifs = {parse_what_if("no-syncs"),
+                                        parse_what_if("log-every=1,3,never"),
+                                        parse_what_if("no-syncs:op=aten::item"),
+                                        parse_what_if("graph-steps"),
+                                        parse_what_if("scale-kernels=0.3:name=k"),
+                                        parse_what_if("scale-launches=2")};
   size_t cycles = 0;
   for (int i = 0; i < 300; ++i) {
     std::vector<uint8_t> bytes(std::uniform_int_distribution<size_t>(0, 600)(rng));

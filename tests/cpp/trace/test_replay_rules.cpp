@@ -5,10 +5,10 @@
 #include "replay_fixture.h"
 
 using namespace replaytest;
-using trace::replay::EdgeKind;
-using trace::replay::build_graph;
-using trace::replay::simulate;
 using trace::SyncKind;
+using trace::replay::build_graph;
+using trace::replay::EdgeKind;
+using trace::replay::simulate;
 
 TEST(ReplayRules, CpuOrderKeepsTheRecordedGapsAsCpuWork) {
   trace::RecordSet r;
@@ -68,7 +68,8 @@ TEST(ReplayRules, EveryKernelOfAGraphLaunchWaitsForIt) {
   const Graph g = build_graph(r);
   EXPECT_EQ(g.stats.launches, 3u);
   EXPECT_EQ(g.stats.graph_launch_kernels, 3u);
-  for (uint32_t k = 0; k < 3; ++k) EXPECT_TRUE(has_edge(g, kernel_node(g, k), EdgeKind::Launch, end_of(g, 0)));
+  for (uint32_t k = 0; k < 3; ++k)
+    EXPECT_TRUE(has_edge(g, kernel_node(g, k), EdgeKind::Launch, end_of(g, 0)));
   trace::replay::Scenario slow;
   slow.launch_scale = 3;
   const auto t = simulate(g, slow);
@@ -80,8 +81,8 @@ namespace {
 // Kernel A on stream 7, then an event recorded on 7 that stream 8 waits for, then kernel B on 8.
 trace::RecordSet event_wait(bool with_row) {
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaEventRecord", 5, 7, 2), call("cudaStreamWaitEvent", 7, 9, 3),
-           call("cudaLaunchKernel", 9, 14, 4)};
+  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaEventRecord", 5, 7, 2),
+           call("cudaStreamWaitEvent", 7, 9, 3), call("cudaLaunchKernel", 9, 14, 4)};
   r.kernels = {kernel(10, 100, 1, 7), kernel(101, 120, 4, 8)};
   if (with_row) r.syncs = {row(SyncKind::StreamWaitEvent, 7, 9, 3, 8, 7, 2)};
   return r;
@@ -106,7 +107,8 @@ namespace {
 // Kernel A on stream 7 [10, 100], kernel B on stream 8 [10, 200], then a blocking call.
 trace::RecordSet two_streams(const char* sync, uint64_t sync_end) {
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaLaunchKernel", 5, 10, 2), call(sync, 20, sync_end, 3)};
+  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaLaunchKernel", 5, 10, 2),
+           call(sync, 20, sync_end, 3)};
   r.kernels = {kernel(10, 100, 1, 7), kernel(10, 200, 2, 8)};
   return r;
 }
@@ -121,7 +123,8 @@ TEST(ReplayRules, StreamSyncWaitsForTheLastWorkOnItsStream) {
   EXPECT_FALSE(has_edge(g, done, EdgeKind::SyncWait, kernel_node(g, 1)));
   EXPECT_EQ(g.stats.sync_targets_from_rows, 1u);
   expect_unchanged(g);
-  EXPECT_EQ(simulate(g, scale_node(g, kernel_node(g, 0), 2.0)).start[done], 195);  // A ends at 190, + 5 ns wake-up
+  EXPECT_EQ(simulate(g, scale_node(g, kernel_node(g, 0), 2.0)).start[done],
+            195);  // A ends at 190, + 5 ns wake-up
   EXPECT_EQ(simulate(g, scale_node(g, kernel_node(g, 1), 2.0)).start[done], 105);
 }
 
@@ -139,8 +142,8 @@ TEST(ReplayRules, DeviceSyncWaitsForEveryStream) {
 
 TEST(ReplayRules, EventSyncWaitsForTheWorkBeforeItsRecord) {
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaEventRecord", 5, 6, 2), call("cudaLaunchKernel", 6, 8, 3),
-           call("cudaEventSynchronize", 10, 104, 4)};
+  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaEventRecord", 5, 6, 2),
+           call("cudaLaunchKernel", 6, 8, 3), call("cudaEventSynchronize", 10, 104, 4)};
   r.kernels = {kernel(10, 100, 1, 7), kernel(100, 300, 3, 7)};
   r.syncs = {row(SyncKind::Event, 10, 104, 4, trace::kNoStream, 7, 2)};
   const Graph g = build_graph(r);
@@ -154,7 +157,8 @@ TEST(ReplayRules, EventSyncWaitsForTheWorkBeforeItsRecord) {
 TEST(ReplayRules, ABlockingCopyWaitsForItsOwnCopy) {
   trace::RecordSet r;
   r.api = {call("cudaMemcpyAsync", 0, 50, 1)};
-  r.memcpys = {d2h(30, 45, 1, trace::MemoryKind::Pageable)};  // into pageable memory: the call blocks
+  r.memcpys = {
+      d2h(30, 45, 1, trace::MemoryKind::Pageable)};  // into pageable memory: the call blocks
   const Graph g = build_graph(r);
   const uint32_t copy = gpu(g, NodeType::Memcpy, 0);
   EXPECT_EQ(g.stats.blocking_calls, 1u);
@@ -172,7 +176,8 @@ TEST(ReplayRules, APageableUploadDoesNotWaitForQueuedWork) {
   r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaMemcpyAsync", 10, 30, 2)};
   r.kernels = {kernel(6, 100, 1)};
   trace::MemcpyRecord up = d2h(101, 110, 2);
-  up.kind = trace::CopyKind::HtoD, up.src = trace::MemoryKind::Pageable, up.dst = trace::MemoryKind::Device;
+  up.kind = trace::CopyKind::HtoD, up.src = trace::MemoryKind::Pageable,
+  up.dst = trace::MemoryKind::Device;
   r.memcpys = {up};
   const Graph g = build_graph(r);
   EXPECT_EQ(g.stats.blocking_calls, 0u);
@@ -196,7 +201,8 @@ TEST(ReplayRules, AStreamSyncWithoutARowSyncsTheStreamItsThreadUsedLast) {
 
 TEST(ReplayRules, WorkThatEndedAfterTheCallReturnedIsNotWhatItWaitedFor) {
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaLaunchKernel", 5, 10, 2), call("cudaStreamSynchronize", 20, 55, 3)};
+  r.api = {call("cudaLaunchKernel", 0, 5, 1), call("cudaLaunchKernel", 5, 10, 2),
+           call("cudaStreamSynchronize", 20, 55, 3)};
   r.kernels = {kernel(10, 50, 1), kernel(60, 200, 2)};
   r.syncs = {row(SyncKind::Stream, 20, 55, 3, 7)};
   const Graph g = build_graph(r);
@@ -218,26 +224,31 @@ TEST(ReplayRules, AnIdleThreadWaitsForTheThreadWhoseEventEndedJustBefore) {
   const uint32_t main = g.thread_resource(1), autograd = g.thread_resource(2);
   uint32_t wake = kNone, last_op = kNone;
   for (uint32_t v = 0; v < g.host_count; ++v) {
-    if (g.resource[v] == main && g.observed[v] == static_cast<int64_t>(1000 * us) && has_edge(g, v, EdgeKind::ThreadWait)) wake = v;
+    if (g.resource[v] == main && g.observed[v] == static_cast<int64_t>(1000 * us) &&
+        has_edge(g, v, EdgeKind::ThreadWait))
+      wake = v;
     if (g.resource[v] == autograd && g.observed[v] == static_cast<int64_t>(950 * us)) last_op = v;
   }
   ASSERT_NE(wake, kNone);
   ASSERT_NE(last_op, kNone);
   expect_unchanged(g);
   // The autograd thread's op in half the time: the main thread wakes 50 us after it, not at 1000.
-  EXPECT_EQ(simulate(g, scale_node(g, last_op, 0.5)).start[wake], static_cast<int64_t>((525 + 50) * us));
+  EXPECT_EQ(simulate(g, scale_node(g, last_op, 0.5)).start[wake],
+            static_cast<int64_t>((525 + 50) * us));
 }
 
 TEST(ReplayRules, GpuWorkThatWaitedForAnotherStreamWithoutARow) {
   const uint64_t us = 1000;
   trace::RecordSet r;
   r.api = {call("cudaLaunchKernel", 0, 1 * us, 1), call("cudaLaunchKernel", 1 * us, 2 * us, 2)};
-  r.kernels = {kernel(2 * us, 100 * us, 1, 7), kernel(102 * us, 150 * us, 2, 8)};  // 100 us after its launch
+  r.kernels = {kernel(2 * us, 100 * us, 1, 7),
+               kernel(102 * us, 150 * us, 2, 8)};  // 100 us after its launch
   const Graph g = build_graph(r);
   EXPECT_EQ(g.stats.gpu_waits, 1u);
   EXPECT_TRUE(has_edge(g, kernel_node(g, 1), EdgeKind::GpuWait, kernel_node(g, 0)));
   expect_unchanged(g);
-  EXPECT_EQ(simulate(g, scale_node(g, kernel_node(g, 0), 2.0)).start[kernel_node(g, 1)], static_cast<int64_t>(200 * us));
+  EXPECT_EQ(simulate(g, scale_node(g, kernel_node(g, 0), 2.0)).start[kernel_node(g, 1)],
+            static_cast<int64_t>(200 * us));
 }
 
 TEST(ReplayRules, AnEdgeThatDidNotBindGetsTheTypicalDelay) {
@@ -249,8 +260,9 @@ TEST(ReplayRules, AnEdgeThatDidNotBindGetsTheTypicalDelay) {
   const Graph g = build_graph(r);
   EXPECT_EQ(g.typical[static_cast<size_t>(EdgeKind::Launch)], 15);
   for (uint32_t e = g.in_begin[kernel_node(g, 1)]; e < g.in_begin[kernel_node(g, 1) + 1]; ++e) {
-    if (g.in[e].kind == EdgeKind::Launch) EXPECT_EQ(g.in[e].delay, 15);  // min(41 recorded, 15 typical)
-    if (g.in[e].kind == EdgeKind::Stream) EXPECT_EQ(g.in[e].delay, 1);   // bound: as recorded
+    if (g.in[e].kind == EdgeKind::Launch)
+      EXPECT_EQ(g.in[e].delay, 15);  // min(41 recorded, 15 typical)
+    if (g.in[e].kind == EdgeKind::Stream) EXPECT_EQ(g.in[e].delay, 1);  // bound: as recorded
   }
   // Kernel 0 no longer there to wait for: kernel 1 starts 15 ns after its launch.
   trace::replay::Scenario gone;
@@ -263,7 +275,8 @@ TEST(ReplayRules, TimesThatContradictTheRulesDropAnEdgeInsteadOfLooping) {
   // Kernel K1 ran first on stream 7 but was launched last; the stream sync between the two
   // launches waited for K2: K2 -> sync -> launch of K1 -> K1 -> K2 is a cycle.
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 5, 2), call("cudaStreamSynchronize", 50, 60, 9), call("cudaLaunchKernel", 100, 110, 1)};
+  r.api = {call("cudaLaunchKernel", 0, 5, 2), call("cudaStreamSynchronize", 50, 60, 9),
+           call("cudaLaunchKernel", 100, 110, 1)};
   r.kernels = {kernel(0, 10, 1), kernel(20, 30, 2)};
   r.syncs = {row(SyncKind::Stream, 50, 60, 9, 7)};
   const Graph g = build_graph(r);

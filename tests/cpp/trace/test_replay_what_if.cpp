@@ -115,7 +115,8 @@ TEST(WhatIfSpec, SaysWhatWasExpected) {
 TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {
   trace::RecordSet r;
   r.cpu_ops = {{0, 100, 7, "aten::item"}, {200, 300, 7, "aten::item"}};
-  r.api = {call("cudaMemcpyAsync", 10, 50, 1), call("cudaStreamSynchronize", 50, 90, 0), call("cudaDeviceSynchronize", 210, 290, 0)};
+  r.api = {call("cudaMemcpyAsync", 10, 50, 1), call("cudaStreamSynchronize", 50, 90, 0),
+           call("cudaDeviceSynchronize", 210, 290, 0)};
   r.memcpys = {d2h(20, 30, 1, trace::MemoryKind::Pageable)};
   const auto syncs = trace::find_syncs(r);
   const auto blocking = trace::replay::find_sites(r, syncs, {});
@@ -123,7 +124,8 @@ TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {
   EXPECT_EQ(blocking[0].calls.size(), 2u);
   EXPECT_EQ(blocking[0].blocked_ns, 80u);
   EXPECT_FALSE(blocking[0].region);
-  const auto api = trace::replay::find_sites(r, syncs, {SiteSelector::By::Api, "cudaStreamSynchronize"});
+  const auto api =
+      trace::replay::find_sites(r, syncs, {SiteSelector::By::Api, "cudaStreamSynchronize"});
   ASSERT_EQ(api.size(), 1u);
   EXPECT_EQ(api[0].calls.size(), 1u);
   const auto op = trace::replay::find_sites(r, syncs, {SiteSelector::By::Op, "aten::item"});
@@ -138,8 +140,9 @@ TEST(ReplayWhatIf, RemovingARegionTakesItsTimeItsCallsAndTheirGpuWork) {
   // aten::item [100, 200]: a copy call and a stream sync that ends exactly where the op does,
   // with a zero-length call at that same time (sorted after the region's end cut).
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaMemcpyAsync", 110, 120, 2), call("cudaStreamSynchronize", 120, 200, 3),
-           call("cudaMemsetAsync", 200, 200, 4), call("cudaLaunchKernel", 250, 260, 5)};
+  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaMemcpyAsync", 110, 120, 2),
+           call("cudaStreamSynchronize", 120, 200, 3), call("cudaMemsetAsync", 200, 200, 4),
+           call("cudaLaunchKernel", 250, 260, 5)};
   r.kernels = {kernel(20, 150, 1), kernel(265, 300, 5)};
   r.memcpys = {d2h(155, 160, 2)};
   r.memsets = {{201, 202, 4, 0, 7, 4}};
@@ -157,7 +160,8 @@ TEST(ReplayWhatIf, RemovingARegionTakesItsTimeItsCallsAndTheirGpuWork) {
   site.thread = 7, site.start_ns = 100, site.end_ns = 200, site.region = true;
   trace::replay::remove_site(graph, site, {graph.cut_nodes[0], graph.cut_nodes[1]}, &s);
   EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memcpy, 0)] & trace::replay::kRemoved);
-  EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memset, 0)] & trace::replay::kRemoved);   // the zero-length call's
+  EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memset, 0)] &
+              trace::replay::kRemoved);  // the zero-length call's
   EXPECT_FALSE(s.flags[kernel_node(graph, 1)] & trace::replay::kRemoved);
 }
 
@@ -182,12 +186,14 @@ TEST(ReplayWhatIf, ASyncWithNothingQueuedCostsItsFixedPriceAndTheCurveIsLinear) 
 
 TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
   const auto t = imported(gpu_bound_loop(10));
-  const auto rep = replay_trace(t, {parse_what_if("no-syncs"), parse_what_if("log-every=1,2,never")});
+  const auto rep =
+      replay_trace(t, {parse_what_if("no-syncs"), parse_what_if("log-every=1,2,never")});
   EXPECT_TRUE(rep.target_met);
   // Without the syncs each step's CPU window shrinks to its own 10 us...
   const auto& none = rep.what_ifs[0];
   EXPECT_LT(none.windows[5].predicted_ns, static_cast<int64_t>(12 * us));
-  // ...but the GPU still has its 10 x 102 us to do: the total saves far less than the syncs blocked.
+  // ...but the GPU still has its 10 x 102 us to do: the total saves far less than the syncs
+  // blocked.
   EXPECT_GT(none.total.predicted_ns, static_cast<int64_t>(1020 * us));
   const auto& c = rep.curves[0];
   EXPECT_GT(c.queued_per_sync_ns, 0.5 * c.blocked_per_sync_ns);
@@ -197,22 +203,25 @@ TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
 
 TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {
   trace::RecordSet r;
-  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaLaunchKernel", 10, 20, 2), call("cudaDeviceSynchronize", 20, 205, 3)};
+  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaLaunchKernel", 10, 20, 2),
+           call("cudaDeviceSynchronize", 20, 205, 3)};
   r.kernels = {kernel(15, 100, 1), kernel(100, 200, 2)};
   r.kernels[1].name = "big_gemm";
   step(&r, "ProfilerStep#1", 0, 210);
   const auto t = imported(r);
-  const auto rep = replay_trace(t, {parse_what_if("scale-kernels=0.5:name=gemm"), parse_what_if("scale-kernels=2"),
-                                    parse_what_if("scale-launches=0")});
-  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 160);   // big_gemm 50 ns shorter
-  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, 395);   // both kernels twice as long
+  const auto rep =
+      replay_trace(t, {parse_what_if("scale-kernels=0.5:name=gemm"),
+                       parse_what_if("scale-kernels=2"), parse_what_if("scale-launches=0")});
+  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 160);  // big_gemm 50 ns shorter
+  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, 395);  // both kernels twice as long
   // GPU-bound, but the first kernel waited for its launch: all of it 10 ns earlier, not 20.
   EXPECT_EQ(rep.what_ifs[2].windows[0].predicted_ns, 200);
   EXPECT_EQ(rep.what_ifs[0].windows[0].bound[0].resource, "GPU 0 stream 7");
   trace::RecordSet unnamed = r;
   unnamed.kernels[1].name.clear(), unnamed.kernels[0].name.clear();
   const auto u = imported(unnamed);
-  EXPECT_THROW(replay_trace(u, {parse_what_if("scale-kernels=0.5:name=gemm")}), std::invalid_argument);
+  EXPECT_THROW(replay_trace(u, {parse_what_if("scale-kernels=0.5:name=gemm")}),
+               std::invalid_argument);
 }
 
 TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
@@ -234,7 +243,8 @@ TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
   const auto g = trace::replay::build_graph(t.records);
   const auto s = trace::replay::graph_steps(g, t.records, {{0, 105 * us}}, 10 * us);
   const auto times = trace::replay::simulate(g, s);
-  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>((12 + i) * us)) << i;
+  for (uint32_t i = 0; i < 4; ++i)
+    EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>((12 + i) * us)) << i;
 }
 
 TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
@@ -244,7 +254,8 @@ TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
   EXPECT_EQ(windows[0].thread, 7u);
   const auto rep = replay_trace(t, {});
   const int64_t last_step_end = static_cast<int64_t>(t.records.steps.back().end_ns);
-  EXPECT_EQ(rep.replay.total.measured_ns, last_step_end);  // the last sync waited for all the GPU work
+  EXPECT_EQ(rep.replay.total.measured_ns,
+            last_step_end);  // the last sync waited for all the GPU work
   EXPECT_EQ(rep.replay.total.replayed_ns, rep.replay.total.predicted_ns);
 }
 
@@ -256,9 +267,13 @@ TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
     trace::RecordSet one = testdata::one_epoch();
     const uint64_t shift = e * 1000, corr = e * 10;
     for (auto& x : one.ranges) x.start_ns += shift, x.end_ns += shift, r.ranges.push_back(x);
-    for (auto& x : one.api) x.start_ns += shift, x.end_ns += shift, x.correlation_id += x.correlation_id ? corr : 0, r.api.push_back(x);
-    for (auto& x : one.kernels) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.kernels.push_back(x);
-    for (auto& x : one.memcpys) x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.memcpys.push_back(x);
+    for (auto& x : one.api)
+      x.start_ns += shift, x.end_ns += shift, x.correlation_id += x.correlation_id ? corr : 0,
+          r.api.push_back(x);
+    for (auto& x : one.kernels)
+      x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.kernels.push_back(x);
+    for (auto& x : one.memcpys)
+      x.start_ns += shift, x.end_ns += shift, x.correlation_id += corr, r.memcpys.push_back(x);
   }
   const std::string json = trace::chrome_trace_json(r);
   auto source = trace::memory_byte_source(json.data(), json.size(), "ours.trace.json");
@@ -280,16 +295,22 @@ TEST(AttributeWhatIf, BadSpecExitsTwoAndWritesNothing) {
   const std::string out = ::testing::TempDir() + "/what-if.json";
   std::remove(out.c_str());
   const std::string trace = tracetest::data("traces/a100-event-sync.json.gz");
-  int rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " --what-if faster " + trace + " 2>/dev/null").c_str());
+  int rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out +
+                        " --what-if faster " + trace + " 2>/dev/null")
+                           .c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 2);
   EXPECT_FALSE(std::ifstream(out).good());
-  rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --hta --replay " + trace + " 2>/dev/null").c_str());
+  rc = std::system(
+      (std::string(ATTRIBUTE_BIN) + " --quiet --hta --replay " + trace + " 2>/dev/null").c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 2);
-  rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " --what-if log-every=1,never " + trace).c_str());
+  rc = std::system((std::string(ATTRIBUTE_BIN) + " --quiet --json " + out +
+                    " --what-if log-every=1,never " + trace)
+                       .c_str());
   EXPECT_EQ(rc, 0);
   std::stringstream text;
   text << std::ifstream(out).rdbuf();
-  for (const char* key : {"\"replays\"", "\"what_if\"", "\"typical_delays\"", "\"log_every\"", "\"why\"", "\"bound\""})
+  for (const char* key : {"\"replays\"", "\"what_if\"", "\"typical_delays\"", "\"log_every\"",
+                          "\"why\"", "\"bound\""})
     EXPECT_NE(text.str().find(key), std::string::npos) << key;
 }

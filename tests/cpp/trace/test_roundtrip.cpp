@@ -1,9 +1,8 @@
 // bench's --trace_dir files import back to the same attribution as bench's traced pass:
 // hand-built records -> chrome_trace_json (what bench writes) -> import -> attribute().
 // Also: ./attribute itself on bad input exits 2 and writes nothing.
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -67,7 +66,8 @@ trace::RecordSet two_epochs() {
   const uint64_t base = 1234567890123ull;
   const auto shift = [](trace::RecordSet& s, uint64_t by, uint32_t corr) {
     for (auto& x : s.ranges) x.start_ns += by, x.end_ns += by;
-    for (auto& x : s.api) x.start_ns += by, x.end_ns += by, x.correlation_id += x.correlation_id ? corr : 0;
+    for (auto& x : s.api)
+      x.start_ns += by, x.end_ns += by, x.correlation_id += x.correlation_id ? corr : 0;
     for (auto& x : s.kernels) x.start_ns += by, x.end_ns += by, x.correlation_id += corr;
     for (auto& x : s.memcpys) x.start_ns += by, x.end_ns += by, x.correlation_id += corr;
   };
@@ -84,8 +84,8 @@ trace::RecordSet two_epochs() {
   r.api.push_back(drv);
   r.api.push_back(testdata::api("cudaMemsetAsync", base + 1850, base + 1855, 300));
   r.memsets.push_back({base + 1960, base + 1970, 300, 0, 9, 128});
-  r.memcpys.push_back({base + 1700, base + 1705, 103, 0, 7, 8, trace::CopyKind::DtoH, trace::MemoryKind::Device,
-                       trace::MemoryKind::Pageable});
+  r.memcpys.push_back({base + 1700, base + 1705, 103, 0, 7, 8, trace::CopyKind::DtoH,
+                       trace::MemoryKind::Device, trace::MemoryKind::Pageable});
   r.kernels[0].name = "void k<\"quoted\\\">()";
   r.clock = "cupti";
   return r;
@@ -121,7 +121,8 @@ TEST(Roundtrip, BenchsCommittedTracesImport) {
       if (DIR* t = ::opendir(dir.c_str())) {
         while (dirent* f = ::readdir(t)) {
           const std::string n = f->d_name;
-          if (n.size() > 11 && n.compare(n.size() - 11, 11, ".trace.json") == 0) files.push_back(dir + "/" + n);
+          if (n.size() > 11 && n.compare(n.size() - 11, 11, ".trace.json") == 0)
+            files.push_back(dir + "/" + n);
         }
         ::closedir(t);
       }
@@ -144,17 +145,20 @@ TEST(AttributeTool, BadInputExitsTwoAndWritesNothing) {
   const std::string bad = ::testing::TempDir() + "/bad_trace.json";
   std::ofstream(bad) << "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}";
   std::remove(out.c_str());
-  const std::string cmd = std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + bad + " 2>/dev/null";
+  const std::string cmd =
+      std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + bad + " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 2);
   EXPECT_FALSE(std::ifstream(out).good());
   EXPECT_FALSE(std::ifstream(out + ".tmp").good());
-  const std::string good = std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " + tracetest::data("traces/a100-event-sync.json.gz");
+  const std::string good = std::string(ATTRIBUTE_BIN) + " --quiet --json " + out + " " +
+                           tracetest::data("traces/a100-event-sync.json.gz");
   EXPECT_EQ(std::system(good.c_str()), 0);
   EXPECT_TRUE(std::ifstream(out).good());
   // --json /dev/null (a speed script's choice) writes in place: /dev/null stays a device.
-  const std::string devnull = std::string(ATTRIBUTE_BIN) + " --quiet --json /dev/null " + tracetest::data("traces/a100-event-sync.json.gz");
+  const std::string devnull = std::string(ATTRIBUTE_BIN) + " --quiet --json /dev/null " +
+                              tracetest::data("traces/a100-event-sync.json.gz");
   EXPECT_EQ(std::system(devnull.c_str()), 0);
   struct stat st;
   ASSERT_EQ(::stat("/dev/null", &st), 0);
@@ -174,12 +178,13 @@ TEST(AttributeTool, HugePagesChangeNoFigureAndTimeSaysWhetherTheyAreOn) {
   const std::string trace = tracetest::data("traces/a100-alexnet-syncs.json.gz");
   const std::string dir = ::testing::TempDir();
   const auto run = [&](const std::string& env, const std::string& name) {
-    const std::string cmd = env + " " + ATTRIBUTE_BIN + " --time --json " + dir + name + ".json " + trace + " >" + dir + name +
-                            ".out 2>" + dir + name + ".err";
+    const std::string cmd = env + " " + ATTRIBUTE_BIN + " --time --json " + dir + name + ".json " +
+                            trace + " >" + dir + name + ".out 2>" + dir + name + ".err";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return read_all(dir + name + ".err");
   };
-  const std::string on = run("env -u GLIBC_TUNABLES", "huge_on"), off = run("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "huge_off");
+  const std::string on = run("env -u GLIBC_TUNABLES", "huge_on"),
+                    off = run("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "huge_off");
   EXPECT_NE(off.find("huge pages as GLIBC_TUNABLES sets them"), std::string::npos) << off;
   std::string mode;
   std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
@@ -188,7 +193,8 @@ TEST(AttributeTool, HugePagesChangeNoFigureAndTimeSaysWhetherTheyAreOn) {
   else if (mode.find("[always]") != std::string::npos)
     EXPECT_NE(on.find("huge pages on (the kernel gives them"), std::string::npos) << on;
   else
-    EXPECT_NE(on.find("huge pages off (the kernel's transparent huge pages are"), std::string::npos) << on;
+    EXPECT_NE(on.find("huge pages off (the kernel's transparent huge pages are"), std::string::npos)
+        << on;
   EXPECT_EQ(read_all(dir + "huge_on.json"), read_all(dir + "huge_off.json"));
   EXPECT_EQ(read_all(dir + "huge_on.out"), read_all(dir + "huge_off.out"));
   EXPECT_FALSE(read_all(dir + "huge_on.out").empty());

@@ -9,7 +9,8 @@ namespace tracetest {
 
 inline std::string data(const std::string& rel) { return std::string(IRIS_TRACE_DATA) + "/" + rel; }
 
-inline trace::ImportedTrace import_text(const std::string& json, bool hta = false, const std::string& name = "inline.json") {
+inline trace::ImportedTrace import_text(const std::string& json, bool hta = false,
+                                        const std::string& name = "inline.json") {
   auto src = trace::memory_byte_source(json.data(), json.size(), name);
   trace::ImportOptions o;
   o.hta_events = hta;

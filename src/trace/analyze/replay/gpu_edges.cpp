@@ -38,13 +38,16 @@ uint32_t Builder::last_queued(uint32_t s, uint64_t t, uint64_t by) const {
 
 void Builder::add_gpu_nodes() {
   IdMap& by_corr = api_by_corr;
-  const auto add = [&](uint64_t s, uint64_t e, uint32_t corr, uint32_t device, uint32_t stream, NodeType type, uint32_t index) {
+  const auto add = [&](uint64_t s, uint64_t e, uint32_t corr, uint32_t device, uint32_t stream,
+                       NodeType type, uint32_t index) {
     const uint32_t res = stream_resource(device, stream);
-    const uint32_t v = add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
+    const uint32_t v =
+        add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
     GpuOp op{v, kNone, s};
     if (const uint32_t* c = corr ? by_corr.find(corr) : nullptr) {
       const uint32_t top = top_call[*c];
-      if (top != kNone && call_is_node[top] && g.call_node[top] != kNone) op.call = top, op.enqueued = call_start[top];
+      if (top != kNone && call_is_node[top] && g.call_node[top] != kNone)
+        op.call = top, op.enqueued = call_start[top];
     }
     ops.push_back(op);
   };
@@ -69,23 +72,27 @@ void Builder::add_gpu_nodes() {
   stream_ops.assign(g.resources.size(), {});
   for (uint32_t i = 0; i < n; ++i) stream_ops[g.resource[h + i]].push_back(h + i);
   by_enqueue.assign(g.resources.size(), {});
-  std::vector<int64_t> dep_end(n, INT64_MIN);  // the latest recorded end among each op's dependencies
+  std::vector<int64_t> dep_end(n,
+                               INT64_MIN);  // the latest recorded end among each op's dependencies
   const auto note = [&](uint32_t from, uint32_t to) {
     dep_end[to - h] = std::max(dep_end[to - h], g.observed_end(from));
   };
   for (uint32_t s = 0; s < stream_ops.size(); ++s) {
     auto& list = stream_ops[s];
     std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-      return g.observed[a] != g.observed[b] ? g.observed[a] < g.observed[b] : g.duration[a] < g.duration[b];
+      return g.observed[a] != g.observed[b] ? g.observed[a] < g.observed[b]
+                                            : g.duration[a] < g.duration[b];
     });
     for (uint32_t k = 0; k < list.size(); ++k) {
       by_enqueue[s].push_back({ops[list[k] - h].enqueued, k});
       if (k == 0) continue;
-      edge(list[k - 1], list[k], EdgeKind::Stream, g.observed[list[k]] - g.observed_end(list[k - 1]));
+      edge(list[k - 1], list[k], EdgeKind::Stream,
+           g.observed[list[k]] - g.observed_end(list[k - 1]));
       note(list[k - 1], list[k]);
     }
     auto& q = by_enqueue[s];
-    std::stable_sort(q.begin(), q.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(q.begin(), q.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t k = 1; k < q.size(); ++k) q[k].second = std::max(q[k].second, q[k - 1].second);
   }
 
@@ -111,7 +118,8 @@ void Builder::add_gpu_nodes() {
       edge(end_node, op.node, EdgeKind::Launch, g.observed[op.node] - g.observed[end_node]);
       note(end_node, op.node);
       ++g.stats.launches;
-      if (g.call_gpu_begin[op.call + 1] - g.call_gpu_begin[op.call] > 1) ++g.stats.graph_launch_kernels;
+      if (g.call_gpu_begin[op.call + 1] - g.call_gpu_begin[op.call] > 1)
+        ++g.stats.graph_launch_kernels;
     } else {
       edge(start_node, op.node, EdgeKind::Enqueue, g.observed[op.node] - g.observed[start_node]);
       note(start_node, op.node);
@@ -125,13 +133,15 @@ void Builder::add_gpu_nodes() {
     std::vector<uint32_t> order;
     for (uint32_t a = 0; a < r.api.size(); ++a)
       if (call_is_node[a] && g.call_node[a] != kNone) order.push_back(a);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return g.call_node[a] < g.call_node[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return g.call_node[a] < g.call_node[b]; });
     uint32_t thread = kNone, last = kNone;
     for (uint32_t a : order) {
       const uint32_t t = g.resource[g.call_node[a]];
       if (t != thread) thread = t, last = kNone;
       last_stream_of_call[a] = last;
-      if (g.call_gpu_begin[a + 1] > g.call_gpu_begin[a]) last = g.resource[g.call_gpu[g.call_gpu_begin[a + 1] - 1]];
+      if (g.call_gpu_begin[a + 1] > g.call_gpu_begin[a])
+        last = g.resource[g.call_gpu[g.call_gpu_begin[a + 1] - 1]];
     }
   }
 
@@ -140,10 +150,13 @@ void Builder::add_gpu_nodes() {
   for (const SyncRecord& y : r.syncs)
     if (y.kind == SyncKind::StreamWaitEvent && y.correlation_id) named.insert(y.correlation_id, 0);
   for (const ApiRecord& a : r.api)
-    if (a.name.find("StreamWaitEvent") != std::string::npos && !(a.correlation_id && named.contains(a.correlation_id)))
+    if (a.name.find("StreamWaitEvent") != std::string::npos &&
+        !(a.correlation_id && named.contains(a.correlation_id)))
       ++g.stats.unnamed_event_waits;
   for (const SyncRecord& y : r.syncs) {
-    if (y.kind != SyncKind::StreamWaitEvent || y.wait_stream == kNoStream || !y.wait_record_correlation) continue;
+    if (y.kind != SyncKind::StreamWaitEvent || y.wait_stream == kNoStream ||
+        !y.wait_record_correlation)
+      continue;
     const auto src = stream_by_id.find(y.wait_stream), dst = stream_by_id.find(y.stream_id);
     const uint32_t* rec = by_corr.find(y.wait_record_correlation);
     if (src == stream_by_id.end() || dst == stream_by_id.end() || !rec) continue;
@@ -166,16 +179,21 @@ void Builder::add_gpu_nodes() {
   // GPU waits: the latest end on another stream of the same device just before the op started.
   std::vector<uint32_t> by_end(n);
   for (uint32_t i = 0; i < n; ++i) by_end[i] = h + i;
-  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) { return g.observed_end(a) < g.observed_end(b); });
+  std::sort(by_end.begin(), by_end.end(),
+            [&](uint32_t a, uint32_t b) { return g.observed_end(a) < g.observed_end(b); });
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t v = h + i;
-    if (dep_end[i] == INT64_MIN || g.observed[v] - dep_end[i] <= static_cast<int64_t>(opt.gpu_wait_min_ns)) continue;
+    if (dep_end[i] == INT64_MIN ||
+        g.observed[v] - dep_end[i] <= static_cast<int64_t>(opt.gpu_wait_min_ns))
+      continue;
     auto it = std::upper_bound(by_end.begin(), by_end.end(), g.observed[v],
                                [&](int64_t t, uint32_t u) { return t < g.observed_end(u); });
     const Resource& mine = g.resources[g.resource[v]];
     while (it != by_end.begin()) {
       const uint32_t u = *--it;
-      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(opt.gpu_wake_ns) || g.observed_end(u) <= dep_end[i]) break;
+      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(opt.gpu_wake_ns) ||
+          g.observed_end(u) <= dep_end[i])
+        break;
       const Resource& other = g.resources[g.resource[u]];
       if (g.resource[u] != g.resource[v] && other.device == mine.device) {
         edge(u, v, EdgeKind::GpuWait, g.observed[v] - g.observed_end(u));

@@ -8,24 +8,37 @@ namespace trace::replay {
 
 const char* to_string(EdgeKind k) {
   switch (k) {
-    case EdgeKind::Gap: return "cpu";
-    case EdgeKind::Call: return "call";
-    case EdgeKind::LaunchCall: return "launch call";
-    case EdgeKind::SyncCall: return "sync call";
-    case EdgeKind::WaitGap: return "idle";
-    case EdgeKind::Launch: return "launch";
-    case EdgeKind::Enqueue: return "enqueue";
-    case EdgeKind::Stream: return "stream";
-    case EdgeKind::EventWait: return "event wait";
-    case EdgeKind::GpuWait: return "gpu wait";
-    case EdgeKind::SyncWait: return "sync wait";
-    case EdgeKind::ThreadWait: return "thread wait";
+    case EdgeKind::Gap:
+      return "cpu";
+    case EdgeKind::Call:
+      return "call";
+    case EdgeKind::LaunchCall:
+      return "launch call";
+    case EdgeKind::SyncCall:
+      return "sync call";
+    case EdgeKind::WaitGap:
+      return "idle";
+    case EdgeKind::Launch:
+      return "launch";
+    case EdgeKind::Enqueue:
+      return "enqueue";
+    case EdgeKind::Stream:
+      return "stream";
+    case EdgeKind::EventWait:
+      return "event wait";
+    case EdgeKind::GpuWait:
+      return "gpu wait";
+    case EdgeKind::SyncWait:
+      return "sync wait";
+    case EdgeKind::ThreadWait:
+      return "thread wait";
   }
   return "?";
 }
 
 std::string Resource::label() const {
-  return gpu ? "GPU " + std::to_string(device) + " stream " + std::to_string(id) : "CPU thread " + std::to_string(id);
+  return gpu ? "GPU " + std::to_string(device) + " stream " + std::to_string(id)
+             : "CPU thread " + std::to_string(id);
 }
 
 uint32_t Graph::thread_resource(uint32_t thread_id) const {
@@ -50,7 +63,8 @@ uint32_t Builder::stream_resource(uint32_t device, uint32_t stream) {
   return it->second;
 }
 
-uint32_t Builder::add_node(int64_t observed, int64_t duration, uint32_t resource, NodeType type, uint32_t record) {
+uint32_t Builder::add_node(int64_t observed, int64_t duration, uint32_t resource, NodeType type,
+                           uint32_t record) {
   g.observed.push_back(observed);
   g.duration.push_back(duration);
   g.resource.push_back(resource);
@@ -62,7 +76,8 @@ uint32_t Builder::add_node(int64_t observed, int64_t duration, uint32_t resource
 namespace {
 
 int64_t median(std::vector<int64_t>* v) {
-  if (v->empty()) return INT64_MAX;  // no sample: the observed delay stands (min(observed, typical))
+  if (v->empty())
+    return INT64_MAX;  // no sample: the observed delay stands (min(observed, typical))
   auto mid = v->begin() + static_cast<std::ptrdiff_t>(v->size() / 2);
   std::nth_element(v->begin(), mid, v->end());
   return *mid;
@@ -96,14 +111,18 @@ void Builder::finish() {
   for (size_t v = 0; v < n; ++v) {
     size_t best = SIZE_MAX;
     for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e)
-      if (!is_fixed(sorted[e].kind) && (best == SIZE_MAX || sorted[e].slack < sorted[best].slack)) best = e;
+      if (!is_fixed(sorted[e].kind) && (best == SIZE_MAX || sorted[e].slack < sorted[best].slack))
+        best = e;
     // A thread's wake-up after another's event is fixed (it only exists because it was seen),
     // but its typical value serves a replay with typical delays (simulate.h).
     for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e)
-      if (sorted[e].kind == EdgeKind::ThreadWait) samples[static_cast<size_t>(EdgeKind::ThreadWait)].push_back(std::max<int64_t>(0, sorted[e].slack));
+      if (sorted[e].kind == EdgeKind::ThreadWait)
+        samples[static_cast<size_t>(EdgeKind::ThreadWait)].push_back(
+            std::max<int64_t>(0, sorted[e].slack));
     if (best == SIZE_MAX) continue;
     binds[best] = 1;
-    samples[static_cast<size_t>(sorted[best].kind)].push_back(std::max<int64_t>(0, sorted[best].slack));
+    samples[static_cast<size_t>(sorted[best].kind)].push_back(
+        std::max<int64_t>(0, sorted[best].slack));
   }
   // A kind with no edge that bound: the smallest delay of its kind seen (the fastest the trace
   // shows it can be). Two exceptions: a stream gap that never bound was an idle stream, which
@@ -116,11 +135,14 @@ void Builder::finish() {
     int64_t& m = smallest[static_cast<size_t>(c.kind)];
     m = std::min(m, std::max<int64_t>(0, c.slack));
   }
-  for (size_t k = 0; k < kKinds; ++k) g.typical[k] = samples[k].empty() ? smallest[k] : median(&samples[k]);
+  for (size_t k = 0; k < kKinds; ++k)
+    g.typical[k] = samples[k].empty() ? smallest[k] : median(&samples[k]);
   const size_t stream = static_cast<size_t>(EdgeKind::Stream);
   if (samples[stream].empty() && g.typical[stream] != INT64_MAX) g.typical[stream] = 0;
-  const size_t sync_call = static_cast<size_t>(EdgeKind::SyncCall), sync_wait = static_cast<size_t>(EdgeKind::SyncWait);
-  if (samples[sync_call].empty() && !samples[sync_wait].empty()) g.typical[sync_call] = g.typical[sync_wait];
+  const size_t sync_call = static_cast<size_t>(EdgeKind::SyncCall),
+               sync_wait = static_cast<size_t>(EdgeKind::SyncWait);
+  if (samples[sync_call].empty() && !samples[sync_wait].empty())
+    g.typical[sync_call] = g.typical[sync_wait];
   const auto& typical = g.typical;
   g.in.resize(sorted.size());
   g.first_is_chain.assign(n, 0);
@@ -129,7 +151,8 @@ void Builder::finish() {
       const Candidate& c = sorted[e];
       const int64_t observed = std::max<int64_t>(0, c.slack);
       int64_t delay = observed;
-      if (!is_fixed(c.kind) && !binds[e]) delay = std::min(observed, typical[static_cast<size_t>(c.kind)]);
+      if (!is_fixed(c.kind) && !binds[e])
+        delay = std::min(observed, typical[static_cast<size_t>(c.kind)]);
       if (c.kind == EdgeKind::WaitGap) delay = 0;
       g.in[e] = {c.from, c.kind, delay};
     }
@@ -147,7 +170,8 @@ void Builder::finish() {
   {
     std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
     for (size_t v = 0; v < n; ++v)
-      for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e) out[fill[g.in[e].from]++] = static_cast<uint32_t>(v);
+      for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e)
+        out[fill[g.in[e].from]++] = static_cast<uint32_t>(v);
   }
   for (size_t v = 0; v < n; ++v) remaining[v] = g.in_begin[v + 1] - g.in_begin[v];
   g.topo.clear();
@@ -192,7 +216,8 @@ void Builder::finish() {
   g.stats.edges = g.in.size();
 }
 
-Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts, const BuildOptions& options) {
+Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts,
+                  const BuildOptions& options) {
   Builder b(records, options);
   // A driver call inside a runtime call is the runtime call's host time (records.h order_calls).
   const CallOrder order = order_calls(records.api);

@@ -50,7 +50,9 @@ inline bool is_chain(EdgeKind k) { return k <= EdgeKind::WaitGap; }
 inline bool is_delay(EdgeKind k) { return k >= EdgeKind::Launch; }
 // Delays taken as recorded, never by the binding rule: CPU work, and the waits that only exist
 // because they were seen (an idle gap's end after another thread's event).
-inline bool is_fixed(EdgeKind k) { return (is_chain(k) && k != EdgeKind::SyncCall) || k == EdgeKind::ThreadWait; }
+inline bool is_fixed(EdgeKind k) {
+  return (is_chain(k) && k != EdgeKind::SyncCall) || k == EdgeKind::ThreadWait;
+}
 
 struct Edge {
   uint32_t from = kNone;
@@ -62,8 +64,8 @@ enum class NodeType : uint8_t { Host, Kernel, Memcpy, Memset };
 
 struct Resource {
   bool gpu = false;
-  uint32_t id = 0;      // thread id, or stream id
-  uint32_t device = 0;  // GPU only
+  uint32_t id = 0;            // thread id, or stream id
+  uint32_t device = 0;        // GPU only
   std::string label() const;  // "CPU thread 4515", "GPU 0 stream 7"
 };
 
@@ -91,7 +93,8 @@ struct BuildOptions {
 struct GraphStats {
   uint64_t host_nodes = 0, gpu_nodes = 0, edges = 0;
   uint64_t launches = 0, graph_launch_kernels = 0, unlaunched_gpu = 0;
-  uint64_t blocking_calls = 0, sync_targets_from_rows = 0, sync_targets_guessed = 0, syncs_waiting_on_nothing = 0;
+  uint64_t blocking_calls = 0, sync_targets_from_rows = 0, sync_targets_guessed = 0,
+           syncs_waiting_on_nothing = 0;
   uint64_t event_waits = 0, gpu_waits = 0, thread_waits = 0;
   uint64_t unnamed_event_waits = 0;  // cudaStreamWaitEvent calls with no Stream Wait Event row
   uint64_t overlapping_calls = 0;    // calls on one thread that overlap (clamped to follow)
@@ -105,7 +108,7 @@ struct Graph {
   std::vector<int64_t> duration;   // GPU work's recorded duration; 0 for host points
   std::vector<uint32_t> resource;  // index into resources
   std::vector<NodeType> type;
-  std::vector<uint32_t> record;    // GPU node: index into kernels / memcpys / memsets; host: kNone
+  std::vector<uint32_t> record;  // GPU node: index into kernels / memcpys / memsets; host: kNone
   uint32_t host_count = 0;
 
   // In-edges, CSR: in[in_begin[v] .. in_begin[v + 1]); a host node's chain edge and a GPU
@@ -142,6 +145,7 @@ struct Graph {
 
 // Builds the graph; `cuts` become host nodes (Graph::cut_nodes), clamped out of any call they
 // fall inside. Throws nothing on odd input: edges that would close a cycle are dropped and counted.
-Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts = {}, const BuildOptions& options = {});
+Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts = {},
+                  const BuildOptions& options = {});
 
 }  // namespace trace::replay

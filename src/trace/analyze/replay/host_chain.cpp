@@ -13,8 +13,8 @@
 // what-if that speeds one thread up leaves the other waiting as long as in the trace.
 #include <algorithm>
 
-#include "trace/analyze/replay/builder.h"
 #include "trace/analyze/blocking_calls.h"
+#include "trace/analyze/replay/builder.h"
 #include "trace/analyze/sync_causes.h"
 
 namespace trace::replay {
@@ -24,7 +24,8 @@ namespace {
 // Host events of every kind, as (thread, start, end, is an API call that is not nested).
 template <typename F>
 void for_each_host_event(const RecordSet& r, const std::vector<bool>& nested, F f) {
-  for (size_t i = 0; i < r.api.size(); ++i) f(r.api[i].thread_id, r.api[i].start_ns, r.api[i].end_ns, !nested[i]);
+  for (size_t i = 0; i < r.api.size(); ++i)
+    f(r.api[i].thread_id, r.api[i].start_ns, r.api[i].end_ns, !nested[i]);
   for (const auto& o : r.cpu_ops) f(o.thread_id, o.start_ns, o.end_ns, false);
   for (const auto& a : r.annotations)
     if (!a.gpu) f(a.thread_id, a.start_ns, a.end_ns, false);
@@ -62,10 +63,13 @@ void Builder::find_thread_waits() {
     int depth = 0;  // calls open: time inside a call is the call's, never idle
     for (size_t i = 0; i + 1 < p.size(); ++i) {
       const uint64_t kind = p[i] & 3;
-      if (kind == 2) ++depth;
-      else if (kind == 0 && depth > 0) --depth;
+      if (kind == 2)
+        ++depth;
+      else if (kind == 0 && depth > 0)
+        --depth;
       const uint64_t a = p[i] >> 2, b = p[i + 1] >> 2;
-      if (depth == 0 && b - a >= opt.thread_wait_min_gap_ns) gaps.push_back({t, a + lo, b + lo, kNone, 0});
+      if (depth == 0 && b - a >= opt.thread_wait_min_gap_ns)
+        gaps.push_back({t, a + lo, b + lo, kNone, 0});
     }
     std::vector<uint64_t>().swap(p);
   }
@@ -96,16 +100,21 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   // The first GPU copy under each correlation: whether a copy call holds the host is
   // blocking_calls.h's one definition, which needs its copy's kinds.
   const auto copy_of = copies_by_correlation(r);
-  const auto has_gpu = [&](const ApiRecord& a) { return a.correlation_id && gpu_corr.contains(a.correlation_id); };
+  const auto has_gpu = [&](const ApiRecord& a) {
+    return a.correlation_id && gpu_corr.contains(a.correlation_id);
+  };
   call_is_node.assign(r.api.size(), 0);
   top_call.assign(r.api.size(), kNone);
   g.call_blocking.assign(r.api.size(), 0);
   {
-    std::vector<std::vector<uint32_t>> top(g.resources.size());  // top-level calls by start, per thread
+    std::vector<std::vector<uint32_t>> top(
+        g.resources.size());  // top-level calls by start, per thread
     for (size_t i = 0; i < r.api.size(); ++i)
       if (!nested[i]) top[thread_res[r.api[i].thread_id]].push_back(static_cast<uint32_t>(i));
     for (auto& list : top)
-      std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return r.api[a].start_ns < r.api[b].start_ns; });
+      std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+        return r.api[a].start_ns < r.api[b].start_ns;
+      });
     for (size_t i = 0; i < r.api.size(); ++i) {
       const ApiRecord& a = r.api[i];
       if (!nested[i]) {
@@ -115,7 +124,8 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
       }
       // A driver call inside a runtime call: its GPU work is queued by the runtime call.
       const auto& list = top[thread_res[a.thread_id]];
-      auto pos = std::upper_bound(list.begin(), list.end(), a.start_ns, [&](uint64_t v, uint32_t c) { return v < r.api[c].start_ns; });
+      auto pos = std::upper_bound(list.begin(), list.end(), a.start_ns,
+                                  [&](uint64_t v, uint32_t c) { return v < r.api[c].start_ns; });
       if (pos == list.begin()) continue;
       const uint32_t outer = *std::prev(pos);
       if (r.api[outer].end_ns < a.end_ns) continue;
@@ -125,7 +135,8 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   }
   for (size_t i = 0; i < r.api.size(); ++i) {
     if (!call_is_node[i]) continue;
-    const auto copy = r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : copy_of.end();
+    const auto copy =
+        r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : copy_of.end();
     const MemcpyRecord* gpu_copy = copy != copy_of.end() ? &r.memcpys[copy->second] : nullptr;
     g.call_blocking[i] = waits_for_queued_gpu_work(blocking_kind(r.api[i], gpu_copy), gpu_copy);
   }
@@ -153,7 +164,8 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   auto& ce = call_end;
   for (size_t t = 0; t < threads; ++t) {
     auto& list = calls[t];
-    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return r.api[a].start_ns < r.api[b].start_ns; });
+    std::stable_sort(list.begin(), list.end(),
+                     [&](uint32_t a, uint32_t b) { return r.api[a].start_ns < r.api[b].start_ns; });
     uint64_t prev_end = 0;
     for (size_t k = 0; k < list.size(); ++k) {
       const ApiRecord& a = r.api[list[k]];
@@ -190,7 +202,8 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
     if (t >= pts.size()) pts.resize(t + 1), calls.resize(t + 1);
     uint64_t time = cuts[c].time;
     const auto& list = calls[t];
-    auto pos = std::upper_bound(list.begin(), list.end(), time, [&](uint64_t v, uint32_t a) { return v < cs[a]; });
+    auto pos = std::upper_bound(list.begin(), list.end(), time,
+                                [&](uint64_t v, uint32_t a) { return v < cs[a]; });
     if (pos != list.begin()) {
       const uint32_t a = *std::prev(pos);
       if (cs[a] < time && time < ce[a]) time = cuts[c].opening ? cs[a] : ce[a];
@@ -213,11 +226,20 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
       const uint32_t v = add_node(static_cast<int64_t>(p[i].t), 0, t, NodeType::Host, kNone);
       g.node_call.push_back(kNone);
       switch (p[i].role) {
-        case CallStart: g.call_node[p[i].ref] = v, g.node_call[v] = p[i].ref; break;
-        case CutPoint: g.cut_nodes[p[i].ref] = v; break;
-        case GapFrom: waits[p[i].ref].from_node = v; break;
-        case GapTo: waits[p[i].ref].to_node = v; break;
-        default: break;
+        case CallStart:
+          g.call_node[p[i].ref] = v, g.node_call[v] = p[i].ref;
+          break;
+        case CutPoint:
+          g.cut_nodes[p[i].ref] = v;
+          break;
+        case GapFrom:
+          waits[p[i].ref].from_node = v;
+          break;
+        case GapTo:
+          waits[p[i].ref].to_node = v;
+          break;
+        default:
+          break;
       }
       if (i == 0) continue;
       const Pt& a = p[i - 1];
@@ -225,7 +247,9 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
       int64_t slack = static_cast<int64_t>(p[i].t - a.t);
       if (a.role == CallStart && p[i].role == CallEnd && a.ref == p[i].ref) {
         const ApiRecord& call = r.api[a.ref];
-        kind = g.call_blocking[a.ref] ? EdgeKind::SyncCall : call.kind == ApiKind::Launch ? EdgeKind::LaunchCall : EdgeKind::Call;
+        kind = g.call_blocking[a.ref]         ? EdgeKind::SyncCall
+               : call.kind == ApiKind::Launch ? EdgeKind::LaunchCall
+                                              : EdgeKind::Call;
       } else if (a.role == GapFrom && p[i].role == GapTo && a.ref == p[i].ref) {
         kind = EdgeKind::WaitGap, slack = 0;
       }

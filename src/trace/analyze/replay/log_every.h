@@ -14,11 +14,13 @@ namespace trace::replay {
 using Evaluate = std::function<ScenarioResult(const Scenario&, const std::string& name)>;
 
 // Keeps the sites whose index is a multiple of `every` (0: none) and removes the others.
-Scenario keep_every(const Graph& graph, const std::vector<Site>& sites, const std::vector<SiteNodes>& nodes, uint32_t every);
+Scenario keep_every(const Graph& graph, const std::vector<Site>& sites,
+                    const std::vector<SiteNodes>& nodes, uint32_t every);
 
 // One ScenarioResult per N asked (appended to `results`) and the curve over them.
-LogEveryCurve log_every_curve(const Graph& graph, const std::vector<Site>& sites, const std::vector<SiteNodes>& nodes,
-                              const WhatIf& what_if, const ScenarioResult& replayed, const Evaluate& evaluate,
+LogEveryCurve log_every_curve(const Graph& graph, const std::vector<Site>& sites,
+                              const std::vector<SiteNodes>& nodes, const WhatIf& what_if,
+                              const ScenarioResult& replayed, const Evaluate& evaluate,
                               uint32_t isolated_samples, std::vector<ScenarioResult>* results);
 
 }  // namespace trace::replay

@@ -7,7 +7,9 @@ namespace trace::replay {
 
 namespace {
 
-int64_t scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * f)); }
+int64_t scaled(int64_t ns, double f) {
+  return f == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * f));
+}
 
 }  // namespace
 
@@ -18,13 +20,16 @@ Timeline simulate(const Graph& g, const Scenario& s) {
   t.duration.assign(n, 0);
   t.via.assign(n, kNone);
   const int64_t launch_typical = g.typical.size() > static_cast<size_t>(EdgeKind::Launch)
-                                     ? g.typical[static_cast<size_t>(EdgeKind::Launch)] : INT64_MAX;
+                                     ? g.typical[static_cast<size_t>(EdgeKind::Launch)]
+                                     : INT64_MAX;
   for (uint32_t v : g.topo) {
     const uint8_t f = s.flag(v);
     const bool host = v < g.host_count, removed = (f & kRemoved) != 0;
     int64_t d = g.duration[v];
-    if (removed) d = 0;
-    else if (f & kScaled) d = scaled(d, s.kernel_scale);
+    if (removed)
+      d = 0;
+    else if (f & kScaled)
+      d = scaled(d, s.kernel_scale);
     t.duration[v] = d;
     int64_t best = INT64_MIN;
     uint32_t via = kNone;
@@ -37,12 +42,18 @@ Timeline simulate(const Graph& g, const Scenario& s) {
       if (removed) {
         // A removed host point follows its thread at no cost; a removed GPU node keeps its
         // place in its stream and any wait, at no delay, but no longer waits for its call.
-        if (host ? !(k == b && g.first_is_chain[v]) : (x.kind == EdgeKind::Launch || x.kind == EdgeKind::Enqueue)) continue;
+        if (host ? !(k == b && g.first_is_chain[v])
+                 : (x.kind == EdgeKind::Launch || x.kind == EdgeKind::Enqueue))
+          continue;
         w = 0;
       } else if (x.kind == EdgeKind::LaunchCall) {
-        w = (f & kGraphMember) ? 0 : (f & kGraphHead) ? s.graph_launch_ns : scaled(w, s.launch_scale);
+        w = (f & kGraphMember) ? 0
+            : (f & kGraphHead) ? s.graph_launch_ns
+                               : scaled(w, s.launch_scale);
       }
-      if (host && (f & kScaled) && k == b && g.first_is_chain[v]) w = scaled(w, s.cpu_scale); else if (x.kind == EdgeKind::Launch && !s.launch_from.empty() && s.launch_from[v] != kNone) {
+      if (host && (f & kScaled) && k == b && g.first_is_chain[v])
+        w = scaled(w, s.cpu_scale);
+      else if (x.kind == EdgeKind::Launch && !s.launch_from.empty() && s.launch_from[v] != kNone) {
         from = s.launch_from[v];
         w = std::min(w, launch_typical);
       }
@@ -77,7 +88,9 @@ std::vector<Share> critical_path(const Graph& g, const Timeline& t, uint32_t end
   std::vector<Share> out;
   for (uint32_t r = 0; r < by.size(); ++r)
     if (by[r] > 0) out.push_back({r, by[r]});
-  std::sort(out.begin(), out.end(), [](const Share& a, const Share& b) { return a.ns != b.ns ? a.ns > b.ns : a.resource < b.resource; });
+  std::sort(out.begin(), out.end(), [](const Share& a, const Share& b) {
+    return a.ns != b.ns ? a.ns > b.ns : a.resource < b.resource;
+  });
   return out;
 }
 

@@ -13,20 +13,23 @@ namespace trace::replay {
 
 // Per-node changes of a scenario.
 enum NodeFlag : uint8_t {
-  kRemoved = 1,      // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
-  kGraphMember = 2,  // host node ending a launch call folded into a graph launch: the call costs nothing
-  kGraphHead = 4,    // host node ending the launch call that becomes the graph launch
-  kScaled = 8,       // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
-                     // leading to it (the chain edge) by cpu_scale
+  kRemoved =
+      1,  // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
+  kGraphMember =
+      2,  // host node ending a launch call folded into a graph launch: the call costs nothing
+  kGraphHead = 4,  // host node ending the launch call that becomes the graph launch
+  kScaled = 8,     // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
+                   // leading to it (the chain edge) by cpu_scale
 };
 
 struct Scenario {
-  std::vector<uint8_t> flags;           // per node; empty: no flags
-  double launch_scale = 1.0;            // every launch call's length
-  double kernel_scale = 1.0;            // GPU nodes flagged kScaled (transforms.h flags kernels only)
-  double cpu_scale = 1.0;               // host nodes flagged kScaled
-  int64_t graph_launch_ns = 0;          // a kGraphHead call's length
-  std::vector<uint32_t> launch_from;    // per node: a kernel's new launch call end (graph launch), else kNone; empty: none
+  std::vector<uint8_t> flags;         // per node; empty: no flags
+  double launch_scale = 1.0;          // every launch call's length
+  double kernel_scale = 1.0;          // GPU nodes flagged kScaled (transforms.h flags kernels only)
+  double cpu_scale = 1.0;             // host nodes flagged kScaled
+  int64_t graph_launch_ns = 0;        // a kGraphHead call's length
+  std::vector<uint32_t> launch_from;  // per node: a kernel's new launch call end (graph launch),
+                                      // else kNone; empty: none
   // Every delay between resources (launch latency, stream gaps, waits, wake-ups) takes its
   // kind's typical value instead of the recorded one; durations and CPU time stay as recorded.
   // Replaying so asks how much of the trace the dependencies alone explain.
@@ -36,7 +39,8 @@ struct Scenario {
 
 struct Timeline {
   std::vector<int64_t> start, duration;  // per node, simulated
-  std::vector<uint32_t> via;             // per node: the in-edge that set its start (index into Graph::in), kNone for a source
+  std::vector<uint32_t>
+      via;  // per node: the in-edge that set its start (index into Graph::in), kNone for a source
   bool removed(uint32_t v, const Scenario& s) const { return (s.flag(v) & kRemoved) != 0; }
 };
 
@@ -54,6 +58,7 @@ struct Share {
   uint32_t resource = kNone;
   int64_t ns = 0;
 };
-std::vector<Share> critical_path(const Graph& graph, const Timeline& timeline, uint32_t end, int64_t from);
+std::vector<Share> critical_path(const Graph& graph, const Timeline& timeline, uint32_t end,
+                                 int64_t from);
 
 }  // namespace trace::replay

@@ -8,9 +8,12 @@ namespace trace::replay {
 
 std::string SiteSelector::text() const {
   switch (by) {
-    case By::Op: return "op " + name;
-    case By::Api: return "api " + name;
-    default: return "blocking syncs";
+    case By::Op:
+      return "op " + name;
+    case By::Api:
+      return "api " + name;
+    default:
+      return "blocking syncs";
   }
 }
 
@@ -24,7 +27,8 @@ void add_call(Site* s, const SyncCall& c) {
 
 }  // namespace
 
-std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const SiteSelector& sel) {
+std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report,
+                             const SiteSelector& sel) {
   std::vector<Site> out;
   // Only the calls that wait for queued GPU work are syncs to remove: a pageable upload holds the
   // host for its staging, which stays (blocking_calls.h).
@@ -72,7 +76,9 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
     std::map<uint32_t, std::vector<const SyncCall*>> calls;  // blocking calls by thread, by start
     for (const SyncCall* c : syncs) calls[c->thread_id].push_back(c);
     for (auto& [thread, list] : spans) {
-      std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+      std::sort(list.begin(), list.end(), [](auto& a, auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second > b.second;
+      });
       uint64_t covered = 0;
       bool any = false;
       const auto& mine = calls[thread];
@@ -80,7 +86,8 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
         if (any && s1 <= covered) continue;  // inside the previous instance
         Site s;
         s.thread = thread, s.start_ns = s0, s.end_ns = s1, s.region = true;
-        auto it = std::lower_bound(mine.begin(), mine.end(), s0, [](const SyncCall* c, uint64_t t) { return c->start_ns < t; });
+        auto it = std::lower_bound(mine.begin(), mine.end(), s0,
+                                   [](const SyncCall* c, uint64_t t) { return c->start_ns < t; });
         for (; it != mine.end() && (*it)->start_ns <= s1; ++it)
           if ((*it)->start_ns + (*it)->blocked_ns <= s1) add_call(&s, **it);
         out.push_back(std::move(s));
@@ -88,7 +95,8 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report, const
       }
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const Site& a, const Site& b) { return a.start_ns < b.start_ns; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Site& a, const Site& b) { return a.start_ns < b.start_ns; });
   return out;
 }
 

@@ -28,15 +28,16 @@ struct SiteSelector {
 };
 
 struct Site {
-  uint32_t thread = 0;           // thread id
+  uint32_t thread = 0;  // thread id
   uint64_t start_ns = 0, end_ns = 0;
-  bool region = false;           // remove all of [start, end] on the thread, not only the calls
-  std::vector<uint32_t> calls;   // blocking calls in it (indices into RecordSet::api)
-  uint64_t blocked_ns = 0;       // host time those calls blocked
-  uint64_t queued_ns = 0;        // GPU work that ran while they blocked
+  bool region = false;          // remove all of [start, end] on the thread, not only the calls
+  std::vector<uint32_t> calls;  // blocking calls in it (indices into RecordSet::api)
+  uint64_t blocked_ns = 0;      // host time those calls blocked
+  uint64_t queued_ns = 0;       // GPU work that ran while they blocked
 };
 
 // Sites in start order. `syncs` is find_syncs(records).
-std::vector<Site> find_sites(const RecordSet& records, const SyncReport& syncs, const SiteSelector& selector);
+std::vector<Site> find_sites(const RecordSet& records, const SyncReport& syncs,
+                             const SiteSelector& selector);
 
 }  // namespace trace::replay

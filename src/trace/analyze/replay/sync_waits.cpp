@@ -23,7 +23,8 @@ namespace trace::replay {
 void Builder::add_sync_waits() {
   IdMap rows(r.syncs.size());
   for (uint32_t i = 0; i < r.syncs.size(); ++i)
-    if (r.syncs[i].kind != SyncKind::StreamWaitEvent && r.syncs[i].correlation_id) rows.insert(r.syncs[i].correlation_id, i);
+    if (r.syncs[i].kind != SyncKind::StreamWaitEvent && r.syncs[i].correlation_id)
+      rows.insert(r.syncs[i].correlation_id, i);
   IdMap& by_corr = api_by_corr;
 
   std::vector<uint32_t> targets;
@@ -47,21 +48,26 @@ void Builder::add_sync_waits() {
     };
     bool from_row = false;
     if (call.kind == ApiKind::Memcpy && g.call_gpu_begin[a + 1] > g.call_gpu_begin[a]) {
-      for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k) targets.push_back(g.call_gpu[k]);
+      for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k)
+        targets.push_back(g.call_gpu[k]);
       from_row = true;
-    } else if (const uint32_t* row = call.correlation_id ? rows.find(call.correlation_id) : nullptr) {
+    } else if (const uint32_t* row =
+                   call.correlation_id ? rows.find(call.correlation_id) : nullptr) {
       const SyncRecord& y = r.syncs[*row];
       from_row = true;
       if (y.kind == SyncKind::Stream && stream_of(y.stream_id) != kNone) {
         on_stream(stream_of(y.stream_id), s);
-      } else if (y.kind == SyncKind::Event && y.wait_stream != kNoStream && y.wait_record_correlation &&
-                 stream_of(y.wait_stream) != kNone && by_corr.find(y.wait_record_correlation)) {
-        on_stream(stream_of(y.wait_stream), r.api[*by_corr.find(y.wait_record_correlation)].start_ns);
+      } else if (y.kind == SyncKind::Event && y.wait_stream != kNoStream &&
+                 y.wait_record_correlation && stream_of(y.wait_stream) != kNone &&
+                 by_corr.find(y.wait_record_correlation)) {
+        on_stream(stream_of(y.wait_stream),
+                  r.api[*by_corr.find(y.wait_record_correlation)].start_ns);
       } else {
         from_row = y.kind == SyncKind::Context;
         every_stream(s);
       }
-    } else if (call.name.find("StreamSynchronize") != std::string::npos && last_stream_of_call[a] != kNone) {
+    } else if (call.name.find("StreamSynchronize") != std::string::npos &&
+               last_stream_of_call[a] != kNone) {
       on_stream(last_stream_of_call[a], s);
     } else if (call.kind == ApiKind::Memcpy && last_stream_of_call[a] != kNone) {
       on_stream(last_stream_of_call[a], s);  // a blocking copy whose own copy was not recorded
@@ -71,7 +77,8 @@ void Builder::add_sync_waits() {
     ++(from_row ? g.stats.sync_targets_from_rows : g.stats.sync_targets_guessed);
     if (targets.empty()) ++g.stats.syncs_waiting_on_nothing;
     const uint32_t end_node = g.call_node[a] + 1;
-    for (uint32_t v : targets) edge(v, end_node, EdgeKind::SyncWait, static_cast<int64_t>(e) - g.observed_end(v));
+    for (uint32_t v : targets)
+      edge(v, end_node, EdgeKind::SyncWait, static_cast<int64_t>(e) - g.observed_end(v));
   }
 }
 

@@ -11,7 +11,8 @@ void remove_call(const Graph& g, uint32_t a, Scenario* s) {
   const uint32_t c = g.call_node[a];
   if (c == kNone) return;
   s->flags[c + 1] |= kRemoved;
-  for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k) s->flags[g.call_gpu[k]] |= kRemoved;
+  for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k)
+    s->flags[g.call_gpu[k]] |= kRemoved;
 }
 
 }  // namespace
@@ -25,14 +26,18 @@ void remove_site(const Graph& g, const Site& site, SiteNodes nodes, Scenario* s)
     }
     // A zero-length call at the region's very start or end sorts outside its cut nodes (a call
     // at a time sorts after the cuts at that time): it is in the region all the same.
-    const uint32_t first = g.thread_first[g.resource[nodes.open]], last = first + g.thread_count[g.resource[nodes.open]];
+    const uint32_t first = g.thread_first[g.resource[nodes.open]],
+                   last = first + g.thread_count[g.resource[nodes.open]];
     const auto inside = [&](uint32_t v) {
       const uint32_t a = g.node_call[v];
-      return a != kNone && g.observed[v] >= static_cast<int64_t>(site.start_ns) && g.observed[v + 1] <= static_cast<int64_t>(site.end_ns);
+      return a != kNone && g.observed[v] >= static_cast<int64_t>(site.start_ns) &&
+             g.observed[v + 1] <= static_cast<int64_t>(site.end_ns);
     };
-    for (uint32_t v = nodes.close + 1; v + 1 < last && g.observed[v] == static_cast<int64_t>(site.end_ns); ++v)
+    for (uint32_t v = nodes.close + 1;
+         v + 1 < last && g.observed[v] == static_cast<int64_t>(site.end_ns); ++v)
       if (inside(v)) s->flags[v + 1] |= kRemoved, remove_call(g, g.node_call[v], s);
-    for (uint32_t v = nodes.open; v > first && g.observed[v - 1] == static_cast<int64_t>(site.start_ns);) {
+    for (uint32_t v = nodes.open;
+         v > first && g.observed[v - 1] == static_cast<int64_t>(site.start_ns);) {
       --v;
       if (inside(v)) s->flags[v + 1] |= kRemoved, remove_call(g, g.node_call[v], s);
     }
@@ -40,14 +45,19 @@ void remove_site(const Graph& g, const Site& site, SiteNodes nodes, Scenario* s)
   for (uint32_t a : site.calls) remove_call(g, a, s);
 }
 
-Scenario scale_kernels(const Graph& g, const RecordSet& r, double factor, const std::string& pattern) {
+Scenario scale_kernels(const Graph& g, const RecordSet& r, double factor,
+                       const std::string& pattern) {
   Scenario s;
   s.kernel_scale = factor;
   s.flags.assign(g.size(), 0);
-  if (!pattern.empty() && !r.kernels.empty() && std::all_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.name.empty(); }))
-    throw std::invalid_argument("scale-kernels:name=" + pattern + ": the trace was read without kernel names");
+  if (!pattern.empty() && !r.kernels.empty() &&
+      std::all_of(r.kernels.begin(), r.kernels.end(),
+                  [](const KernelRecord& k) { return k.name.empty(); }))
+    throw std::invalid_argument("scale-kernels:name=" + pattern +
+                                ": the trace was read without kernel names");
   for (uint32_t v = g.host_count; v < g.size(); ++v)
-    if (g.type[v] == NodeType::Kernel && (pattern.empty() || r.kernels[g.record[v]].name.find(pattern) != std::string::npos))
+    if (g.type[v] == NodeType::Kernel &&
+        (pattern.empty() || r.kernels[g.record[v]].name.find(pattern) != std::string::npos))
       s.flags[v] |= kScaled;
   return s;
 }
@@ -58,8 +68,8 @@ Scenario scale_launches(double factor) {
   return s;
 }
 
-Scenario graph_steps(const Graph& g, const RecordSet& r, const std::vector<std::pair<uint64_t, uint64_t>>& windows,
-                     int64_t launch_ns) {
+Scenario graph_steps(const Graph& g, const RecordSet& r,
+                     const std::vector<std::pair<uint64_t, uint64_t>>& windows, int64_t launch_ns) {
   Scenario s;
   s.flags.assign(g.size(), 0);
   s.launch_from.assign(g.size(), kNone);
@@ -99,7 +109,8 @@ int64_t typical_graph_launch_ns(const RecordSet& r) {
   std::vector<int64_t> graph, any;
   for (const auto& a : r.api) {
     if (a.kind != ApiKind::Launch) continue;
-    (a.name.find("GraphLaunch") != std::string::npos ? graph : any).push_back(static_cast<int64_t>(a.end_ns - a.start_ns));
+    (a.name.find("GraphLaunch") != std::string::npos ? graph : any)
+        .push_back(static_cast<int64_t>(a.end_ns - a.start_ns));
   }
   auto& v = graph.empty() ? any : graph;
   if (v.empty()) return 0;

@@ -24,7 +24,8 @@ void remove_site(const Graph& graph, const Site& site, SiteNodes nodes, Scenario
 
 // Kernels whose name contains `pattern` ("" = all) take `factor` times as long. Throws
 // std::invalid_argument when a pattern is given but the records hold no kernel names.
-Scenario scale_kernels(const Graph& graph, const RecordSet& records, double factor, const std::string& pattern);
+Scenario scale_kernels(const Graph& graph, const RecordSet& records, double factor,
+                       const std::string& pattern);
 
 // Every launch call takes `factor` times as long.
 Scenario scale_launches(double factor);

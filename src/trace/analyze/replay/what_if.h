@@ -22,12 +22,12 @@ namespace trace::replay {
 struct WhatIf {
   enum class Kind : uint8_t { NoSyncs, LogEvery, ScaleKernels, ScaleLaunches, GraphSteps };
   Kind kind = Kind::NoSyncs;
-  SiteSelector sites;            // NoSyncs, LogEvery
-  std::vector<uint32_t> every;   // LogEvery: keep every N-th site; 0 = never
-  double factor = 1.0;           // ScaleKernels, ScaleLaunches
-  std::string pattern;           // ScaleKernels: part of the kernel name, "" = every kernel
-  int64_t launch_ns = -1;        // GraphSteps: the graph launch's cost; -1 = typical_graph_launch_ns
-  std::string text;              // as written
+  SiteSelector sites;           // NoSyncs, LogEvery
+  std::vector<uint32_t> every;  // LogEvery: keep every N-th site; 0 = never
+  double factor = 1.0;          // ScaleKernels, ScaleLaunches
+  std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
+  int64_t launch_ns = -1;       // GraphSteps: the graph launch's cost; -1 = typical_graph_launch_ns
+  std::string text;             // as written
 };
 
 // Parses one --what-if argument:
@@ -70,16 +70,16 @@ struct ScenarioResult {
 };
 
 struct LogEveryPoint {
-  uint32_t every = 0;            // 0 = never
-  uint64_t kept = 0;             // sites kept in the trace
-  double kept_per_window = 0;    // the curve's x: syncs per step
-  double predicted_ns = 0;       // mean predicted window
-  bool extrapolated = false;     // fewer than two sites kept: from the isolated cost (below)
+  uint32_t every = 0;          // 0 = never
+  uint64_t kept = 0;           // sites kept in the trace
+  double kept_per_window = 0;  // the curve's x: syncs per step
+  double predicted_ns = 0;     // mean predicted window
+  bool extrapolated = false;   // fewer than two sites kept: from the isolated cost (below)
 };
 
 struct LogEveryCurve {
   std::string selector;
-  std::string text;                // the what-if as written
+  std::string text;  // the what-if as written
   uint64_t sites = 0;
   std::vector<LogEveryPoint> points;  // in the order asked
   double replayed_ns = 0;             // mean window, unchanged replay (every site kept)
@@ -87,20 +87,20 @@ struct LogEveryCurve {
   double saving_per_sync_ns = 0;      // (every kept - none kept) / sites, in window totals
   double isolated_cost_ns = 0;        // what one site kept alone adds (mean over sampled sites)
   uint32_t isolated_samples = 0;
-  double blocked_per_sync_ns = 0;     // host time a site blocked in the trace
-  double queued_per_sync_ns = 0;      // GPU work that ran while it blocked
-  double max_deviation = 0;           // largest distance of a replayed point from the straight
-                                      // line through "never" and "every", / that line's rise
+  double blocked_per_sync_ns = 0;  // host time a site blocked in the trace
+  double queued_per_sync_ns = 0;   // GPU work that ran while it blocked
+  double max_deviation = 0;        // largest distance of a replayed point from the straight
+                                   // line through "never" and "every", / that line's rise
   bool linear = false;
-  std::string why;                    // in words: linear or not, and why
+  std::string why;  // in words: linear or not, and why
 };
 
 struct ReplayReport {
   const ImportedTrace* trace = nullptr;
   GraphStats graph;
-  bool steps = false;                 // windows are the trace's steps
-  ScenarioResult replay;              // unchanged
-  ScenarioResult typical;             // unchanged, but every delay its kind's typical (simulate.h)
+  bool steps = false;      // windows are the trace's steps
+  ScenarioResult replay;   // unchanged
+  ScenarioResult typical;  // unchanged, but every delay its kind's typical (simulate.h)
   std::vector<ScenarioResult> what_ifs;
   std::vector<LogEveryCurve> curves;
   // The replay's error per window: |replayed - measured| / measured; the same for the replay
@@ -110,7 +110,7 @@ struct ReplayReport {
   bool target_met = false;
   double typical_median_error = 0, typical_max_error = 0;
   bool typical_target_met = false;
-  std::vector<std::string> notes;     // rules missing or guessed, when the targets are not met
+  std::vector<std::string> notes;  // rules missing or guessed, when the targets are not met
 };
 
 struct ReplayOptions {

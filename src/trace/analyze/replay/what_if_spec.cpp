@@ -34,7 +34,8 @@ WhatIf parse_what_if(const std::string& spec) {
   size_t cut = std::string::npos;
   for (const char* k : {":op=", ":api=", ":name=", ":launch-us="}) {
     const size_t at = spec.find(k);
-    if (at != std::string::npos && at < cut) cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
+    if (at != std::string::npos && at < cut)
+      cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
   }
   if (cut != std::string::npos) {
     head = spec.substr(0, cut);
@@ -42,12 +43,16 @@ WhatIf parse_what_if(const std::string& spec) {
     if (value.empty()) bad(spec, "':" + key + "=' needs a name");
   }
   const size_t eq = head.find('=');
-  const std::string name = head.substr(0, eq), arg = eq == std::string::npos ? "" : head.substr(eq + 1);
+  const std::string name = head.substr(0, eq),
+                    arg = eq == std::string::npos ? "" : head.substr(eq + 1);
   const bool has_arg = eq != std::string::npos;
   const auto sites_option = [&] {
-    if (key == "op") w.sites = {SiteSelector::By::Op, value};
-    else if (key == "api") w.sites = {SiteSelector::By::Api, value};
-    else if (!key.empty()) bad(spec, name + " takes :op=NAME or :api=NAME, not :" + key + "=");
+    if (key == "op")
+      w.sites = {SiteSelector::By::Op, value};
+    else if (key == "api")
+      w.sites = {SiteSelector::By::Api, value};
+    else if (!key.empty())
+      bad(spec, name + " takes :op=NAME or :api=NAME, not :" + key + "=");
   };
   if (name == "no-syncs") {
     w.kind = WhatIf::Kind::NoSyncs;
@@ -59,14 +64,16 @@ WhatIf parse_what_if(const std::string& spec) {
     size_t from = 0;
     while (from <= arg.size()) {
       const size_t comma = arg.find(',', from);
-      const std::string item = arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      const std::string item =
+          arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
       if (item == "never") {
         w.every.push_back(0);
       } else {
         char* end = nullptr;
         errno = 0;
         const unsigned long n = item.empty() ? 0 : std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || item[0] == '-' || *end != '\0' || errno != 0 || n == 0 || n > 1000000000UL)
+        if (item.empty() || item[0] == '-' || *end != '\0' || errno != 0 || n == 0 ||
+            n > 1000000000UL)
           bad(spec, "expected a positive whole number or 'never' in the list, got '" + item + "'");
         w.every.push_back(static_cast<uint32_t>(n));
       }
@@ -77,7 +84,8 @@ WhatIf parse_what_if(const std::string& spec) {
   } else if (name == "scale-kernels") {
     w.kind = WhatIf::Kind::ScaleKernels;
     w.factor = positive_number(spec, arg, "scale-kernels=FACTOR");
-    if (!key.empty() && key != "name") bad(spec, "scale-kernels takes :name=PART, not :" + key + "=");
+    if (!key.empty() && key != "name")
+      bad(spec, "scale-kernels takes :name=PART, not :" + key + "=");
     w.pattern = value;
   } else if (name == "scale-launches") {
     w.kind = WhatIf::Kind::ScaleLaunches;
@@ -86,10 +94,14 @@ WhatIf parse_what_if(const std::string& spec) {
   } else if (name == "graph-steps") {
     w.kind = WhatIf::Kind::GraphSteps;
     if (has_arg) bad(spec, "graph-steps takes no value (its option is :launch-us=US)");
-    if (!key.empty() && key != "launch-us") bad(spec, "graph-steps takes :launch-us=US, not :" + key + "=");
-    if (!value.empty()) w.launch_ns = static_cast<int64_t>(std::llround(positive_number(spec, value, "launch-us=US") * 1000.0));
+    if (!key.empty() && key != "launch-us")
+      bad(spec, "graph-steps takes :launch-us=US, not :" + key + "=");
+    if (!value.empty())
+      w.launch_ns =
+          static_cast<int64_t>(std::llround(positive_number(spec, value, "launch-us=US") * 1000.0));
   } else {
-    bad(spec, "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F or graph-steps");
+    bad(spec,
+        "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F or graph-steps");
   }
   return w;
 }

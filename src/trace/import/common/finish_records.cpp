@@ -12,22 +12,27 @@ void settle_steps(RecordSet* r) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.name < b.name;
   });
   steps.erase(std::unique(steps.begin(), steps.end(),
-                          [](const StepWindow& a, const StepWindow& b) { return a.start_ns == b.start_ns && a.name == b.name; }),
+                          [](const StepWindow& a, const StepWindow& b) {
+                            return a.start_ns == b.start_ns && a.name == b.name;
+                          }),
               steps.end());
   if (steps.empty())  // our own files: the epochs are the steps
     for (const auto& h : r->ranges)
       if (h.name == "epoch") steps.push_back({h.start_ns, h.end_ns, "epoch"});
-  std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
+  std::sort(steps.begin(), steps.end(),
+            [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
 }
 
 void count_unmatched_correlations(ImportedTrace* t) {
   const RecordSet& r = t->records;
   uint32_t lo = UINT32_MAX, hi = 0;
   const auto range = [&](const auto& records) {
-    for (const auto& x : records) lo = std::min(lo, x.correlation_id), hi = std::max(hi, x.correlation_id);
+    for (const auto& x : records)
+      lo = std::min(lo, x.correlation_id), hi = std::max(hi, x.correlation_id);
   };
   range(r.api), range(r.kernels), range(r.memcpys), range(r.memsets);
-  IdSet host(lo, hi, r.api.size()), gpu(lo, hi, r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  IdSet host(lo, hi, r.api.size()),
+      gpu(lo, hi, r.kernels.size() + r.memcpys.size() + r.memsets.size());
   for (const auto& a : r.api) host.insert(a.correlation_id);
   const auto check = [&](uint32_t c) {
     gpu.insert(c);

@@ -41,7 +41,7 @@ struct EventBatch {
   uint64_t first_index = 0;  // index in traceEvents of events[0]
   ByteBuffer bytes;          // the array (or the top-level value), SIMDJSON_PADDING spaces after it
   std::vector<Event> events;
-  bool top = false;          // a top-level value: bytes hold it alone, at offset top_offset
+  bool top = false;  // a top-level value: bytes hold it alone, at offset top_offset
   uint64_t top_offset = 0;
   std::string key;
   // A region of traceEvents (JsonEventStream::RegionSink), in place of `events`: bytes are the
@@ -56,7 +56,9 @@ struct EventBatch {
   size_t region_at = 0, region_size = 0, blanked = 0;
   bool separator_ok = true;
   size_t text_size() const { return bytes.size() - simdjson::SIMDJSON_PADDING; }
-  JsonSlice slice(const Event& e) const { return {bytes.data() + e.at, e.size, bytes.size() - e.at, e.offset}; }
+  JsonSlice slice(const Event& e) const {
+    return {bytes.data() + e.at, e.size, bytes.size() - e.at, e.offset};
+  }
   JsonSlice whole() const { return {bytes.data(), text_size(), bytes.size(), top_offset}; }
 };
 
@@ -83,9 +85,9 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
   std::mutex m;
   std::condition_variable work_cv, done_cv, room_cv;
   std::deque<EventBatch> todo;
-  std::map<uint64_t, Result> done;          // parsed, waiting for their turn to merge
-  std::vector<ByteBuffer> spare;             // byte buffers to reuse: for batches of events
-  std::vector<ByteBuffer> spare_read;        // for the splitter to read regions into (kept full size)
+  std::map<uint64_t, Result> done;     // parsed, waiting for their turn to merge
+  std::vector<ByteBuffer> spare;       // byte buffers to reuse: for batches of events
+  std::vector<ByteBuffer> spare_read;  // for the splitter to read regions into (kept full size)
   uint64_t pushed = 0, merged = 0;
   bool split_done = false, cancelled = false;
   std::exception_ptr split_error;
@@ -114,15 +116,21 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
       todo.push_back(std::move(b));
       work_cv.notify_one();
     };
-    const auto append = [&](const JsonSlice& s) { b.bytes.insert(b.bytes.end(), s.data, s.data + s.size); };
+    const auto append = [&](const JsonSlice& s) {
+      b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
+    };
     const auto add_event = [&](const JsonSlice& s, uint64_t index) {
-      if (b.events.empty()) start(), b.events.reserve(8192), b.first_index = index, b.bytes.push_back('[');
-      else b.bytes.push_back(',');
-      b.events.push_back({static_cast<uint32_t>(b.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
+      if (b.events.empty())
+        start(), b.events.reserve(8192), b.first_index = index, b.bytes.push_back('[');
+      else
+        b.bytes.push_back(',');
+      b.events.push_back(
+          {static_cast<uint32_t>(b.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
       append(s);
       if (b.bytes.size() >= kBatchBytes) push(), fresh();
     };
-    const auto add_top = [&](std::string_view key, const JsonSlice& s) {  // a batch of its own, in document order
+    const auto add_top = [&](std::string_view key,
+                             const JsonSlice& s) {  // a batch of its own, in document order
       if (!b.events.empty()) push(), fresh();
       start();
       b.top = true, b.key = std::string(key), b.top_offset = s.offset;
@@ -139,17 +147,23 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
     };
     regions.take = [&](JsonRegion&& r) {
       if (!b.events.empty()) push(), fresh();
-      b.region = true, b.first_index = r.first_index, b.region_elements = r.elements, b.region_offset = r.text.offset;
+      b.region = true, b.first_index = r.first_index, b.region_elements = r.elements,
+      b.region_offset = r.text.offset;
       b.bytes = std::move(r.buffer);
       b.region_at = r.at - 1, b.region_size = r.text.size;
       b.bytes[r.at - 1] = '[';
       b.bytes[r.at + r.text.size] = ']';
-      if (r.first_index > 0) {  // after an element: whitespace, then the ',' before this region's first
+      if (r.first_index >
+          0) {  // after an element: whitespace, then the ',' before this region's first
         size_t i = r.at;
         const size_t end = r.at + r.text.size;
-        while (i < end && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' || b.bytes[i] == '\t')) ++i;
-        if (i < end && b.bytes[i] == ',') b.bytes[i] = ' ', b.blanked = i;
-        else b.separator_ok = false;
+        while (i < end && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' ||
+                           b.bytes[i] == '\t'))
+          ++i;
+        if (i < end && b.bytes[i] == ',')
+          b.bytes[i] = ' ', b.blanked = i;
+        else
+          b.separator_ok = false;
       }
       push(), fresh();
     };
@@ -157,7 +171,8 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
     try {
       fresh();
       stream.run(
-          add_event, [&](std::string_view k, const JsonSlice& s) {
+          add_event,
+          [&](std::string_view k, const JsonSlice& s) {
             if (keep_top(k)) add_top(k, s);
           },
           region_bytes ? &regions : nullptr);
@@ -222,7 +237,9 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
       Result r;
       {
         std::unique_lock<std::mutex> lock(m);
-        done_cv.wait(lock, [&] { return done.count(merged) || (split_done && merged == pushed) || worker_error; });
+        done_cv.wait(lock, [&] {
+          return done.count(merged) || (split_done && merged == pushed) || worker_error;
+        });
         if (worker_error) std::rethrow_exception(worker_error);
         auto it = done.find(merged);
         if (it == done.end()) break;  // every batch merged and the splitter finished

@@ -13,10 +13,10 @@
 
 namespace trace {
 namespace {
-constexpr size_t kInitialBuffer = 1u << 20;     // 1 MiB; grows only for a longer single value
-constexpr size_t kMaxValue = size_t{1} << 30;   // one event (or metadata value) over 1 GiB: refuse
+constexpr size_t kInitialBuffer = 1u << 20;    // 1 MiB; grows only for a longer single value
+constexpr size_t kMaxValue = size_t{1} << 30;  // one event (or metadata value) over 1 GiB: refuse
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
-constexpr int kMaxDepth = 1024;                 // simdjson's own default limit
+constexpr int kMaxDepth = 1024;  // simdjson's own default limit
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
@@ -35,7 +35,8 @@ JsonSlice JsonEventStream::slice(size_t from, size_t to) const {
 bool JsonEventStream::fill() {
   if (eof_) return false;
   const size_t cap = buf_.size() - kPad;
-  if (mark_ > 1) {  // drop what is consumed, keep the value being scanned (from buf_[1]: a region's '[' goes before it)
+  if (mark_ > 1) {  // drop what is consumed, keep the value being scanned (from buf_[1]: a region's
+                    // '[' goes before it)
     std::memmove(buf_.data() + 1, buf_.data() + mark_, end_ - mark_);
     base_ += mark_ - 1;
     pos_ -= mark_ - 1, end_ -= mark_ - 1;
@@ -67,7 +68,9 @@ char JsonEventStream::peek_nonspace() {
 void JsonEventStream::expect(char c, const char* what) {
   const char got = peek_nonspace();
   if (got != c) {
-    if (got == 0) fail(std::string("unexpected end of input (truncated?) while expecting ") + what, base_ + pos_);
+    if (got == 0)
+      fail(std::string("unexpected end of input (truncated?) while expecting ") + what,
+           base_ + pos_);
     fail(std::string("expected ") + what + ", found '" + got + "'", base_ + pos_);
   }
   ++pos_;
@@ -134,7 +137,9 @@ BlockMasks block_masks(const char* b) {
   for (int k = 0; k < 4; ++k) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
     const __m128i folded = _mm_or_si128(v, bit);
-    const auto bits = [&](__m128i eq) { return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k); };
+    const auto bits = [&](__m128i eq) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
+    };
     m.quote |= bits(_mm_cmpeq_epi8(v, quote));
     m.backslash |= bits(_mm_cmpeq_epi8(v, slash));
     m.open |= bits(_mm_cmpeq_epi8(folded, open));
@@ -144,10 +149,14 @@ BlockMasks block_masks(const char* b) {
   for (int i = 0; i < 64; ++i) {
     const char c = b[i];
     const uint64_t one = uint64_t{1} << i;
-    if (c == '"') m.quote |= one;
-    else if (c == '\\') m.backslash |= one;
-    else if (c == '{' || c == '[') m.open |= one;
-    else if (c == '}' || c == ']') m.close |= one;
+    if (c == '"')
+      m.quote |= one;
+    else if (c == '\\')
+      m.backslash |= one;
+    else if (c == '{' || c == '[')
+      m.open |= one;
+    else if (c == '}' || c == ']')
+      m.close |= one;
   }
 #endif
   return m;
@@ -185,9 +194,12 @@ uint64_t brackets_outside_strings(const char* b, size_t n, StringState* st) {
     for (size_t i = 0; i < n; ++i) {
       const char c = b[i];
       if (in_string) {
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"') in_string = false;
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       }
@@ -227,7 +239,8 @@ IRIS_AVX2 inline uint64_t mask64(__m256i lo, __m256i hi) {  // bit i: byte i's c
 // As index_brackets_sse2, 32 bytes per compare, the prefix XOR as one carry-less multiply, and
 // the positions written eight at a time (simdjson's way: fewer mispredicted branches).
 IRIS_AVX2 size_t index_brackets_avx2(const char* b, size_t n, StringState* st, uint32_t* out) {
-  const __m256i quote = _mm256_set1_epi8('"'), slash = _mm256_set1_epi8('\\'), bit = _mm256_set1_epi8(0x20);
+  const __m256i quote = _mm256_set1_epi8('"'), slash = _mm256_set1_epi8('\\'),
+                bit = _mm256_set1_epi8(0x20);
   const __m256i open = _mm256_set1_epi8('{'), close = _mm256_set1_epi8('}');
   size_t k = 0;
   uint64_t in_string = st->in_string ? ~uint64_t{0} : 0;
@@ -240,14 +253,18 @@ IRIS_AVX2 size_t index_brackets_avx2(const char* b, size_t n, StringState* st, u
     const __m256i flo = _mm256_or_si256(lo, bit), fhi = _mm256_or_si256(hi, bit);
     const uint64_t q = mask64(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)) & valid;
     const uint64_t bs = mask64(_mm256_cmpeq_epi8(lo, slash), _mm256_cmpeq_epi8(hi, slash)) & valid;
-    const uint64_t br = mask64(_mm256_or_si256(_mm256_cmpeq_epi8(flo, open), _mm256_cmpeq_epi8(flo, close)),
-                             _mm256_or_si256(_mm256_cmpeq_epi8(fhi, open), _mm256_cmpeq_epi8(fhi, close))) & valid;
+    const uint64_t br =
+        mask64(_mm256_or_si256(_mm256_cmpeq_epi8(flo, open), _mm256_cmpeq_epi8(flo, close)),
+               _mm256_or_si256(_mm256_cmpeq_epi8(fhi, open), _mm256_cmpeq_epi8(fhi, close))) &
+        valid;
     uint64_t found;
     if ((bs | static_cast<uint64_t>(escaped)) == 0) {
-      const __m128i x = _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(q)), _mm_set1_epi8(-1), 0);
+      const __m128i x =
+          _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(q)), _mm_set1_epi8(-1), 0);
       const uint64_t inside = static_cast<uint64_t>(_mm_cvtsi128_si64(x)) ^ in_string;
       found = br & ~inside;
-      in_string = static_cast<uint64_t>(static_cast<int64_t>(inside << (64 - m)) >> 63);  // its last byte's
+      in_string =
+          static_cast<uint64_t>(static_cast<int64_t>(inside << (64 - m)) >> 63);  // its last byte's
     } else {  // a backslash: byte by byte
       StringState s{in_string != 0, escaped};
       found = brackets_outside_strings(b + i, m, &s);
@@ -271,8 +288,8 @@ IRIS_AVX2 size_t index_brackets_avx2(const char* b, size_t n, StringState* st, u
 IndexFn best_index() {
 #ifdef IRIS_HAVE_AVX2_INDEX
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("bmi") &&
-      __builtin_cpu_supports("popcnt"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+      __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt"))
     return index_brackets_avx2;
 #endif
   return index_brackets_sse2;
@@ -280,7 +297,8 @@ IndexFn best_index() {
 
 }  // namespace
 
-bool detail::index_brackets_with(int kernel, const char* b, size_t n, bool* in_string, bool* escaped, std::vector<uint32_t>* out) {
+bool detail::index_brackets_with(int kernel, const char* b, size_t n, bool* in_string,
+                                 bool* escaped, std::vector<uint32_t>* out) {
   IndexFn f = kernel == 0 ? index_brackets_sse2 : nullptr;
 #ifdef IRIS_HAVE_AVX2_INDEX
   if (kernel == 1 && best_index() == index_brackets_avx2) f = index_brackets_avx2;
@@ -313,14 +331,16 @@ size_t JsonEventStream::scan_container(size_t p) {
           if (depth == kMaxDepth) fail("JSON nested deeper than 1024 levels", base_ + at);
           stack[depth++] = c;
         } else {
-          if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) fail(std::string("unbalanced '") + c + "'", base_ + at);
+          if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '['))
+            fail(std::string("unbalanced '") + c + "'", base_ + at);
           if (--depth == 0) return at + 1;
         }
       }
       p += n;
     }
     const size_t keep = p - mark_;
-    if (!fill()) fail("unexpected end of input (truncated?) inside a JSON value that started", base_ + mark_);
+    if (!fill())
+      fail("unexpected end of input (truncated?) inside a JSON value that started", base_ + mark_);
     p = mark_ + keep;
   }
 }
@@ -328,21 +348,35 @@ size_t JsonEventStream::scan_container(size_t p) {
 // pos_ just after traceEvents' '[' (index 0) or just after element index - 1. In a region, the
 // end of the input just after an element is the region's end.
 void JsonEventStream::elements(const EventFn& on_event, uint64_t index, bool region) {
-  if (index == 0 && peek_nonspace() == ']') { ++pos_; return; }
+  if (index == 0 && peek_nonspace() == ']') {
+    ++pos_;
+    return;
+  }
   for (bool first = index == 0;; first = false) {
     if (!first) {
       const char sep = peek_nonspace();
       if (sep == 0 && region && pos_ >= end_) return;  // not a NUL byte: the end
-      if (sep == ']') { ++pos_; return; }
+      if (sep == ']') {
+        ++pos_;
+        return;
+      }
       if (sep != ',') {
-        if (sep == 0) fail("unexpected end of input (truncated?) in traceEvents after event " + std::to_string(index - 1), base_ + pos_);
-        fail(std::string("expected ',' or ']' after traceEvents element ") + std::to_string(index - 1) + ", found '" + sep + "'", base_ + pos_);
+        if (sep == 0)
+          fail("unexpected end of input (truncated?) in traceEvents after event " +
+                   std::to_string(index - 1),
+               base_ + pos_);
+        fail(std::string("expected ',' or ']' after traceEvents element ") +
+                 std::to_string(index - 1) + ", found '" + sep + "'",
+             base_ + pos_);
       }
       ++pos_;
     }
     const char c = peek_nonspace();
     if (c != '{') {
-      if (c == 0) fail("unexpected end of input (truncated?) in traceEvents after event " + std::to_string(index), base_ + pos_);
+      if (c == 0)
+        fail("unexpected end of input (truncated?) in traceEvents after event " +
+                 std::to_string(index),
+             base_ + pos_);
       fail("traceEvents element " + std::to_string(index) + " is not an object", base_ + pos_);
     }
     const size_t to = scan_value();  // mark_ is now the event's first byte
@@ -383,8 +417,8 @@ void JsonEventStream::bulk_elements(const RegionSink& regions, uint64_t* index) 
     regions.take(std::move(r));
   };
   static const IndexFn index_brackets = best_index();
-  constexpr size_t kChunk = 4096;        // bytes indexed at a time
-  uint32_t at_[kChunk + 8];              // + 8: the AVX2 index writes eight at a time
+  constexpr size_t kChunk = 4096;  // bytes indexed at a time
+  uint32_t at_[kChunk + 8];        // + 8: the AVX2 index writes eight at a time
   for (;;) {
     while (p < end_) {
       const size_t n = std::min(kChunk, end_ - p);
@@ -397,13 +431,16 @@ void JsonEventStream::bulk_elements(const RegionSink& regions, uint64_t* index) 
           open[depth++] = c;
         } else {
           if (open[depth - 1] != (c ^ 6)) goto done;  // '}' ^ 6 == '{', ']' ^ 6 == '['
-          if (--depth == 1) ++count, cut = p + at_[j] + 1;
-          else if (depth == 0) goto done;
+          if (--depth == 1)
+            ++count, cut = p + at_[j] + 1;
+          else if (depth == 0)
+            goto done;
         }
       }
       p += n;
     }
-    // Before a refill moves the bytes: out with the region when it is big enough or fills the buffer.
+    // Before a refill moves the bytes: out with the region when it is big enough or fills the
+    // buffer.
     if (cut - mark_ >= regions.min_bytes || end_ - mark_ >= buf_.size() - kPad - 1) emit();
     const size_t keep = p - mark_, keep_cut = cut - mark_;  // fill() moves the bytes from mark_ on
     const bool more = fill();
@@ -415,8 +452,8 @@ done:
   pos_ = cut;
 }
 
-void JsonEventStream::run_region(std::string_view text, const std::string& name, uint64_t offset, uint64_t first_index,
-                                 const EventFn& on_event) {
+void JsonEventStream::run_region(std::string_view text, const std::string& name, uint64_t offset,
+                                 uint64_t first_index, const EventFn& on_event) {
   class Text : public ByteSource {  // the bytes as they are (a region is never gzip)
    public:
     explicit Text(std::string_view t) : t_(t) {}
@@ -449,7 +486,8 @@ void JsonEventStream::run(const EventFn& on_event, const TopFn& on_top, const Re
     events();
   } else if (first == '{') {
     ++pos_;
-    if (peek_nonspace() == '}') ++pos_;
+    if (peek_nonspace() == '}')
+      ++pos_;
     else
       for (;;) {
         if (peek_nonspace() != '"') expect('"', "a key string");
@@ -457,7 +495,8 @@ void JsonEventStream::run(const EventFn& on_event, const TopFn& on_top, const Re
         const std::string key(buf_.data() + mark_ + 1, key_end - mark_ - 2);
         pos_ = key_end;
         expect(':', "':' after a key");
-        if (peek_nonspace() == 0) fail("unexpected end of input (truncated?) after key \"" + key + "\"", base_ + pos_);
+        if (peek_nonspace() == 0)
+          fail("unexpected end of input (truncated?) after key \"" + key + "\"", base_ + pos_);
         if (key == "traceEvents") {
           expect('[', "'[' to open traceEvents");
           events();
@@ -467,17 +506,25 @@ void JsonEventStream::run(const EventFn& on_event, const TopFn& on_top, const Re
           pos_ = to;
         }
         const char sep = peek_nonspace();
-        if (sep == '}') { ++pos_; break; }
+        if (sep == '}') {
+          ++pos_;
+          break;
+        }
         if (sep != ',') {
-          if (sep == 0) fail("unexpected end of input (truncated?) in the top-level object", base_ + pos_);
-          fail(std::string("expected ',' or '}' in the top-level object, found '") + sep + "'", base_ + pos_);
+          if (sep == 0)
+            fail("unexpected end of input (truncated?) in the top-level object", base_ + pos_);
+          fail(std::string("expected ',' or '}' in the top-level object, found '") + sep + "'",
+               base_ + pos_);
         }
         ++pos_;
       }
   } else {
-    fail(std::string("not JSON: expected '{' or '[' to start a Chrome trace, found '") + first + "'", base_ + pos_);
+    fail(
+        std::string("not JSON: expected '{' or '[' to start a Chrome trace, found '") + first + "'",
+        base_ + pos_);
   }
-  if (peek_nonspace() != 0) fail("unexpected data after the end of the JSON document", base_ + pos_);
+  if (peek_nonspace() != 0)
+    fail("unexpected data after the end of the JSON document", base_ + pos_);
 }
 
 }  // namespace trace

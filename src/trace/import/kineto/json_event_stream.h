@@ -33,8 +33,10 @@ struct DefaultInitAllocator : std::allocator<T> {
   DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
   template <typename U, typename... Args>
   void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
-    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
 using ByteBuffer = std::vector<char, DefaultInitAllocator<char>>;
@@ -42,8 +44,8 @@ using ByteBuffer = std::vector<char, DefaultInitAllocator<char>>;
 struct JsonSlice {
   const char* data;
   size_t size;
-  size_t capacity;     // readable bytes from data (>= size + SIMDJSON_PADDING)
-  uint64_t offset;     // byte offset of data[0] in the (decompressed) document
+  size_t capacity;  // readable bytes from data (>= size + SIMDJSON_PADDING)
+  uint64_t offset;  // byte offset of data[0] in the (decompressed) document
 };
 
 // A run of whole traceEvents elements as they stand in the document: from just after the
@@ -89,28 +91,28 @@ class JsonEventStream {
   // The elements of one region (text: JsonRegion::text as in the document, at document offset
   // `offset`; its first element has index first_index), one by one exactly as run() would hand
   // them over, with the same errors at the same offsets. Returns at the region's end.
-  static void run_region(std::string_view text, const std::string& name, uint64_t offset, uint64_t first_index,
-                         const EventFn& on_event);
+  static void run_region(std::string_view text, const std::string& name, uint64_t offset,
+                         uint64_t first_index, const EventFn& on_event);
   uint64_t bytes() const { return base_ + end_; }  // decompressed bytes read so far
 
  private:
-  bool fill();                  // reads more; false at the end of the input
-  char peek_nonspace();         // next non-whitespace byte (refilling); 0 at the end
+  bool fill();           // reads more; false at the end of the input
+  char peek_nonspace();  // next non-whitespace byte (refilling); 0 at the end
   void expect(char c, const char* what);
-  size_t scan_value();          // from pos_: end position (exclusive) of one JSON value
-  size_t scan_string(size_t p); // p at the opening quote; returns just past the closing one
+  size_t scan_value();              // from pos_: end position (exclusive) of one JSON value
+  size_t scan_string(size_t p);     // p at the opening quote; returns just past the closing one
   size_t scan_container(size_t p);  // p at '{' or '['; returns just past its closing bracket
   void elements(const EventFn& on_event, uint64_t index, bool region);  // pos_ inside traceEvents
-  void bulk_elements(const RegionSink& regions, uint64_t* index);  // pos_ just after its '['
+  void bulk_elements(const RegionSink& regions, uint64_t* index);       // pos_ just after its '['
   [[noreturn]] void fail(const std::string& what, uint64_t offset) const;
   JsonSlice slice(size_t from, size_t to) const;
 
   ByteSource& source_;
   std::string name_;
   ByteBuffer buf_;
-  size_t mark_ = 0;   // start of the value being scanned (kept across refills)
+  size_t mark_ = 0;  // start of the value being scanned (kept across refills)
   size_t pos_ = 0, end_ = 0;
-  uint64_t base_ = 0; // document offset of buf_[0]
+  uint64_t base_ = 0;  // document offset of buf_[0]
   bool eof_ = false;
 };
 
@@ -120,7 +122,8 @@ namespace detail {
 // multiple of 64 unless it is the last call, with 64 readable bytes past the end; the string
 // state carries from call to call. kernel 0: SSE2 (any x86-64 or none); 1: AVX2. False when
 // this CPU or build lacks the kernel.
-bool index_brackets_with(int kernel, const char* b, size_t n, bool* in_string, bool* escaped, std::vector<uint32_t>* out);
+bool index_brackets_with(int kernel, const char* b, size_t n, bool* in_string, bool* escaped,
+                         std::vector<uint32_t>* out);
 }  // namespace detail
 
 }  // namespace trace

@@ -1,5 +1,6 @@
 #include "trace/import/kineto/kineto_import.h"
 
+#include <dirent.h>
 #include <simdjson.h>
 #include <sys/stat.h>
 
@@ -9,7 +10,6 @@
 #include <exception>
 #include <thread>
 #include <unordered_map>
-#include <dirent.h>
 
 #include "trace/import/common/finish_records.h"
 #include "trace/import/kineto/event_pipeline.h"
@@ -24,7 +24,8 @@ bool eight_digits(const char* p, uint64_t* out) {
   uint64_t v;
   std::memcpy(&v, p, 8);
   if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) v = __builtin_bswap64(v);
-  if (((v & 0xF0F0F0F0F0F0F0F0ull) | (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+  if (((v & 0xF0F0F0F0F0F0F0F0ull) |
+       (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
     return false;
   v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
   v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
@@ -34,7 +35,9 @@ bool eight_digits(const char* p, uint64_t* out) {
 }  // namespace
 
 bool us_text_to_ns(std::string_view t, int64_t* out) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() &&
+         (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+    t.remove_suffix(1);
   size_t i = 0;
   const bool neg = i < t.size() && t[i] == '-';
   if (neg) ++i;
@@ -44,8 +47,10 @@ bool us_text_to_ns(std::string_view t, int64_t* out) {
   if (t.size() > i && t.size() - i <= 16) {
     uint64_t v = 0, eight;
     size_t j = i;
-    for (; t.size() - j >= 8 && eight_digits(t.data() + j, &eight); j += 8) v = v * 100000000 + eight;
-    for (; j < t.size() && static_cast<unsigned char>(t[j] - '0') <= 9; ++j) v = v * 10 + static_cast<uint64_t>(t[j] - '0');
+    for (; t.size() - j >= 8 && eight_digits(t.data() + j, &eight); j += 8)
+      v = v * 100000000 + eight;
+    for (; j < t.size() && static_cast<unsigned char>(t[j] - '0') <= 9; ++j)
+      v = v * 10 + static_cast<uint64_t>(t[j] - '0');
     if (j == t.size() && v <= static_cast<uint64_t>(INT64_MAX) / 1000) {
       *out = neg ? -static_cast<int64_t>(v * 1000) : static_cast<int64_t>(v * 1000);
       return true;
@@ -106,12 +111,27 @@ bool us_text_to_ns(std::string_view t, int64_t* out) {
 
 namespace {
 
-enum class Cat : uint8_t { Runtime, Driver, Kernel, Memcpy, Memset, Sync, CpuOp, Annotation, GpuAnnotation, Phase, Trace, Other };
+enum class Cat : uint8_t {
+  Runtime,
+  Driver,
+  Kernel,
+  Memcpy,
+  Memset,
+  Sync,
+  CpuOp,
+  Annotation,
+  GpuAnnotation,
+  Phase,
+  Trace,
+  Other
+};
 
 // s == literal, with the literal's length a constant: a few loads where string_view's == calls
 // memcmp (category() made up to eight such calls an event).
 template <size_t N>
-bool eq(std::string_view s, const char (&lit)[N]) { return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0; }
+bool eq(std::string_view s, const char (&lit)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
 
 Cat category(std::string_view c) {
   if (eq(c, "cuda_runtime") || eq(c, "Runtime")) return Cat::Runtime;
@@ -129,8 +149,12 @@ Cat category(std::string_view c) {
 }
 
 template <size_t N>
-bool starts_with(std::string_view s, const char (&p)[N]) { return s.size() >= N - 1 && std::memcmp(s.data(), p, N - 1) == 0; }
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool starts_with(std::string_view s, const char (&p)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data(), p, N - 1) == 0;
+}
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 
 MemoryKind memory_word(std::string_view w) {
   if (w == "Pageable" || w == "pageable") return MemoryKind::Pageable;
@@ -142,11 +166,14 @@ MemoryKind memory_word(std::string_view w) {
 // "Memcpy DtoH (Device -> Pinned)", "Memcpy HtoD" (ours: kinds in args).
 void parse_memcpy_name(std::string_view name, MemcpyRecord* m) {
   const auto kind = name.substr(std::min<size_t>(7, name.size()), 4);
-  m->kind = kind == "HtoD" ? CopyKind::HtoD : kind == "DtoH" ? CopyKind::DtoH : kind == "DtoD" ? CopyKind::DtoD
-          : kind == "HtoH" ? CopyKind::HtoH : CopyKind::Other;
+  m->kind = kind == "HtoD"   ? CopyKind::HtoD
+            : kind == "DtoH" ? CopyKind::DtoH
+            : kind == "DtoD" ? CopyKind::DtoD
+            : kind == "HtoH" ? CopyKind::HtoH
+                             : CopyKind::Other;
   const size_t open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
-  if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
-      open < arrow && arrow < close) {
+  if (open != std::string_view::npos && arrow != std::string_view::npos &&
+      close != std::string_view::npos && open < arrow && arrow < close) {
     m->src = memory_word(name.substr(open + 1, arrow - open - 1));
     m->dst = memory_word(name.substr(arrow + 4, close - arrow - 4));
   }
@@ -178,8 +205,10 @@ double python_json_number(std::string_view t) {
 
 // HTA's normalize_gpu_stream_numbers: int(x), else -1.
 int64_t python_int(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
+    s.remove_suffix(1);
   bool neg = false;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) neg = s[0] == '-', s.remove_prefix(1);
   if (s.empty() || s.size() > 18) return -1;
@@ -208,17 +237,18 @@ Number read_number(simdjson::ondemand::value v) {
     return n;
   }
   double d;
-  if (!v.get_double().get(d)) n.d = d, n.i = static_cast<int64_t>(std::max(-9.2e18, std::min(9.2e18, d)));
+  if (!v.get_double().get(d))
+    n.d = d, n.i = static_cast<int64_t>(std::max(-9.2e18, std::min(9.2e18, d)));
   return n;
 }
 
 // What one batch of events becomes; merged into the ImportedTrace in document order.
 struct Partial {
-  ImportedTrace t;              // records, counters and --hta rows of this batch only
+  ImportedTrace t;  // records, counters and --hta rows of this batch only
   bool rank_set = false;
-  std::string clock;            // otherData.clock, when this batch held it
+  std::string clock;  // otherData.clock, when this batch held it
   uint64_t begin_end_events = 0;
-  std::exception_ptr error;     // the batch's first bad event: merge rethrows it
+  std::exception_ptr error;  // the batch's first bad event: merge rethrows it
 };
 
 // Parses events into a Partial. One per worker thread (each has its own simdjson parser).
@@ -254,7 +284,8 @@ class EventParser {
       if (b.separator_ok && whole()) return;
       begin(p);
       try {
-        std::string text(b.bytes.data() + b.region_at + 1, b.region_size);  // without the '[' and ']'
+        std::string text(b.bytes.data() + b.region_at + 1,
+                         b.region_size);  // without the '[' and ']'
         if (b.blanked) text[b.blanked - b.region_at - 1] = ',';
         JsonEventStream::run_region(text, name_, b.region_offset, b.first_index,
                                     [&](const JsonSlice& s, uint64_t index) { event(s, index); });
@@ -279,9 +310,12 @@ class EventParser {
   }
 
   void whole_batch(const EventBatch& b) {
-    auto doc = b.region ? parser_.iterate(simdjson::padded_string_view(b.bytes.data() + b.region_at, b.region_size + 2,
-                                                                       b.bytes.size() - b.region_at))
-                        : parser_.iterate(simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
+    auto doc =
+        b.region
+            ? parser_.iterate(simdjson::padded_string_view(
+                  b.bytes.data() + b.region_at, b.region_size + 2, b.bytes.size() - b.region_at))
+            : parser_.iterate(
+                  simdjson::padded_string_view(b.bytes.data(), b.text_size(), b.bytes.size()));
     const size_t n = b.region ? b.region_elements : b.events.size();
     size_t i = 0;
     for (simdjson::ondemand::value v : doc.get_array()) {
@@ -300,8 +334,8 @@ class EventParser {
       auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
       parse_event(doc.get_object(), index, s.offset);
     } catch (const simdjson::simdjson_error& e) {
-      throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(s.offset) +
-                       ") is not valid JSON: " + e.what());
+      throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " +
+                       std::to_string(s.offset) + ") is not valid JSON: " + e.what());
     }
   }
 
@@ -317,18 +351,20 @@ class EventParser {
           if (n.present) out_->rank = n.i, part_->rank_set = true;
         } else if (key == "otherData" && (k == "producer" || k == "clock")) {
           std::string_view str;
-          if (!v.get_string().get(str)) (k == "producer" ? out_->producer : part_->clock) = std::string(str);
+          if (!v.get_string().get(str))
+            (k == "producer" ? out_->producer : part_->clock) = std::string(str);
         }
       }
     } catch (const simdjson::simdjson_error& e) {
-      throw InputError(name_ + ": top-level \"" + std::string(key) + "\" (byte offset " + std::to_string(s.offset) +
-                       ") is not valid JSON: " + e.what());
+      throw InputError(name_ + ": top-level \"" + std::string(key) + "\" (byte offset " +
+                       std::to_string(s.offset) + ") is not valid JSON: " + e.what());
     }
   }
 
   void parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset);
   [[noreturn]] void bad(uint64_t index, uint64_t offset, const std::string& what) {
-    throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " + std::to_string(offset) + "): " + what);
+    throw InputError(name_ + ": event " + std::to_string(index) + " (byte offset " +
+                     std::to_string(offset) + "): " + what);
   }
 
   const std::string& name_;
@@ -352,7 +388,9 @@ class EventParser {
 // quote): no unescaping, so a key written with escapes (\u0074s) is not recognised.
 // (The key's length is a constant, so that the compare is a few loads rather than a call.)
 template <size_t N>
-bool key_is(const char* raw, const char (&k)[N]) { return std::memcmp(raw, k, N - 1) == 0 && raw[N - 1] == '"'; }
+bool key_is(const char* raw, const char (&k)[N]) {
+  return std::memcmp(raw, k, N - 1) == 0 && raw[N - 1] == '"';
+}
 
 void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset) {
   // Strings stay valid in the parser's buffer until the next document is parsed.
@@ -373,7 +411,8 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
     ++out_->ignored_events;
   };
   const auto args_unused = [&] {
-    return !hta && has_cat && (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
+    return !hta && has_cat &&
+           (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
   };
   for (auto field : obj) {
     const char* key = field.key().value().raw();
@@ -409,8 +448,10 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
         }
         break;
       case 't':
-        if (key_is(key, "ts")) number_text("ts", &ts_text, &has_ts);
-        else if (key_is(key, "tid")) tid = read_number(v);
+        if (key_is(key, "ts"))
+          number_text("ts", &ts_text, &has_ts);
+        else if (key_is(key, "tid"))
+          tid = read_number(v);
         break;
       case 'd':
         if (key_is(key, "dur")) number_text("dur", &dur_text, &has_dur);
@@ -422,22 +463,30 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
         for (auto arg : v.get_object()) {
           const char* k = arg.key().value().raw();
           simdjson::ondemand::value av = arg.value();
-          if (key_is(k, "correlation")) correlation = read_number(av);
+          if (key_is(k, "correlation"))
+            correlation = read_number(av);
           else if (key_is(k, "stream")) {
             auto at = av.type();
             if (!at.error() && at.value_unsafe() == simdjson::ondemand::json_type::string) {
               std::string_view str;
               if (!av.get_string().get(str)) stream_text = str, stream_is_text = true;
               stream.present = true, stream.i = python_int(stream_text);
-            } else stream = read_number(av);
-          } else if (key_is(k, "device")) device = read_number(av);
-          else if (key_is(k, "bytes")) bytes = read_number(av);
-          else if (key_is(k, "depth")) depth = read_number(av);
-          else if (key_is(k, "wait_on_stream")) wait_stream = read_number(av);  // cuda_sync rows
-          else if (key_is(k, "wait_on_cuda_event_record_corr_id")) wait_record = read_number(av);
+            } else
+              stream = read_number(av);
+          } else if (key_is(k, "device"))
+            device = read_number(av);
+          else if (key_is(k, "bytes"))
+            bytes = read_number(av);
+          else if (key_is(k, "depth"))
+            depth = read_number(av);
+          else if (key_is(k, "wait_on_stream"))
+            wait_stream = read_number(av);  // cuda_sync rows
+          else if (key_is(k, "wait_on_cuda_event_record_corr_id"))
+            wait_record = read_number(av);
           else if (key_is(k, "src") || key_is(k, "dst")) {
             std::string_view str;
-            if (!av.get_string().get(str)) (k[0] == 's' ? src_word : dst_word) = str;  // ours: "pinned", ...
+            if (!av.get_string().get(str))
+              (k[0] == 's' ? src_word : dst_word) = str;  // ours: "pinned", ...
           }
         }
         break;
@@ -450,28 +499,36 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   if (opt_.hta_events) {
     // pandas holds a column as float64 when any value is a decimal or missing; HTA rounds
     // "ts" only then, and sums int64 columns exactly (hta_breakdown.cpp).
-    const auto decimal = [](std::string_view t) { return t.find_first_of(".eE") != std::string_view::npos; };
+    const auto decimal = [](std::string_view t) {
+      return t.find_first_of(".eE") != std::string_view::npos;
+    };
     out_->hta_missing_ts |= !has_ts, out_->hta_missing_dur |= !has_dur;
     out_->hta_float_ts |= !has_ts || decimal(ts_text);
     out_->hta_float_dur |= !has_dur || decimal(dur_text);
   }
 
   int64_t ts = 0, dur = 0;
-  if (has_ts && !us_text_to_ns(ts_text, &ts)) bad(index, offset, "\"ts\" " + std::string(ts_text) + " is out of range");
-  if (has_dur && !us_text_to_ns(dur_text, &dur)) bad(index, offset, "\"dur\" " + std::string(dur_text) + " is out of range");
+  if (has_ts && !us_text_to_ns(ts_text, &ts))
+    bad(index, offset, "\"ts\" " + std::string(ts_text) + " is out of range");
+  if (has_dur && !us_text_to_ns(dur_text, &dur))
+    bad(index, offset, "\"dur\" " + std::string(dur_text) + " is out of range");
 
   if (opt_.hta_events && has_cat && has_dur && has_ts && cat != Cat::Trace) {
     HtaEvent h;
     h.index = static_cast<int64_t>(index);
     h.ts_us = python_json_number(ts_text), h.dur_us = python_json_number(dur_text);
-    if (stream.present) h.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
+    if (stream.present)
+      h.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
     if (correlation.present) h.correlation = correlation.i;
     const std::string_view n = name_view;
-    if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset || cat_view == "mtia_ccp_events")
+    if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset ||
+        cat_view == "mtia_ccp_events")
       h.flags |= HtaEvent::kKernelCat;
-    if (cat_view == "memcpy" || cat_view == "memset") h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
+    if (cat_view == "memcpy" || cat_view == "memset")
+      h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
     if (hta_compute_name(n)) h.flags |= HtaEvent::kComputeName;
-    if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "runFunction - job_prep_and_submit_for_execution")
+    if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" ||
+        n == "runFunction - job_prep_and_submit_for_execution")
       h.flags |= HtaEvent::kLaunchName;
     if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") h.flags |= HtaEvent::kMemAsyncName;
     if (n == "Event Sync" || n == "Context Sync") h.flags |= HtaEvent::kDeviceSyncName;
@@ -491,7 +548,9 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   const uint64_t start = static_cast<uint64_t>(ts), end = start + static_cast<uint64_t>(dur);
   const uint32_t thread = tid.present ? static_cast<uint32_t>(tid.i) : 0;
   const uint32_t corr = correlation.present ? static_cast<uint32_t>(correlation.i) : 0;
-  const uint32_t dev = device.present ? static_cast<uint32_t>(device.i) : pid.present ? static_cast<uint32_t>(pid.i) : 0;
+  const uint32_t dev = device.present ? static_cast<uint32_t>(device.i)
+                       : pid.present  ? static_cast<uint32_t>(pid.i)
+                                      : 0;
   uint32_t str = tid.present ? static_cast<uint32_t>(tid.i) : 0;
   if (stream.present) str = stream.i < 0 ? kNoStream : static_cast<uint32_t>(stream.i);
   RecordSet& r = out_->records;
@@ -509,11 +568,13 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       break;
     }
     case Cat::Kernel:
-      r.kernels.push_back({start, end, corr, dev, str, opt_.kernel_names ? std::string(name_view) : std::string()});
+      r.kernels.push_back(
+          {start, end, corr, dev, str, opt_.kernel_names ? std::string(name_view) : std::string()});
       break;
     case Cat::Memcpy: {
       MemcpyRecord m;
-      m.start_ns = start, m.end_ns = end, m.correlation_id = corr, m.device_id = dev, m.stream_id = str;
+      m.start_ns = start, m.end_ns = end, m.correlation_id = corr, m.device_id = dev,
+      m.stream_id = str;
       m.bytes = bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0;
       parse_memcpy_name(name_view, &m);
       if (!src_word.empty()) m.src = memory_word(src_word);
@@ -522,13 +583,16 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       break;
     }
     case Cat::Memset:
-      r.memsets.push_back({start, end, corr, dev, str, bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0});
+      r.memsets.push_back({start, end, corr, dev, str,
+                           bytes.present && bytes.i > 0 ? static_cast<uint64_t>(bytes.i) : 0});
       break;
     case Cat::Sync: {
       SyncRecord y{start, end, corr, str, sync_kind(name_view)};
       // -1 (Kineto's "not known") and absent stay kNoStream / 0.
-      if (wait_stream.present && wait_stream.i >= 0 && wait_stream.i < kNoStream) y.wait_stream = static_cast<uint32_t>(wait_stream.i);
-      if (wait_record.present && wait_record.i > 0 && wait_record.i <= UINT32_MAX) y.wait_record_correlation = static_cast<uint32_t>(wait_record.i);
+      if (wait_stream.present && wait_stream.i >= 0 && wait_stream.i < kNoStream)
+        y.wait_stream = static_cast<uint32_t>(wait_stream.i);
+      if (wait_record.present && wait_record.i > 0 && wait_record.i <= UINT32_MAX)
+        y.wait_record_correlation = static_cast<uint32_t>(wait_record.i);
       r.syncs.push_back(y);
       break;
     }
@@ -544,7 +608,8 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       r.annotations.push_back({start, end, str, true, std::string(name_view)});
       break;
     case Cat::Phase:
-      r.ranges.push_back({start, end, thread, static_cast<uint16_t>(depth.present ? depth.i : 0), std::string(name_view)});
+      r.ranges.push_back({start, end, thread, static_cast<uint16_t>(depth.present ? depth.i : 0),
+                          std::string(name_view)});
       break;
     default:
       ++out_->ignored_events;
@@ -566,20 +631,27 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
 
   auto& w = out_->warnings;
   if (out_->hip)
-    w.push_back("HIP runtime names (an AMD ROCm trace): hipLaunchKernel, hipMemcpy*, hip*Synchronize are read as their CUDA "
-                "counterparts; HIP copies name no pageable/pinned host memory (shown as 'other')");
+    w.push_back(
+        "HIP runtime names (an AMD ROCm trace): hipLaunchKernel, hipMemcpy*, hip*Synchronize are "
+        "read as their CUDA "
+        "counterparts; HIP copies name no pageable/pinned host memory (shown as 'other')");
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty())
     w.push_back("no GPU events (kernel, gpu_memcpy, gpu_memset) in this trace: host figures only");
   if (out_->unmatched_correlations)
     w.push_back(std::to_string(out_->unmatched_correlations) +
-                " GPU events have a correlation id that matches no runtime/driver call (kept as GPU work; no launch delay for them)");
+                " GPU events have a correlation id that matches no runtime/driver call (kept as "
+                "GPU work; no launch delay for them)");
   if (out_->launches_without_gpu)
     w.push_back(std::to_string(out_->launches_without_gpu) +
-                " launch calls have no GPU event with their correlation id (launched outside the profiled window, or not recorded)");
+                " launch calls have no GPU event with their correlation id (launched outside the "
+                "profiled window, or not recorded)");
   if (out_->negative_durations)
-    w.push_back(std::to_string(out_->negative_durations) + " events had a negative \"dur\", taken as 0");
+    w.push_back(std::to_string(out_->negative_durations) +
+                " events had a negative \"dur\", taken as 0");
   if (begin_end_events_)
-    w.push_back(std::to_string(begin_end_events_) + " begin/end (\"ph\": \"B\"/\"E\") events ignored: only complete events (\"X\") are read");
+    w.push_back(
+        std::to_string(begin_end_events_) +
+        " begin/end (\"ph\": \"B\"/\"E\") events ignored: only complete events (\"X\") are read");
   if (r.steps.empty()) w.push_back("no ProfilerStep#N ranges: the whole trace is one window");
 }
 
@@ -593,8 +665,10 @@ void append(std::vector<T>* to, std::vector<T>* from) {
     *to = std::move(*from);
     return;
   }
-  if (to->size() + from->size() > to->capacity()) to->reserve(std::max(4 * to->capacity(), to->size() + from->size()));
-  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+  if (to->size() + from->size() > to->capacity())
+    to->reserve(std::max(4 * to->capacity(), to->size() + from->size()));
+  to->insert(to->end(), std::make_move_iterator(from->begin()),
+             std::make_move_iterator(from->end()));
 }
 
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
@@ -629,18 +703,21 @@ void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, Partial&
 
 }  // namespace
 
-ImportedTrace import_trace(ByteSource& source, const std::string& name, const ImportOptions& options) {
+ImportedTrace import_trace(ByteSource& source, const std::string& name,
+                           const ImportOptions& options) {
   ImportedTrace out;
   out.file = name;
   JsonEventStream stream(source, name);
-  const unsigned workers = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned workers =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<EventParser> parsers;
   parsers.reserve(workers);
   for (unsigned w = 0; w < workers; ++w) parsers.emplace_back(name, options);
   std::string clock;
   uint64_t begin_end = 0;
   run_event_pipeline<Partial>(
-      stream, workers, options.batch_parse ? options.region_bytes : 0, [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
+      stream, workers, options.batch_parse ? options.region_bytes : 0,
+      [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
       [&](Partial&& p) { merge(&out, &clock, &begin_end, std::move(p)); });
   out.bytes = stream.bytes();

@@ -40,7 +40,8 @@ struct ImportOptions {
 };
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
-ImportedTrace import_trace(ByteSource& source, const std::string& name, const ImportOptions& options = {});
+ImportedTrace import_trace(ByteSource& source, const std::string& name,
+                           const ImportOptions& options = {});
 
 // Files named on the command line; a folder stands for its *.json and *.json.gz files
 // (per-rank traces), sorted by name. Throws InputError for a missing path or empty folder.

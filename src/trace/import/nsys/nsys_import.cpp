@@ -33,7 +33,8 @@ constexpr const char* kOurDomain = "iris";  // capture/nvtx_phase.h kNvtxDomain
 uint32_t u32(const SqliteDb::Rows& row, int i, const char* column) {
   const int64_t v = row.req_int(i, column);
   if (v == -1 || v == 0xFFFFFFFFll) return kNoStream;
-  if (v < 0 || v > 0xFFFFFFFFll) row.bad(column, "holds " + std::to_string(v) + ", out of the range of an id");
+  if (v < 0 || v > 0xFFFFFFFFll)
+    row.bad(column, "holds " + std::to_string(v) + ", out of the range of an id");
   return static_cast<uint32_t>(v);
 }
 
@@ -48,16 +49,19 @@ struct PendingRange {
 
 class Reader {
  public:
-  Reader(const SqliteDb& db, const NsysOptions& options, ImportedTrace* out) : db_(db), opt_(options), out_(out) {}
+  Reader(const SqliteDb& db, const NsysOptions& options, ImportedTrace* out)
+      : db_(db), opt_(options), out_(out) {}
 
   void run() {
     const nsys::ExportInfo info = nsys::check_export(db_);
-    out_->producer = "Nsight Systems " + (info.product.empty() ? std::string("(version not recorded)") : info.product) +
-                     ", export schema " + (info.schema.empty() ? std::string("(not recorded)") : info.schema);
+    out_->producer = "Nsight Systems " +
+                     (info.product.empty() ? std::string("(version not recorded)") : info.product) +
+                     ", export schema " +
+                     (info.schema.empty() ? std::string("(not recorded)") : info.schema);
     const bool any = db_.has_table(kRuntime) || db_.has_table(kKernel) || db_.has_table(kNvtx);
     if (!any)
-      db_.fail(std::string("an Nsight Systems export with nothing this reads: no ") + kRuntime + ", " + kKernel + " or " +
-               kNvtx + " table (recorded without -t cuda or -t nvtx?)");
+      db_.fail(std::string("an Nsight Systems export with nothing this reads: no ") + kRuntime +
+               ", " + kKernel + " or " + kNvtx + " table (recorded without -t cuda or -t nvtx?)");
     strings();
     if (db_.has_table(kRuntime)) api();
     if (db_.has_table(kKernel)) kernels();
@@ -71,7 +75,8 @@ class Reader {
 
  private:
   void strings() {
-    auto row = db_.query(nsys::select_sql(db_, "StringIds", {{"id", true}, {"value", true}}), "StringIds");
+    auto row =
+        db_.query(nsys::select_sql(db_, "StringIds", {{"id", true}, {"value", true}}), "StringIds");
     while (row.next()) {
       const int64_t id = row.req_int(1, "id");
       const auto v = row.opt_text(2, "value");
@@ -118,15 +123,20 @@ class Reader {
     if (it != threads_.end()) return it->second;
     const uint32_t tid = nsys::tid_of(g);
     uint32_t mine = tid;
-    if (!tid_owner_.emplace(tid, key).second) mine = 0x1000000u + static_cast<uint32_t>(shared_tids_++);
+    if (!tid_owner_.emplace(tid, key).second)
+      mine = 0x1000000u + static_cast<uint32_t>(shared_tids_++);
     threads_.emplace(key, mine);
     return mine;
   }
 
   void api() {
     auto row = db_.query(nsys::select_sql(db_, kRuntime,
-                                          {{"start", true}, {"end", true}, {"globalTid", true}, {"correlationId", true},
-                                           {"nameId", true}, {"eventClass", false}}),
+                                          {{"start", true},
+                                           {"end", true},
+                                           {"globalTid", true},
+                                           {"correlationId", true},
+                                           {"nameId", true},
+                                           {"eventClass", false}}),
                          kRuntime);
     struct Raw {
       uint32_t pid;
@@ -147,7 +157,8 @@ class Reader {
       a.thread_id = thread(gtid);
       a.name = nsys::api_name(string_at(row.req_int(5, "nameId")));
       a.kind = classify_api(a.name);
-      a.driver = cls ? *cls == nsys::kCudaDriver : (a.name.rfind("cu", 0) == 0 && a.name.rfind("cuda", 0) != 0);
+      a.driver = cls ? *cls == nsys::kCudaDriver
+                     : (a.name.rfind("cu", 0) == 0 && a.name.rfind("cuda", 0) != 0);
       raw.push_back({nsys::pid_of(gtid.value_or(0)), row.opt_int(4, "correlationId")});
       pids[raw.back().pid] = true;
       out_->records.api.push_back(std::move(a));
@@ -170,17 +181,20 @@ class Reader {
     std::tie(g.start, g.end) = span(row.req_int(1, "start"), row.req_int(2, "end"));
     g.device = u32(row, 3, "deviceId");
     g.stream = u32(row, 4, "streamId");
-    g.correlation = correlation(nsys::pid_of(row.opt_int(6, "globalPid").value_or(0)), row.opt_int(5, "correlationId"));
+    g.correlation = correlation(nsys::pid_of(row.opt_int(6, "globalPid").value_or(0)),
+                                row.opt_int(5, "correlationId"));
     ++out_->events;
     return g;
   }
-  static constexpr Column kStart{"start", true}, kEnd{"end", true}, kDevice{"deviceId", true}, kStream{"streamId", true},
-      kCorrelation{"correlationId", true}, kPid{"globalPid", false};
+  static constexpr Column kStart{"start", true}, kEnd{"end", true}, kDevice{"deviceId", true},
+      kStream{"streamId", true}, kCorrelation{"correlationId", true}, kPid{"globalPid", false};
 
   void kernels() {
-    auto row = db_.query(nsys::select_sql(db_, kKernel, {kStart, kEnd, kDevice, kStream, kCorrelation, kPid,
-                                                         {"demangledName", true}}),
-                         kKernel);
+    auto row = db_.query(
+        nsys::select_sql(
+            db_, kKernel,
+            {kStart, kEnd, kDevice, kStream, kCorrelation, kPid, {"demangledName", true}}),
+        kKernel);
     while (row.next()) {
       const Gpu g = gpu(row);
       const int64_t name_id = row.req_int(7, "demangledName");
@@ -189,16 +203,28 @@ class Reader {
     }
   }
 
-  static uint64_t byte_count(const SqliteDb::Rows& row, int i) { return static_cast<uint64_t>(std::max<int64_t>(0, row.req_int(i, "bytes"))); }
+  static uint64_t byte_count(const SqliteDb::Rows& row, int i) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, row.req_int(i, "bytes")));
+  }
 
   void memcpys() {
-    auto row = db_.query(nsys::select_sql(db_, kMemcpy, {kStart, kEnd, kDevice, kStream, kCorrelation, kPid, {"bytes", true},
-                                                         {"copyKind", true}, {"srcKind", false}, {"dstKind", false}}),
+    auto row = db_.query(nsys::select_sql(db_, kMemcpy,
+                                          {kStart,
+                                           kEnd,
+                                           kDevice,
+                                           kStream,
+                                           kCorrelation,
+                                           kPid,
+                                           {"bytes", true},
+                                           {"copyKind", true},
+                                           {"srcKind", false},
+                                           {"dstKind", false}}),
                          kMemcpy);
     while (row.next()) {
       const Gpu g = gpu(row);
       MemcpyRecord m;
-      m.start_ns = g.start, m.end_ns = g.end, m.correlation_id = g.correlation, m.device_id = g.device, m.stream_id = g.stream;
+      m.start_ns = g.start, m.end_ns = g.end, m.correlation_id = g.correlation,
+      m.device_id = g.device, m.stream_id = g.stream;
       m.bytes = byte_count(row, 7);
       m.kind = nsys::copy_kind(row.req_int(8, "copyKind"));
       const auto src = row.opt_int(9, "srcKind"), dst = row.opt_int(10, "dstKind");
@@ -209,32 +235,44 @@ class Reader {
   }
 
   void memsets() {
-    auto row = db_.query(nsys::select_sql(db_, kMemset, {kStart, kEnd, kDevice, kStream, kCorrelation, kPid, {"bytes", true}}),
-                         kMemset);
+    auto row = db_.query(
+        nsys::select_sql(db_, kMemset,
+                         {kStart, kEnd, kDevice, kStream, kCorrelation, kPid, {"bytes", true}}),
+        kMemset);
     while (row.next()) {
       const Gpu g = gpu(row);
-      out_->records.memsets.push_back({g.start, g.end, g.correlation, g.device, g.stream, byte_count(row, 7)});
+      out_->records.memsets.push_back(
+          {g.start, g.end, g.correlation, g.device, g.stream, byte_count(row, 7)});
     }
   }
 
   void syncs() {
-    auto row = db_.query(nsys::select_sql(db_, kSync, {kStart, kEnd, kDevice, kStream, kCorrelation, kPid}), kSync);
+    auto row = db_.query(
+        nsys::select_sql(db_, kSync, {kStart, kEnd, kDevice, kStream, kCorrelation, kPid}), kSync);
     while (row.next()) {
       const Gpu g = gpu(row);
       auto call = call_of_.find(g.correlation);
-      const SyncKind kind = call == call_of_.end() ? SyncKind::Other : nsys::sync_kind_of_call(out_->records.api[call->second].name);
+      const SyncKind kind = call == call_of_.end()
+                                ? SyncKind::Other
+                                : nsys::sync_kind_of_call(out_->records.api[call->second].name);
       out_->records.syncs.push_back({g.start, g.end, g.correlation, g.stream, kind});
     }
   }
 
   void nvtx() {
     auto row = db_.query(nsys::select_sql(db_, kNvtx,
-                                          {{"start", true}, {"end", true}, {"eventType", true}, {"text", true},
-                                           {"textId", false}, {"globalTid", true}, {"domainId", true}}),
+                                          {{"start", true},
+                                           {"end", true},
+                                           {"eventType", true},
+                                           {"text", true},
+                                           {"textId", false},
+                                           {"globalTid", true},
+                                           {"domainId", true}}),
                          kNvtx);
     std::vector<PendingRange> ranges;
     std::map<std::pair<uint32_t, int64_t>, std::string> domains;  // (process, domainId) -> name
-    int64_t last = std::numeric_limits<int64_t>::min();  // the last NVTX timestamp: where an open range ends
+    int64_t last =
+        std::numeric_limits<int64_t>::min();  // the last NVTX timestamp: where an open range ends
     while (row.next()) {
       ++out_->events;
       PendingRange p;
@@ -246,8 +284,10 @@ class Reader {
       p.domain = row.opt_int(7, "domainId").value_or(0);
       // A registered string (textId) wins over the text column, as in nsys stats.
       const auto text_id = row.opt_int(5, "textId");
-      if (text_id) p.text = string_at(text_id), p.has_text = true;
-      else if (const auto t = row.opt_text(4, "text")) p.text = nsys::utf8(*t), p.has_text = true;
+      if (text_id)
+        p.text = string_at(text_id), p.has_text = true;
+      else if (const auto t = row.opt_text(4, "text"))
+        p.text = nsys::utf8(*t), p.has_text = true;
       if (p.type == nsys::kNvtxDomainCreate) {
         domains.emplace(std::make_pair(nsys::pid_of(p.global_tid), p.domain), p.text);
       } else if (p.type == nsys::kNvtxPushPopRange || p.type == nsys::kNvtxStartEndRange ||
@@ -267,8 +307,10 @@ class Reader {
       if (!p.end) ++open_ranges_;
       const auto [start, end] = span(p.start, p.end.value_or(std::max(last, p.start)));
       const uint32_t tid = thread(p.global_tid);
-      if (p.type == nsys::kNvtxPushPopRange || p.type == nsys::kNvtxtPushPopRange) r.cpu_ops.push_back({start, end, tid, name});
-      else r.annotations.push_back({start, end, tid, false, name});
+      if (p.type == nsys::kNvtxPushPopRange || p.type == nsys::kNvtxtPushPopRange)
+        r.cpu_ops.push_back({start, end, tid, name});
+      else
+        r.annotations.push_back({start, end, tid, false, name});
       if (text.rfind("ProfilerStep#", 0) == 0) r.steps.push_back({start, end, text});
       if (domain && *domain == kOurDomain) {
         ours.push_back(r.ranges.size());
@@ -284,7 +326,8 @@ class Reader {
     std::vector<size_t> order(ours);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (h[a].thread_id != h[b].thread_id) return h[a].thread_id < h[b].thread_id;
-      return h[a].start_ns != h[b].start_ns ? h[a].start_ns < h[b].start_ns : h[a].end_ns > h[b].end_ns;
+      return h[a].start_ns != h[b].start_ns ? h[a].start_ns < h[b].start_ns
+                                            : h[a].end_ns > h[b].end_ns;
     });
     std::vector<size_t> open;
     for (size_t k = 0; k < order.size(); ++k) {
@@ -300,15 +343,19 @@ class Reader {
   // time moves by the same amount so that the earliest is 0, differences unchanged.
   void shift_times() {
     if (min_ >= 0) return;
-    if (max_ > std::numeric_limits<int64_t>::max() + min_) db_.fail("its times span more than 2^63 ns");
-    const uint64_t by = static_cast<uint64_t>(-(min_ + 1)) + 1;  // -min_, without overflow at INT64_MIN
+    if (max_ > std::numeric_limits<int64_t>::max() + min_)
+      db_.fail("its times span more than 2^63 ns");
+    const uint64_t by =
+        static_cast<uint64_t>(-(min_ + 1)) + 1;  // -min_, without overflow at INT64_MIN
     RecordSet& r = out_->records;
     const auto move = [by](auto& v) {
       for (auto& x : v) x.start_ns += by, x.end_ns += by;
     };
-    move(r.api), move(r.kernels), move(r.memcpys), move(r.memsets), move(r.syncs), move(r.ranges), move(r.cpu_ops);
+    move(r.api), move(r.kernels), move(r.memcpys), move(r.memsets), move(r.syncs), move(r.ranges),
+        move(r.cpu_ops);
     move(r.annotations), move(r.steps);
-    out_->warnings.push_back("times moved " + std::to_string(by) + " ns later: the export has times before its session's start");
+    out_->warnings.push_back("times moved " + std::to_string(by) +
+                             " ns later: the export has times before its session's start");
   }
 
   void finish() {
@@ -318,28 +365,36 @@ class Reader {
     count_unmatched_correlations(out_);
     auto& w = out_->warnings;
     if (backtrace_copies_)
-      w.push_back(std::to_string(backtrace_copies_) + " CUDA API calls recorded a second time with their call stacks (eventClass " +
+      w.push_back(std::to_string(backtrace_copies_) +
+                  " CUDA API calls recorded a second time with their call stacks (eventClass " +
                   "67, nsys --cudabacktrace) are counted once; nsys stats cudaapisum counts both");
     if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty())
       w.push_back("no GPU events (kernels, copies, memsets) in this export: host figures only");
     if (out_->unmatched_correlations)
       w.push_back(std::to_string(out_->unmatched_correlations) +
-                  " GPU events have a correlation id that matches no runtime/driver call (launched before the recorded window?)");
+                  " GPU events have a correlation id that matches no runtime/driver call (launched "
+                  "before the recorded window?)");
     if (out_->launches_without_gpu)
       w.push_back(std::to_string(out_->launches_without_gpu) +
-                  " launch calls have no GPU event with their correlation id (ran after the recorded window, or not recorded)");
+                  " launch calls have no GPU event with their correlation id (ran after the "
+                  "recorded window, or not recorded)");
     if (out_->negative_durations)
-      w.push_back(std::to_string(out_->negative_durations) + " rows end before they start: taken as 0 ns long");
+      w.push_back(std::to_string(out_->negative_durations) +
+                  " rows end before they start: taken as 0 ns long");
     if (open_ranges_)
-      w.push_back(std::to_string(open_ranges_) + " NVTX ranges never end: taken to end at the last NVTX time, as nsys stats does");
+      w.push_back(std::to_string(open_ranges_) +
+                  " NVTX ranges never end: taken to end at the last NVTX time, as nsys stats does");
     if (missing_strings_)
       w.push_back(std::to_string(missing_strings_) + " names point to no row of StringIds");
     if (shared_tids_)
-      w.push_back(std::to_string(shared_tids_) + " threads share a thread id with a thread of another process: numbered from " +
+      w.push_back(std::to_string(shared_tids_) +
+                  " threads share a thread id with a thread of another process: numbered from " +
                   std::to_string(0x1000000u) + " up");
     if (r.steps.empty())
-      w.push_back("no ProfilerStep#N or iris epoch ranges: the whole export is one window (--step-range NAME: the NVTX ranges "
-                  "named NAME are the steps)");
+      w.push_back(
+          "no ProfilerStep#N or iris epoch ranges: the whole export is one window (--step-range "
+          "NAME: the NVTX ranges "
+          "named NAME are the steps)");
   }
 
   const SqliteDb& db_;

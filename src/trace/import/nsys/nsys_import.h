@@ -30,6 +30,7 @@ struct NsysOptions {
 // A plain .sqlite file on disk.
 ImportedTrace import_nsys_sqlite(const std::string& path, const NsysOptions& options = {});
 // An opened export (a decompressed .sqlite.gz, the fuzz target); `bytes`: its size, reported.
-ImportedTrace import_nsys_sqlite(const SqliteDb& db, uint64_t bytes, const NsysOptions& options = {});
+ImportedTrace import_nsys_sqlite(const SqliteDb& db, uint64_t bytes,
+                                 const NsysOptions& options = {});
 
 }  // namespace trace

@@ -98,12 +98,15 @@ NsysExport::NsysExport(const std::string& report, bool raw_stream) {
   std::string why;
   const auto nsys = find_nsys(&why);
   if (!nsys)
-    throw InputError(report + ": an Nsight Systems " + (raw_stream ? "raw stream (.qdstrm)" : "report") +
+    throw InputError(report + ": an Nsight Systems " +
+                     (raw_stream ? "raw stream (.qdstrm)" : "report") +
                      ", which only Nsight Systems reads, and " + why +
-                     " (scripts/nsys_setup.sh installs one; or give ./attribute the .sqlite of `nsys export --type sqlite`)");
+                     " (scripts/nsys_setup.sh installs one; or give ./attribute the .sqlite of "
+                     "`nsys export --type sqlite`)");
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/attribute-nsys-XXXXXX";
-  if (!::mkdtemp(templ.data())) throw InputError(report + ": cannot make a temporary folder in " + templ);
+  if (!::mkdtemp(templ.data()))
+    throw InputError(report + ": cannot make a temporary folder in " + templ);
   dir_ = templ;
   try {
     make(report, raw_stream, *nsys);
@@ -118,14 +121,19 @@ void NsysExport::make(const std::string& report, bool raw_stream, const std::str
   std::string rep = report;
   if (raw_stream) {
     const auto importer = find_importer(nsys);
-    if (!importer) throw InputError(report + ": a raw stream (.qdstrm), and no QdstrmImporter beside " + nsys);
+    if (!importer)
+      throw InputError(report + ": a raw stream (.qdstrm), and no QdstrmImporter beside " + nsys);
     copy_file(report, dir_ + "/in.qdstrm");  // the importer rewrites its input
     rep = dir_ + "/in.nsys-rep";
-    if (run({*importer, "-i", dir_ + "/in.qdstrm", "-o", rep}, log) != 0 || ::access(rep.c_str(), R_OK) != 0)
-      throw InputError(report + ": " + *importer + " could not turn it into a report: " + tail(log));
+    if (run({*importer, "-i", dir_ + "/in.qdstrm", "-o", rep}, log) != 0 ||
+        ::access(rep.c_str(), R_OK) != 0)
+      throw InputError(report + ": " + *importer +
+                       " could not turn it into a report: " + tail(log));
   }
   sqlite_ = dir_ + "/export.sqlite";
-  if (run({nsys, "export", "--type", "sqlite", "--quiet", "true", "--force-overwrite", "true", "--output", sqlite_, rep}, log) != 0 ||
+  if (run({nsys, "export", "--type", "sqlite", "--quiet", "true", "--force-overwrite", "true",
+           "--output", sqlite_, rep},
+          log) != 0 ||
       ::access(sqlite_.c_str(), R_OK) != 0)
     throw InputError(report + ": `" + nsys + " export --type sqlite` failed: " + tail(log));
 }

@@ -17,9 +17,9 @@ enum NvtxEventType : int64_t {
   kNvtxMark = 34,
   kNvtxPushPopRange = 59,
   kNvtxStartEndRange = 60,
-  kNvtxtPushPopRange = 70,   // ranges imported from an NVTXT text file
+  kNvtxtPushPopRange = 70,  // ranges imported from an NVTXT text file
   kNvtxtStartEndRange = 71,
-  kNvtxDomainCreate = 75,    // its `text` is the domain's name
+  kNvtxDomainCreate = 75,  // its `text` is the domain's name
 };
 
 // CUPTI_ACTIVITY_KIND_RUNTIME.eventClass (ENUM_NSYS_EVENT_CLASS).
@@ -32,8 +32,12 @@ enum ApiEventClass : int64_t {
 };
 
 // globalTid = (hardware id << 48) | (pid << 24) | tid, 24 bits each for pid and tid.
-inline uint32_t pid_of(int64_t global_tid) { return static_cast<uint32_t>((static_cast<uint64_t>(global_tid) >> 24) & 0xFFFFFF); }
-inline uint32_t tid_of(int64_t global_tid) { return static_cast<uint32_t>(static_cast<uint64_t>(global_tid) & 0xFFFFFF); }
+inline uint32_t pid_of(int64_t global_tid) {
+  return static_cast<uint32_t>((static_cast<uint64_t>(global_tid) >> 24) & 0xFFFFFF);
+}
+inline uint32_t tid_of(int64_t global_tid) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(global_tid) & 0xFFFFFF);
+}
 
 // CUPTI's API names carry the version of the entry point: cudaStreamSynchronize_v3020,
 // cudaLaunchKernelExC_v11060. Without it they are the names Kineto traces use.

@@ -65,7 +65,8 @@ class SqliteDb::Rows {
 
  private:
   friend class SqliteDb;
-  Rows(const SqliteDb* db, sqlite3_stmt* st, std::string table) : db_(db), st_(st), table_(std::move(table)) {}
+  Rows(const SqliteDb* db, sqlite3_stmt* st, std::string table)
+      : db_(db), st_(st), table_(std::move(table)) {}
   const SqliteDb* db_;
   sqlite3_stmt* st_;
   std::string table_;
