@@ -71,12 +71,21 @@ def unformatted(root, files):
         bad += sorted({m for m in re.findall(r"^(\S+?):\d+:\d+: error", r.stderr, re.M)})
     if py:
         r = subprocess.run(
-            [*ruff(), "format", "--check", "--config", str(root / "ruff.toml"), *py],
+            [
+                *ruff(),
+                "format",
+                "--check",
+                "--output-format",
+                "concise",
+                "--config",
+                str(root / "ruff.toml"),
+                *py,
+            ],
             cwd=root,
             capture_output=True,
             text=True,
         )
-        bad += re.findall(r"^Would reformat: (\S+)", r.stdout, re.M)
+        bad += sorted(set(re.findall(r"^(\S+?):\d+:\d+: unformatted", r.stdout, re.M)))
     return bad
 
 
