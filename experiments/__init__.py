@@ -1,0 +1,1 @@
+"""The experiments' scripts; a package so the analysis reads the sweeps (experiments.sweeps)."""
