@@ -7,9 +7,12 @@ import numpy as np
 
 from analysis import article, noise
 from analysis.fit import fit_batch_cost, fit_loop_time
+from experiments import sweeps
 
-HELD_OUT_INTERVAL = 500  # run by the main job, left out of the fit, then predicted
-HELD_OUT_BATCH = 30000
+# Run by the main job, left out of the fit, then predicted (experiments/sweeps.toml).
+_HELD_OUT = sweeps.load()["held_out"]
+HELD_OUT_INTERVAL = _HELD_OUT["interval"]
+HELD_OUT_BATCH = _HELD_OUT["batch"]
 FIT_BATCH = 120  # the article's batch: the ItemSync rows the loop model is fitted on
 
 

@@ -76,6 +76,9 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
     } else if (name == "sweep_epochs") {
       need_value();
       o.sweep_epochs = parse_int(name, value, 1, "a positive integer");
+    } else if (name == "rung_sweep_epochs") {
+      need_value();
+      o.rung_sweep_epochs = parse_int(name, value, 1, "a positive integer");
     } else if (name == "ladder_epochs") {
       need_value();
       o.ladder_epochs =
@@ -111,6 +114,9 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
     } else if (name == "sweep_batches") {
       need_value();
       o.sweep_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
+    } else if (name == "rung_sweep_batches") {
+      need_value();
+      o.rung_sweep_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
     } else if (name == "data_dir") {
       need_value();
       if (value.empty())
@@ -149,7 +155,16 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
   return o;
 }
 
+namespace {
+std::string csv(const std::vector<int64_t>& values) {
+  std::string out;
+  for (const auto v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+  return out;
+}
+}  // namespace
+
 std::string bench_usage() {
+  const BenchOptions d;  // the defaults: experiments/sweeps.toml's sweeps
   return R"(bench: the article's GPU-vs-CPU experiment on Iris, as Google Benchmark families.
 
 Families (select with --benchmark_filter=REGEX):
@@ -162,21 +177,38 @@ Families (select with --benchmark_filter=REGEX):
   Ladder/<device>-<rung>                            the overhead-removal ladder, --ladder_epochs
       epochs, loss kept every 100: libtorch_eager, device_log, pinned_event, cuda_graph,
       fused_step_kernel, persistent_kernel (cuda), fused_cpu (cpu); checked against float64.
+  RungSweep/<device>-<rung>/batch:N                 every rung against the batch, epochs =
+      --rung_sweep_epochs x 10^4 / rows within [--rung_sweep_epochs, 20000].
   Dispatch/<device>-{add,backward,train_step}       host cost of LibTorch ops; ATen ops per step
   KernelLaunch/{host_launch,gpu_back_to_back,graph_node}   launch cost (CUDA)
   Sync/...  Memcpy/<dir>-<memory>-<mode>/bytes:N    sync and copy costs (CUDA)
 
-bench flags (defaults in brackets):
-  --epochs=N            epochs per ItemSync run [20000]
-  --sweep_epochs=N      epochs per BatchSweep run [300]
-  --ladder_epochs=N     epochs per Ladder run [20000]
-  --warmup_epochs=N     untimed epochs before each run, on a separate model [100]
-  --seed=N              torch seed for the initial weights [42]
+bench flags (defaults in brackets; the sweeps' are experiments/sweeps.toml's):
+  --epochs=N            epochs per ItemSync run [)" +
+         std::to_string(d.epochs) + R"(]
+  --sweep_epochs=N      epochs per BatchSweep run [)" +
+         std::to_string(d.sweep_epochs) + R"(]
+  --ladder_epochs=N     epochs per Ladder run [)" +
+         std::to_string(d.ladder_epochs) + R"(]
+  --rung_sweep_epochs=N RungSweep's epochs rule [)" +
+         std::to_string(d.rung_sweep_epochs) + R"(]
+  --warmup_epochs=N     untimed epochs before each run, on a separate model [)" +
+         std::to_string(d.warmup_epochs) + R"(]
+  --seed=N              torch seed for the initial weights [)" +
+         std::to_string(d.seed) + R"(]
   --devices=LIST        cpu,cuda [cpu,cuda]; cuda rows are skipped when no GPU is usable
-  --intervals=LIST      ItemSync intervals [1,100,200,1000,2000,0]
-  --print100=LIST       ItemSync print100 values [0,1]
-  --batches=LIST        ItemSync batch sizes [120]
-  --sweep_intervals=LIST, --sweep_batches=LIST   BatchSweep axes [0,1] [120,...,1000000]
+  --intervals=LIST      ItemSync intervals [)" +
+         csv(d.intervals) + R"(]
+  --print100=LIST       ItemSync print100 values [)" +
+         csv(d.print100) + R"(]
+  --batches=LIST        ItemSync batch sizes [)" +
+         csv(d.batches) + R"(]
+  --sweep_intervals=LIST  BatchSweep intervals [)" +
+         csv(d.sweep_intervals) + R"(]
+  --sweep_batches=LIST  BatchSweep batch sizes [)" +
+         csv(d.sweep_batches) + R"(]
+  --rung_sweep_batches=LIST  RungSweep batch sizes [)" +
+         csv(d.rung_sweep_batches) + R"(]
   --data_dir=DIR        folder with iris_train.csv, iris_test.csv [the repository's data/]
   --echo_log            write the article's "Epoch [k/N], Loss: x" lines to stderr
   --trace_epochs=N      after the timed runs of each row, a separate traced pass of N

@@ -7,20 +7,25 @@
 #include <string>
 #include <vector>
 
+#include "sweep_defaults.h"  // generated from experiments/sweeps.toml
+
 namespace bench {
 
 struct BenchOptions {
-  int64_t epochs = 20000;         // ItemSync: the article's 20000 epochs
-  int64_t sweep_epochs = 300;     // BatchSweep: fewer, since 10^6-row epochs take ms each
-  int64_t ladder_epochs = 20000;  // Ladder: the article's 20000 epochs
-  int64_t warmup_epochs = 100;    // untimed, on a separate model, before each timed run
+  // The sweeps' defaults are experiments/sweeps.toml's, so ./bench with no flags runs them.
+  int64_t epochs = sweep_defaults::kItemSyncEpochs;
+  int64_t sweep_epochs = sweep_defaults::kBatchSweepEpochs;
+  int64_t ladder_epochs = sweep_defaults::kLadderEpochs;
+  int64_t rung_sweep_epochs = sweep_defaults::kRungSweepEpochs;
+  int64_t warmup_epochs = 100;  // untimed, on a separate model, before each timed run
   uint64_t seed = 42;
   std::vector<std::string> devices = {"cpu", "cuda"};
-  std::vector<int64_t> intervals = {1, 100, 200, 1000, 2000, 0};
-  std::vector<int64_t> print100 = {0, 1};
-  std::vector<int64_t> batches = {120};
-  std::vector<int64_t> sweep_intervals = {0, 1};
-  std::vector<int64_t> sweep_batches = {120, 1000, 10000, 100000, 1000000};
+  std::vector<int64_t> intervals = sweep_defaults::kItemSyncIntervals;
+  std::vector<int64_t> print100 = sweep_defaults::kItemSyncPrint100;
+  std::vector<int64_t> batches = sweep_defaults::kItemSyncBatches;
+  std::vector<int64_t> sweep_intervals = sweep_defaults::kBatchSweepIntervals;
+  std::vector<int64_t> sweep_batches = sweep_defaults::kBatchSweepBatches;
+  std::vector<int64_t> rung_sweep_batches = sweep_defaults::kRungSweepBatches;
   std::string data_dir;           // empty: iris::default_data_dir()
   int64_t trace_epochs = 0;       // >0: a traced pass of this many epochs after the timed runs
   std::string trace_dir;          // non-empty: write a Chrome trace per row here

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("epochs", std::to_string(options.epochs));
   benchmark::AddCustomContext("sweep_epochs", std::to_string(options.sweep_epochs));
   benchmark::AddCustomContext("ladder_epochs", std::to_string(options.ladder_epochs));
+  benchmark::AddCustomContext("rung_sweep_epochs", std::to_string(options.rung_sweep_epochs));
   benchmark::AddCustomContext("warmup_epochs", std::to_string(options.warmup_epochs));
   benchmark::AddCustomContext("seed", std::to_string(options.seed));
   // Timed runs are never traced; a traced pass, when asked for, runs after them.

@@ -3,8 +3,8 @@
 // eager, CUDA graph and the hand-written kernels) each train from 120 to 10^6 Iris-like
 // rows, so the analysis can fit  us/epoch = fixed + rows x per_row  per rung and say from
 // which batch each rung's fixed cost stops mattering.
-//   ./bench --benchmark_filter=RungSweep --sweep_batches=120,10000,1000000 --sweep_epochs=20
-// Epochs per row: sweep_epochs x 10^4 / rows, at least sweep_epochs and at most 20000, so
+//   ./bench --benchmark_filter=RungSweep --rung_sweep_batches=120,10000 --rung_sweep_epochs=20
+// Epochs per row: rung_sweep_epochs x 10^4 / rows, within [rung_sweep_epochs, 20000], so
 // small batches run long enough to time and large ones stay affordable (counter `epochs`).
 // One loss is kept, at the last epoch (every rung supports that; the loss is a counter so a
 // diverging run is visible). The hand-written CUDA kernels hold the rows in one block's
@@ -41,7 +41,7 @@ static void BM_RungSweep(benchmark::State& state, BenchEnvPtr env, bool cuda, tr
       return;
     }
     if (cuda && !require_cuda(state)) return;
-    const int64_t epochs = rung_sweep_epochs(env->options.sweep_epochs, rows);
+    const int64_t epochs = rung_sweep_epochs(env->options.rung_sweep_epochs, rows);
     const auto data = train::make_train_data(env->split, rows);
     const auto run = [&](int64_t n, uint64_t seed) {
       return cuda ? train::run_rung(rung, true, data, n, n, seed)
@@ -78,7 +78,7 @@ void register_rung_sweep(const BenchEnvPtr& env) {
     const auto add = [&](const std::string& name, train::Rung rung, const train::CpuRung& cpu) {
       auto* b = benchmark::RegisterBenchmark(("RungSweep/" + device + "-" + name).c_str(),
                                              BM_RungSweep, env, cuda, rung, cpu);
-      for (int64_t rows : env->options.sweep_batches) b->Arg(rows);
+      for (int64_t rows : env->options.rung_sweep_batches) b->Arg(rows);
       b->ArgName("batch")->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
     };
     if (cuda) {

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 import result_json  # experiments/, the script's own folder
+import sweeps  # experiments/sweeps.toml: the defaults below
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -179,8 +180,9 @@ def main(argv=None):
     ap.add_argument(
         "--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU"
     )
-    ap.add_argument("--epochs", type=int, default=20000)
-    ap.add_argument("--repetitions", type=int, default=3)
+    sweep = sweeps.load()["python_eager"]
+    ap.add_argument("--epochs", type=int, default=sweep["epochs"])
+    ap.add_argument("--repetitions", type=int, default=sweep["repetitions"])
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--profile-kernels", action="store_true")
     args = ap.parse_args(argv)

@@ -48,6 +48,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from python_eager import DATA, RECORD_EVERY, context, load_split, loss_error, weight_error  # noqa: E402
 import result_json  # noqa: E402
+import sweeps  # noqa: E402  experiments/sweeps.toml: the defaults below
+
+SWEEP = sweeps.load()["torch_compile"]
 
 # Ladder variants: torch's default intra-op threads (as a user gets it) and 1 thread. Inductor
 # writes the thread count into its C++ kernels (`omp parallel num_threads(N)`), and on a small
@@ -203,8 +206,13 @@ def main(argv=None):
     ap.add_argument(
         "--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU"
     )
-    ap.add_argument("--epochs", type=int, default=20000, help="Ladder rows: epochs per run")
-    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=SWEEP["epochs"],
+        help="Ladder rows: epochs per run [%(default)s]",
+    )
+    ap.add_argument("--repetitions", type=int, default=SWEEP["repetitions"])
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument(
         "--batches", default="", help="comma-separated rows for RungSweep rows (none by default)"
@@ -212,8 +220,8 @@ def main(argv=None):
     ap.add_argument(
         "--sweep-epochs",
         type=int,
-        default=20,
-        help="RungSweep epochs rule, as bench's --sweep_epochs",
+        default=SWEEP["sweep_epochs"],
+        help="RungSweep epochs rule, as bench's --rung_sweep_epochs [%(default)s]",
     )
     ap.add_argument("--no-ladder", action="store_true", help="only the RungSweep rows")
     args = ap.parse_args(argv)

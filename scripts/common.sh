@@ -7,6 +7,16 @@ CACHE_ROOT="${IRIS_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iris-gpu-overhea
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
 PYTHON_BASE="${PYTHON:-python3}"
 
+# A family's flags from experiments/sweeps.toml into the array named VAR (the [env] variables
+# set in the environment apply): sweep_flags VAR FAMILY [--profile gpu]
+sweep_flags() {
+  local -n _flags=$1
+  local text
+  shift
+  text=$(python3 "$REPO_ROOT/experiments/sweeps.py" flags "$@") || return 1
+  mapfile -t _flags <<< "$text"
+}
+
 say() { printf '\033[1m[%s]\033[0m %s\n' "$(basename "$0" .sh)" "$*"; }
 die() { printf '[%s] error: %s\n' "$(basename "$0" .sh)" "$*" >&2; exit 1; }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The GPU run's plan: every step of scripts/gpu_check.sh, most needed first, with an ESTIMATE of
-its seconds on the GPU machine, so one device command does what matters most inside its budget.
+"""The GPU run's plan and its runner: every step, most needed first, with an ESTIMATE of its
+seconds on the GPU machine, so one device command does what matters most inside its budget.
 
 Each estimate is rows x epochs x a per-epoch cost, plus fixed costs, from the article's own machine
 (ARTICLE.md): 518 us per epoch of its loop on its GPU (RTX 3080 Ti, PyTorch eager) and 46 us per
@@ -13,15 +13,24 @@ its own (steps.tsv holds both). Costs the article has no figure for are marked "
     scripts/gpu_plan.py --estimate STEP                  one step's estimate in whole seconds
     scripts/gpu_plan.py --check                          exit 1 unless part 1's core, (a)-(c) with the
                                                          preflight and the build, fits CORE_LIMIT_S
+    scripts/gpu_plan.py --run OUT_DIR --part P | --steps A,B --preflight DIR
+                                                         run them (scripts/gpu_check.sh calls this
+                                                         after its preflight; scripts/gpu_steps.py)
 
+The sizes (epochs, rows, repetitions) are experiments/sweeps.toml's with its [gpu] changes.
 Part 1 is the first device call: the preflight, bench's build, then (a) the article's table on the
 GPU and the CPU, (b) the primitives, (c) the ladder's CUDA rungs; then, while its budget lasts, part
 2's steps in order. Part 2 is the second call (the rerun slot): (d) the batch crossover, (e) the CUDA
 tests and compute-sanitizer, then the rest."""
 
 import argparse
+import os
+import pathlib
 import sys
 from dataclasses import dataclass
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "experiments"))
+import sweeps  # noqa: E402
 
 GPU_US = 518.0  # us per epoch, the article's loop on its GPU
 ITEM_US = 46.0  # us per .item() on the article's GPU
@@ -48,14 +57,22 @@ CORE_LIMIT_S = (
 )
 
 ANALYSIS_S = 20  # guess: the report and the tarball, kept at the end of every part
-EPOCHS, WARMUP = 20000, 100
-ITEM_INTERVALS, PRINT100 = (1, 100, 200, 500, 1000, 2000, 0), (0, 1)  # experiments/article_sweep.sh
-SWEEP_BATCHES, SWEEP_INTERVALS, SWEEP_EPOCHS, SWEEP_WARMUP = (
-    (120, 1000, 10000, 30000, 100000, 1000000),
-    (0, 1),
-    50,
-    10,
-)
+SWEEPS = sweeps.load(profile="gpu", environ=os.environ)  # what the run will pass
+EPOCHS, WARMUP = SWEEPS["item_sync"]["epochs"], 100
+ITEM_INTERVALS, PRINT100 = SWEEPS["item_sync"]["intervals"], SWEEPS["item_sync"]["print100"]
+ITEM_REPS = SWEEPS["item_sync"]["repetitions"]
+SWEEP = SWEEPS["batch_sweep"]
+SWEEP_BATCHES, SWEEP_INTERVALS, SWEEP_EPOCHS = SWEEP["batches"], SWEEP["intervals"], SWEEP["epochs"]
+SWEEP_WARMUP = 10
+PRIM_REPS = SWEEPS["primitives"]["repetitions"]
+EAGER, RUNGS = SWEEPS["python_eager"], SWEEPS["rung_sweep"]
+
+
+def rung_epochs(rows):  # bench's RungSweep rule (benchmarks/rung_sweep.cpp)
+    e = RUNGS["epochs"]
+    return min(20000, max(e, int(e * 1e4 / rows)))
+
+
 MEMCPY_ROWS_CORE = 16  # 8 kinds x {4 B, 1 MiB}: the copies the loop does and one large one
 MEMCPY_ROWS_ALL = 48  # 8 kinds x 6 sizes (benchmarks/memcpy.cpp)
 KERNEL_LAUNCH_ROWS, SYNC_ROWS = 3, 14
@@ -106,19 +123,19 @@ def steps():
         "item_sync_cuda",
         "a",
         1,
-        rows * (EPOCHS + WARMUP) * GPU_US / 1e6
-        + items * ITEM_US / 1e6
+        ITEM_REPS * (rows * (EPOCHS + WARMUP) * GPU_US / 1e6 + items * ITEM_US / 1e6)
         + TRACED_BUDGET_S
         + PROCESS_S,
         f"{rows} rows x {EPOCHS + WARMUP} epochs x {GPU_US:.0f} us + {items} .item() x {ITEM_US:.0f} us "
-        f"+ traced passes {TRACED_BUDGET_S} s, 1 repetition",
+        f"+ traced passes {TRACED_BUDGET_S} s, {ITEM_REPS} repetition(s)",
     )
     add(
         "item_sync_cpu",
         "a",
         1,
-        rows * (EPOCHS + WARMUP) * CPU_US / 1e6 + rows * 200 * CPU_US * 2 / 1e6 + PROCESS_S,
-        f"{rows} rows x {EPOCHS + WARMUP} epochs x {CPU_US:.0f} us + traced passes of 200 epochs, 1 repetition",
+        ITEM_REPS * rows * ((EPOCHS + WARMUP) * CPU_US / 1e6 + 200 * CPU_US * 2 / 1e6) + PROCESS_S,
+        f"{rows} rows x {EPOCHS + WARMUP} epochs x {CPU_US:.0f} us + traced passes of 200 epochs, "
+        f"{ITEM_REPS} repetition(s)",
     )
     add(
         "replay_validation",
@@ -132,18 +149,19 @@ def steps():
         "dispatch",
         "b",
         1,
-        6 * 2 * PRIMITIVE_ROW_S
+        6 * PRIM_REPS * PRIMITIVE_ROW_S
         + 2 * (10 * GPU_US * TRACE_SLOWDOWN / 1e6 + TRACE_FIXED_S)
         + PROCESS_S,
-        "Dispatch cpu/cuda add, backward, train_step x 2 repetitions; its CUPTI kernel count, alone in its process",
+        f"Dispatch cpu/cuda add, backward, train_step x {PRIM_REPS} repetitions; its CUPTI kernel count, "
+        "alone in its process",
     )
     prim_rows = KERNEL_LAUNCH_ROWS + SYNC_ROWS + MEMCPY_ROWS_CORE
     add(
         "primitives",
         "b",
         1,
-        prim_rows * 2 * PRIMITIVE_ROW_S + PROCESS_S,
-        f"KernelLaunch (graph node too), Sync (.item() idle), Memcpy 4 B + 1 MiB: {prim_rows} rows x 2 repetitions "
+        prim_rows * PRIM_REPS * PRIMITIVE_ROW_S + PROCESS_S,
+        f"KernelLaunch (graph node too), Sync (.item() idle), Memcpy 4 B + 1 MiB: {prim_rows} rows x {PRIM_REPS} repetitions "
         "x 0.3 s; no CUPTI in this process",
     )
     eager_like = (
@@ -171,9 +189,10 @@ def steps():
         "batch_sweep",
         "d",
         2,
-        sweep * len(SWEEP_INTERVALS) * 2 + PROCESS_S,
+        sweep * len(SWEEP_INTERVALS) * SWEEP["repetitions"] + PROCESS_S,
         f"BatchSweep cpu+cuda, {len(SWEEP_BATCHES)} batches to 10^6 rows x {SWEEP_EPOCHS + SWEEP_WARMUP} epochs "
-        f"x 2 intervals x 2 repetitions ({CPU_NS_PER_ROW:.0f} ns/row on the CPU)",
+        f"x {len(SWEEP_INTERVALS)} intervals x {SWEEP['repetitions']} repetitions "
+        f"({CPU_NS_PER_ROW:.0f} ns/row on the CPU)",
     )
     add(
         "build_tests",
@@ -215,15 +234,18 @@ def steps():
         "python_eager",
         "rest",
         2,
-        2 * EPOCHS * (GPU_US + CPU_US) / 1e6 + 10,
-        "the article's Python loop, cpu + cuda, 2 repetitions, + a profiler kernel count",
+        EAGER["repetitions"] * EAGER["epochs"] * (GPU_US + CPU_US) / 1e6 + 10,
+        f"the article's Python loop, cpu + cuda, {EAGER['repetitions']} repetitions, + a profiler kernel count",
     )
     add(
         "rung_sweep_cuda",
         "rest",
         2,
-        2 * (4 * (1666 + 10) * GPU_US / 1e6 + 8 * 30 * GPU_US / 1e6) + PROCESS_S,
-        "RungSweep cuda at 120, 10^4, 10^6 rows, 2 repetitions",
+        RUNGS["repetitions"]
+        * sum(4 * (rung_epochs(b) + 10) * GPU_US / 1e6 for b in RUNGS["batches"])
+        + PROCESS_S,
+        f"RungSweep cuda, 4 rungs at {', '.join(map(str, RUNGS['batches']))} rows, "
+        f"{RUNGS['repetitions']} repetitions",
     )
     add(
         "nsys",
@@ -237,7 +259,7 @@ def steps():
         "memcpy_sweep",
         "rest",
         2,
-        (MEMCPY_ROWS_ALL - MEMCPY_ROWS_CORE) * 2 * PRIMITIVE_ROW_S + PROCESS_S,
+        (MEMCPY_ROWS_ALL - MEMCPY_ROWS_CORE) * PRIM_REPS * PRIMITIVE_ROW_S + PROCESS_S,
         "the other Memcpy sizes",
     )
     add(
@@ -285,14 +307,62 @@ def table(part, budget_s):
     return "\n".join(out)
 
 
+def table_of(names, budget_s):
+    """The plan's table for named steps only (a --steps run)."""
+    full = table("all", budget_s).splitlines()
+    return "\n".join(full[:2] + [x for x in full[2:-1] if x.split()[0] in names])
+
+
+def read_lines(path):
+    try:
+        return [x for x in pathlib.Path(path).read_text().splitlines() if x.strip()]
+    except OSError:
+        return []
+
+
+def run(args):
+    """The steps, after gpu_check.sh's preflight (its problems and warnings in --preflight)."""
+    import gpu_steps
+
+    by_name = {x.name: x for x in steps()}
+    if args.steps:
+        names = [n for n in args.steps.split(",") if n]
+        unknown = [n for n in names if n not in by_name]
+        problems = [f"--steps: no step '{n}'" for n in unknown]
+        names = [n for n in names if n in by_name]
+        part = "custom"
+    else:
+        names = [x.name for x in chosen(args.part) if x.name != "preflight"]
+        problems, part = [], args.part
+    # The budget is gpu_check.sh's (BUDGET_S), as the runner reads it.
+    default = {"1": 420, "2": 210, "custom": 210}.get(part, 900)
+    budget = args.budget_s or float(os.environ.get("BUDGET_S") or default)
+    shown = table_of(names, budget) if part == "custom" else table(part, budget)
+    print(shown, flush=True)
+    pre = pathlib.Path(args.preflight) if args.preflight else None
+    problems = (read_lines(pre / "problems") if pre else []) + problems
+    warnings = read_lines(pre / "warnings") if pre else []
+    secs = int((read_lines(pre / "seconds") or ["0"])[0]) if pre else 0
+    return gpu_steps.run_plan(
+        os.environ, part, names, by_name, args.run, (problems, warnings, secs)
+    )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="1", choices=["1", "2", "all"])
-    ap.add_argument("--budget_s", type=float, default=CORE_LIMIT_S)
+    ap.add_argument("--budget_s", type=float, default=None)
     ap.add_argument("--names", action="store_true")
     ap.add_argument("--estimate", metavar="STEP")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--run", metavar="OUT_DIR", help="run the steps, packing results into OUT_DIR")
+    ap.add_argument("--steps", metavar="A,B", help="with --run: these steps instead of a part")
+    ap.add_argument("--preflight", metavar="DIR", help="with --run: gpu_check.sh's preflight")
     args = ap.parse_args(argv)
+    if args.run:
+        return run(args)
+    if args.steps or args.preflight:
+        ap.error("--steps and --preflight go with --run")
     if args.estimate:
         match = [x for x in steps() if x.name == args.estimate]
         if not match:
@@ -314,7 +384,7 @@ def main(argv=None):
             f"({'within' if core <= CORE_LIMIT_S else 'OVER'} {CORE_LIMIT_S} s)"
         )
         return 0 if core <= CORE_LIMIT_S else 1
-    print(table(args.part, args.budget_s))
+    print(table(args.part, args.budget_s or CORE_LIMIT_S))
     return 0
 
 

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The main job: set up, run the article's experiment on the CPU and (when one is usable)
 # the GPU, print the article's table beside ours, and write results/<machine>/ (bench JSON,
-# REPORT.md, plots). Environment: EPOCHS, REPETITIONS, SWEEP_EPOCHS, SWEEP_REPETITIONS,
-# MACHINE (results folder name), SKIP_BATCH_SWEEP=1, PRIMITIVE_REPETITIONS.
+# REPORT.md, plots). The sweeps are experiments/sweeps.toml's; the environment variables of its
+# [env] table (EPOCHS, REPETITIONS, SWEEP_EPOCHS, ...) change them. Also: MACHINE (results
+# folder name), SKIP_BATCH_SWEEP=1.
 # Every result file ends world-readable. A results folder that is committed in git is said to
 # be overwritten before anything runs (MACHINE=another-name writes elsewhere).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 "$REPO_ROOT/scripts/setup.sh"
-. "$REPO_ROOT/experiments/article_sweep.sh"
+for family in item_sync batch_sweep ladder rung_sweep primitives python_eager torch_compile; do
+  sweep_flags "${family^^}_FLAGS" "$family" || die "experiments/sweeps.toml: see the message above"
+done
 cd "$REPO_ROOT"
 
 MACHINE="${MACHINE:-$(machine_name)}"
@@ -44,7 +47,7 @@ run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
 run_bench ladder "${LADDER_FLAGS[@]}"
 run_bench rung_sweep "${RUNG_SWEEP_FLAGS[@]}"
-run_bench primitives "${PRIMITIVE_FLAGS[@]}"
+run_bench primitives "${PRIMITIVES_FLAGS[@]}"
 say "running the Python eager rung"
 .venv/bin/python experiments/python_eager.py "${PYTHON_EAGER_FLAGS[@]}" --devices="$DEVICES" --out "$OUT_DIR/python_eager.json"
 say "running the torch.compile rung (compiles first: ~1 min per configuration)"

@@ -4,6 +4,10 @@ import json
 
 import numpy as np
 
+from experiments import sweeps
+
+SWEEPS = sweeps.load()
+
 CONTEXT = {
     "torch_version": "2.11.0",
     "cuda_runtime": "13.0",
@@ -30,7 +34,7 @@ def item_sync_doc(
     seed=0,
     device="cpu",
     reps=3,
-    intervals=(1, 100, 200, 500, 1000, 2000, 0),
+    intervals=tuple(SWEEPS["item_sync"]["intervals"]),
     fixed_s=0.0,
     epoch_counts=None,
 ):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from analysis import bench_json, machine_limit, report
+from experiments import sweeps
 from analysis.tests.synthetic import CONTEXT, item_sync_doc, row, write
 
 
@@ -51,7 +52,7 @@ def sweep_rows(
     fixed_us,
     per_row_ns,
     threads,
-    batches=(120, 1000, 10000, 100000, 1000000),
+    batches=tuple(sweeps.load()["rung_sweep"]["batches"]),
     reps=3,
     noise=0.0,
     seed=0,

@@ -7,8 +7,15 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
+
+REPO = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(REPO, "experiments"))
+sys.path.insert(0, REPO)
+import sweeps  # noqa: E402  experiments/sweeps.py: the sweeps bench's defaults come from
+from analysis import article  # noqa: E402
 
 BENCH = os.environ.get(
     "BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench")
@@ -89,13 +96,20 @@ def test_item_sync_rows_counts_and_context(tmp_path):
             < 1e-3 * row["real_time"] + 1e-6
         )
         assert row["time_unit"] == "ms"
+    # With no sweep flags bench runs experiments/sweeps.toml's sweep: the article's table and
+    # the held-out interval among it.
+    s = sweeps.load()
     want = {
-        (d, i, p, 120)
+        (d, i, p, b)
         for d in ("cpu", "cuda")
-        for i in (1, 100, 200, 1000, 2000, 0)
-        for p in (0, 1)
+        for i in s["item_sync"]["intervals"]
+        for p in s["item_sync"]["print100"]
+        for b in s["item_sync"]["batches"]
     }
     assert seen == want
+    intervals = {i for _, i, _, _ in seen}
+    assert {k for k, _, _ in article.TABLE} <= intervals
+    assert s["held_out"]["interval"] in intervals
     check_device_rows(doc, rows)
 
 

@@ -17,7 +17,10 @@ def test_peak_rows_name_their_precision_threads_and_lanes(tmp_path):
 
 def test_rung_sweep_every_cpu_rung_trains_the_same_batches(tmp_path):
     doc = run_bench(
-        tmp_path, "--benchmark_filter=^RungSweep/", "--sweep_batches=120,1000", "--sweep_epochs=2"
+        tmp_path,
+        "--benchmark_filter=^RungSweep/",
+        "--rung_sweep_batches=120,1000",
+        "--rung_sweep_epochs=2",
     )
     # The hand-written CUDA kernels hold at most 256 rows: at 1000 they refuse, saying why, with or
     # without a GPU; every other row runs (or, without a GPU, skips for that reason).
@@ -47,7 +50,7 @@ def test_rung_sweep_every_cpu_rung_trains_the_same_batches(tmp_path):
     by_batch = {}
     for r in cpu:
         assert not r.get("error_occurred"), r
-        # epochs = sweep_epochs x 10^4 / rows within [sweep_epochs, 20000]
+        # epochs = rung_sweep_epochs x 10^4 / rows within [rung_sweep_epochs, 20000]
         assert r["epochs"] == min(20000, max(2, int(2 * 1e4 / r["rows"]))), r["name"]
         assert r["flops_per_epoch"] > 0 and r["us_per_epoch"] > 0 and math.isfinite(r["final_loss"])
         by_batch.setdefault(int(r["rows"]), []).append(r["final_loss"])

@@ -1,0 +1,156 @@
+"""The GPU run's scheduler (scripts/gpu_steps.py) on a fake bench: what each step's outcome
+writes to steps.tsv, the budget, the cap, the tarball after every step and the exit code.
+
+The real steps run only on the GPU machine and in scripts/device_rehearsal.sh; this pins the
+scheduler's rules in CI, where nothing of the device's can run."""
+
+import os
+import pathlib
+import sys
+import tarfile
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+import gpu_plan  # noqa: E402
+import gpu_steps  # noqa: E402
+
+FAKE_BENCH = """#!/usr/bin/env python3
+import json, os, sys, time
+time.sleep(float(os.environ.get("FAKE_SLEEP", "0")))
+out = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--benchmark_out=")]
+if out:
+    open(out[0], "w").write(json.dumps({"benchmarks": [], "args": sys.argv[1:]}))
+sys.exit(int(os.environ.get("FAKE_RC", "0")))
+"""
+
+
+@pytest.fixture
+def run_env(tmp_path, monkeypatch):
+    build = tmp_path / "build-gpu"
+    build.mkdir()
+    bench = build / "bench"
+    bench.write_text(FAKE_BENCH)
+    bench.chmod(0o755)
+    machine = f"test-{os.getpid()}"
+    results = REPO / "results" / machine
+    yield (
+        {
+            "PYTHON": sys.executable,
+            "GPU_BUILD_DIR": str(build),
+            "MACHINE": machine,
+            "BUDGET_S": "1000",
+            "GRACE_S": "1",
+            "PATH": os.environ["PATH"],
+        },
+        tmp_path,
+        results,
+    )
+    import shutil
+
+    shutil.rmtree(results, ignore_errors=True)
+
+
+def steps_of(results, label):
+    rows = (results / f"steps-{label}.tsv").read_text().splitlines()
+    return {r.split("\t")[0]: r.split("\t") for r in rows[1:]}
+
+
+def plan(**seconds):
+    return {n: gpu_plan.Step(n, "a", 1, s, "test") for n, s in seconds.items()}
+
+
+def test_a_bench_step_lands_its_json_and_the_tarball_holds_it(run_env):
+    env, tmp, results = run_env
+    out = tmp / "out"
+    out.mkdir()
+    rc = gpu_steps.run_plan(env, "custom", ["batch_sweep"], plan(batch_sweep=5), out, ([], [], 1))
+    assert rc == 0
+    got = steps_of(results, "custom")
+    assert got["preflight"][1] == "ran" and got["batch_sweep"][1] == "ran"
+    assert got["analysis"][1] == "not-run" and got["analysis"][4]  # no ItemSync: says why
+    doc = (results / "batch_sweep.json").read_text()
+    # The GPU run's sizes are the sweeps file's with its [gpu] changes.
+    sweep = gpu_steps.sweeps.load(profile="gpu")["batch_sweep"]
+    assert f"--sweep_epochs={sweep['epochs']}" in doc and "--budget_s=" in doc
+    with tarfile.open(out / f"results-{env['MACHINE']}.tar.gz") as tar:
+        names = tar.getnames()
+    assert f"results/{env['MACHINE']}/batch_sweep.json" in names
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_failed_bench_keeps_its_partial_and_the_run_exits_1(run_env):
+    env, tmp, results = run_env
+    env["FAKE_RC"] = "2"
+    rc = gpu_steps.run_plan(env, "custom", ["ladder_cpu"], plan(ladder_cpu=5), tmp, ([], [], 0))
+    assert rc == 1
+    row = steps_of(results, "custom")["ladder_cpu"]
+    assert row[1] == "failed" and "exit 2" in row[4] and "ladder_cpu.json.partial" in row[4]
+    assert (results / "ladder_cpu.json.partial").exists()
+    assert not (results / "ladder_cpu.json").exists()
+
+
+def test_a_step_past_the_budget_is_not_run_and_named_for_the_rerun(run_env, capsys):
+    env, tmp, results = run_env
+    env["BUDGET_S"] = "100"  # 80 s after the 20 s kept for the report: cupti_detach needs 500
+    names = ["cupti_detach"]
+    rc = gpu_steps.run_plan(env, "custom", names, plan(cupti_detach=500), tmp, ([], [], 0))
+    assert rc == 0
+    row = steps_of(results, "custom")["cupti_detach"]
+    assert row[1] == "not-run" and row[4].startswith("budget:")
+    assert "scripts/gpu_check.sh $OUT --steps cupti_detach" in capsys.readouterr().out
+
+
+def test_a_step_over_its_cap_is_cut_and_its_processes_killed(run_env, monkeypatch):
+    env, tmp, results = run_env
+    limits = []
+
+    def slow(r, limit):  # a step whose command outlives its cap (timeout shortened to 1 s)
+        limits.append(limit)
+        return gpu_steps.run_cmd(["sh", "-c", "sleep 30 & sleep 30"], timeout=1), "slow"
+
+    monkeypatch.setattr(gpu_steps, "step_cupti_detach", slow, raising=True)
+    env["CAP_FACTOR"] = "3"
+    rc = gpu_steps.run_plan(
+        env, "custom", ["cupti_detach"], plan(cupti_detach=25), tmp, ([], [], 0)
+    )
+    row = steps_of(results, "custom")["cupti_detach"]
+    assert row[1] == "cut" and "stopped at 75 s" in row[4], row
+    assert limits == [75]  # CAP_FACTOR x the estimate
+    assert rc == 0  # a cut step is named for the rerun slot, not a failure
+
+
+def test_preflight_problems_stop_the_run_before_any_step(run_env):
+    env, tmp, results = run_env
+    rc = gpu_steps.run_plan(
+        env, "1", ["batch_sweep"], plan(batch_sweep=5), tmp, (["nvcc: not on PATH"], [], 3)
+    )
+    assert rc == 1
+    got = steps_of(results, "part1")
+    assert got["preflight"][1] == "failed" and "nvcc" in got["preflight"][4]
+    assert "batch_sweep" not in got
+    assert (tmp / f"results-{env['MACHINE']}.tar.gz").exists()
+
+
+def test_the_ladder_check_refuses_rows_off_float64_and_an_empty_check_with_a_gpu(tmp_path):
+    good = {"name": "Ladder/cuda-x", "max_loss_error": 1e-5, "max_weight_error": 1e-5}
+    bad = {"name": "Ladder/cuda-y", "max_loss_error": 1e-2, "max_weight_error": 1e-5}
+    skipped = {"name": "Ladder/cuda-z", "error_occurred": True, "error_message": "skipped: no GPU"}
+    path = tmp_path / "ladder.json"
+    import json
+
+    path.write_text(json.dumps({"benchmarks": [good]}))
+    assert gpu_steps.ladder_errors(path, need_rows=True)[0] == 0
+    path.write_text(json.dumps({"benchmarks": [good, bad]}))
+    rc, note = gpu_steps.ladder_errors(path, need_rows=True)
+    assert rc == 1 and "OFF: Ladder/cuda-y" in note
+    path.write_text(json.dumps({"benchmarks": [skipped]}))
+    assert gpu_steps.ladder_errors(path, need_rows=True)[0] == 1
+    assert gpu_steps.ladder_errors(path, need_rows=False)[0] == 0
+
+
+def test_the_plan_names_every_step_the_runner_has():
+    for step in gpu_plan.steps():
+        if step.name != "preflight":
+            assert hasattr(gpu_steps, f"step_{step.name}"), step.name
