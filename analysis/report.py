@@ -19,7 +19,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, article, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
+from analysis import answer, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
 from analysis import fit as fitting  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
 from analysis import replay_validation  # noqa: E402
