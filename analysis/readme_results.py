@@ -10,7 +10,8 @@ from the modules that write the report, over committed files only:
   epoch and per `.item()`; RUNS: its CPU run);
 - ours: the CPU run in results/cpu-intel-xeon-processor-2c (analysis.report.load_folder), through
   analysis.summary (fit_devices, summarize, attribution_rows, primitives, predict_loop),
-  analysis.report (prediction_cases, skipped_lines) and analysis.machine_limit (rung_limits);
+  analysis.report (prediction_cases), analysis.report_prose (skipped_lines) and
+  analysis.machine_limit (rung_limits);
 - one sync on real GPUs: analysis.trace_pages.stats.sync_cost over results/traces/attribute-json
   (the NVIDIA traces analysis.answer names);
 - ./attribute's speed: results/traces/speed.json (experiments/attribute_speed.py).
@@ -190,7 +191,7 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
         "",
     ]
     lines += markdown_table(["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours"], body)
-    if skipped:  # counted as report.skipped_lines counts them: per family and reason
+    if skipped:  # counted as report_prose.skipped_lines counts them: per family and reason
         by_reason = {}
         for _, name, msg in skipped:
             fam = by_reason.setdefault(msg, {})
