@@ -1,12 +1,15 @@
 """The article's whole table with ours beside it, and the answer to its homework question,
 written for a reader who has only the article (../shared/ARTICLE.md)."""
 
-import glob
 import os
 
-import numpy as np
 
-from analysis import article, noise, trace_report
+from analysis import article, noise
+from analysis.attribute_json.reader import load_attribution
+from analysis.attribute_json.schema import KIND_SYNC
+from analysis.fmt import fmt_fit_us, fmt_us
+from analysis.trace_pages import prose as trace_prose
+from analysis.trace_pages import stats as trace_stats
 from analysis.tables import markdown_table
 
 NO_GPU = "no GPU on this machine"
@@ -155,16 +158,11 @@ def losses_table(stats):
         if epoch == article.EPOCHS and finals:
             ours = (
                 f"{finals[0]:.4f}" if len(finals) == 1 else f"{finals[0]:.4f}-{finals[-1]:.4f}"
-            ) + f" (final loss of every CPU ItemSync run)"
+            ) + " (final loss of every CPU ItemSync run)"
         else:
             ours = "not kept"
         body.append([str(epoch), f"{loss:.4f}", ours])
     return md + markdown_table(["epoch", "post's loss", "ours, cpu"], body)
-
-
-def _fmt_us(fit, name):
-    lo, hi = fit.interval(name)
-    return f"{fit.value(name) * 1e6:.2f} us [95% CI {lo * 1e6:.2f}, {hi * 1e6:.2f}]"
 
 
 def answer_section(models, checks, stats, batch, prims):
@@ -208,8 +206,8 @@ def answer_section(models, checks, stats, batch, prims):
         lo, hi = m.fit.interval("per_item")
         c = m.fit.value("per_epoch")
         text = (
-            f"**Ours, {m.device}**: c = {_fmt_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
-            f"of every 20000-epoch run; s = {_fmt_us(m.fit, 'per_item')} per `.item()` "
+            f"**Ours, {m.device}**: c = {fmt_fit_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
+            f"of every 20000-epoch run; s = {fmt_fit_us(m.fit, 'per_item')} per `.item()` "
             f"(R² = {m.fit.r2:.3f}, {m.fit.n} runs). "
         )
         if lo <= 0 <= hi:
@@ -255,25 +253,23 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
             "results/traces/README.md says how to make it).",
             "",
         ]
-    docs = [(os.path.basename(p), trace_report.load(p)) for p in present]
-    cost = trace_report.sync_cost(docs)
+    docs = [(os.path.basename(p), load_attribution(p)) for p in present]
+    cost = trace_stats.sync_cost(docs)
     md = [
         "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
         "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
     ]
-    md += [" ".join(trace_report.sync_cost_markdown(cost))]
+    md += [" ".join(trace_prose.sync_cost_markdown(cost))]
     if cost is not None and cost.idle_n:
-        # the calls the fit is over: synchronisation calls, not blocking copies (as trace_report.sync_cost)
+        # the calls the fit is over: synchronisation calls, not blocking copies (as trace_pages.stats.sync_cost)
         per_file = {
-            name: sum(
-                s["kind"] == trace_report.KIND_SYNC for t in doc["traces"] for s in t["syncs"]
-            )
+            name: sum(s["kind"] == KIND_SYNC for t in doc["traces"] for s in t["syncs"])
             for name, doc in docs
         }
         top = max(per_file, key=per_file.get)
         md += [
             f"The price of a sync itself is the measured one: with nothing queued, the median of those "
-            f"{cost.idle_n} calls, {trace_report.fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+            f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
             f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
             f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
             f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "

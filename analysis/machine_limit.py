@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis import fit as fitting
+from analysis.tables import markdown_figure
 
 IN, HIDDEN, CLASSES = 4, 10, 3
 TARGET_SPEEDUP = 35.0  # issue 13: the fused CPU loop >= 35x LibTorch eager on the CPU
@@ -400,5 +401,5 @@ def section(rows, machine, folder):
             else "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them)."
         )
         path = sweep_plot(fits, machine, os.path.join(folder, "rung_sweep.png"))
-        md += ["", f"![rung sweep]({os.path.basename(path)})", "", f"*{SWEEP_CAPTION}*", ""]
+        md += markdown_figure("rung sweep", path, SWEEP_CAPTION)
     return md

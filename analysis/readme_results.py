@@ -10,8 +10,9 @@ from the modules that write the report, over committed files only:
   epoch and per `.item()`; RUNS: its CPU run);
 - ours: the CPU run in results/cpu-intel-xeon-processor-2c (analysis.report.load_folder), through
   analysis.summary (fit_devices, summarize, attribution_rows, primitives, predict_loop),
-  analysis.report (prediction_cases, skipped_lines) and analysis.machine_limit (rung_limits);
-- one sync on real GPUs: analysis.trace_report.sync_cost over results/traces/attribute-json
+  analysis.report (prediction_cases), analysis.report_prose (skipped_lines) and
+  analysis.machine_limit (rung_limits);
+- one sync on real GPUs: analysis.trace_pages.stats.sync_cost over results/traces/attribute-json
   (the NVIDIA traces analysis.answer names);
 - ./attribute's speed: results/traces/speed.json (experiments/attribute_speed.py).
 """
@@ -25,7 +26,10 @@ import sys
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, article, machine_limit, noise, report, summary, trace_report  # noqa: E402
+from analysis import answer, article, machine_limit, noise, report, summary  # noqa: E402
+from analysis.attribute_json.reader import load_attribution  # noqa: E402
+from analysis.fmt import fmt_us  # noqa: E402
+from analysis.trace_pages.stats import sync_cost  # noqa: E402
 from analysis.tables import markdown_table, write_atomic  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -154,15 +158,15 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
         )
     # 6. one sync on real GPUs
     paths = [os.path.join(traces_json, f"{n}.json") for n in answer.NVIDIA_TRACES]
-    docs = [(os.path.basename(p), trace_report.load(p)) for p in paths if os.path.exists(p)]
-    cost = trace_report.sync_cost(docs) if docs else None
+    docs = [(os.path.basename(p), load_attribution(p)) for p in paths if os.path.exists(p)]
+    cost = sync_cost(docs) if docs else None
     if cost is not None and cost.idle_n:
         body.append(
             [
                 "one sync on real GPUs (A100, GP100 traces others recorded)",
                 "-",
-                f"{trace_report.fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
-                f"({cost.idle_n} of {cost.n} calls); {trace_report.fmt_us(cost.median_blocked_us)} us median "
+                f"{fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
+                f"({cost.idle_n} of {cost.n} calls); {fmt_us(cost.median_blocked_us)} us median "
                 f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))",
             ]
         )
@@ -187,7 +191,7 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
         "",
     ]
     lines += markdown_table(["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours"], body)
-    if skipped:  # counted as report.skipped_lines counts them: per family and reason
+    if skipped:  # counted as report_prose.skipped_lines counts them: per family and reason
         by_reason = {}
         for _, name, msg in skipped:
             fam = by_reason.setdefault(msg, {})

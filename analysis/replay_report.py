@@ -14,154 +14,31 @@ PNG are written to a temporary file and renamed.
 """
 
 import argparse
-import json
-import math
 import os
 import re
 import sys
 
+from analysis.attribute_json.reader import AttributeJsonError, get, load_replay, read_json
+from analysis.fmt import fmt_change, fmt_us
 from analysis.tables import markdown_table, write_atomic
-from analysis.trace_report import (
-    SCHEMA_VERSION,
-)  # one version for every `./attribute --json` reader
-
-
-class ReplayJsonError(ValueError):
-    """Bad input: the message names the file and the field."""
-
-
-# ---- reading, with every field used here checked ------------------------------------------
-
-
-def _get(path, obj, key, kind, where):
-    if not isinstance(obj, dict):
-        raise ReplayJsonError(f"{path}: {where}: expected an object, got {type(obj).__name__}")
-    if key not in obj:
-        raise ReplayJsonError(f"{path}: {where}: missing field '{key}'")
-    v = obj[key]
-    if kind is float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ReplayJsonError(
-                f"{path}: {where}: field '{key}' must be a finite number, got {v!r}"
-            )
-        return float(v)
-    if kind is int:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ReplayJsonError(
-                f"{path}: {where}: field '{key}' must be a count (integer >= 0), got {v!r}"
-            )
-        return v
-    if not isinstance(v, kind):
-        raise ReplayJsonError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {v!r}")
-    return v
-
-
-def _check_window(path, w, where, what_if):
-    _get(path, w, "name", str, where)
-    for k in ("measured_us", "replayed_us") + (
-        ("predicted_us", "saving_us") if what_if else ("error",)
-    ):
-        _get(path, w, k, float, where)
-    for i, b in enumerate(_get(path, w, "bound", list, where)):
-        _get(path, b, "resource", str, f"{where}.bound[{i}]")
-        _get(path, b, "us", float, f"{where}.bound[{i}]")
-
-
-def _check_scenario(path, s, where, what_if):
-    for i, w in enumerate(_get(path, s, "windows", list, where)):
-        _check_window(path, w, f"{where}.windows[{i}]", what_if)
-    _check_window(path, _get(path, s, "total", dict, where), f"{where}.total", what_if)
-
-
-def _check_replay(path, r, where):
-    _get(path, r, "file", str, where)
-    _get(path, r, "rank", int, where)
-    if _get(path, r, "windows", str, where) not in ("steps", "whole trace"):
-        raise ReplayJsonError(
-            f"{path}: {where}: field 'windows' must be 'steps' or 'whole trace', got {r['windows']!r}"
-        )
-    _get(path, r, "graph", dict, where)
-    for key in ("replay", "typical_delays"):
-        s = _get(path, r, key, dict, where)
-        for k in ("median_error", "max_error"):
-            _get(path, s, k, float, f"{where}.{key}")
-        _get(path, s, "target_met", bool, f"{where}.{key}")
-        _check_scenario(path, s, f"{where}.{key}", key != "replay")
-    for i, s in enumerate(_get(path, r, "what_ifs", list, where)):
-        _get(path, s, "name", str, f"{where}.what_ifs[{i}]")
-        _check_scenario(path, s, f"{where}.what_ifs[{i}]", True)
-    for i, c in enumerate(_get(path, r, "log_every", list, where)):
-        w = f"{where}.log_every[{i}]"
-        for k in ("what_if", "selector", "why"):
-            _get(path, c, k, str, w)
-        _get(path, c, "sites", int, w)
-        for k in (
-            "replayed_us",
-            "never_us",
-            "saving_per_sync_us",
-            "blocked_per_sync_us",
-            "queued_per_sync_us",
-        ):
-            _get(path, c, k, float, w)
-        _get(path, c, "linear", bool, w)
-        for j, p in enumerate(_get(path, c, "points", list, w)):
-            every = _get(path, p, "every", (int, str), f"{w}.points[{j}]")
-            if isinstance(every, str) and every != "never":
-                raise ReplayJsonError(
-                    f"{path}: {w}.points[{j}]: field 'every' must be a count or 'never', got {every!r}"
-                )
-            _get(path, p, "kept_per_window", float, f"{w}.points[{j}]")
-            _get(path, p, "predicted_us", float, f"{w}.points[{j}]")
-            _get(path, p, "extrapolated", bool, f"{w}.points[{j}]")
-    for i, n in enumerate(_get(path, r, "notes", list, where)):
-        if not isinstance(n, str):
-            raise ReplayJsonError(f"{path}: {where}.notes[{i}]: expected text, got {n!r}")
-
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        raise ReplayJsonError(f"{path}: cannot read: {e.strerror}") from e
-    except ValueError as e:
-        raise ReplayJsonError(f"{path}: not valid JSON ({e})") from e
-
-
-def load(path):
-    """The document of one `./attribute --what-if --json` file, every field used here checked."""
-    doc = _read(path)
-    if not isinstance(doc, dict) or doc.get("tool") != "attribute" or "replays" not in doc:
-        raise ReplayJsonError(
-            f'{path}: expected `./attribute --what-if --json` output ("tool": "attribute" '
-            'with "replays")'
-        )
-    if doc.get("version") != SCHEMA_VERSION:
-        raise ReplayJsonError(
-            f"{path}: field 'version' must be {SCHEMA_VERSION} (rerun ./attribute --json), "
-            f"got {doc.get('version')!r}"
-        )
-    for i, r in enumerate(_get(path, doc, "replays", list, "top level")):
-        _check_replay(path, r, f"replays[{i}]")
-    return doc
 
 
 def load_hta(path):
     """experiments/hta_critical_path.py's document: {(stem, rank): [rows]} (rows checked)."""
-    doc = _read(path)
-    version = _get(path, doc, "hta_version", str, "top level")
+    doc = read_json(path)
+    version = get(path, doc, "hta_version", str, "top level")
     out = {}
-    for stem, t in _get(path, doc, "traces", dict, "top level").items():
+    for stem, t in get(path, doc, "traces", dict, "top level").items():
         if "error" in t:
             out[(stem, None)] = t["error"]
             continue
-        for rank, rows in _get(path, t, "ranks", dict, f"traces.{stem}").items():
+        for rank, rows in get(path, t, "ranks", dict, f"traces.{stem}").items():
             for i, row in enumerate(rows):
                 w = f"traces.{stem}.ranks.{rank}[{i}]"
-                _get(path, row, "window_us", float, w)
-                _get(path, row, "ok", bool, w)
+                get(path, row, "window_us", float, w)
+                get(path, row, "ok", bool, w)
                 if row.get("critical_path_us") is not None:
-                    _get(path, row, "critical_path_us", float, w)
+                    get(path, row, "critical_path_us", float, w)
             out[(stem, int(rank))] = rows
     return version, out
 
@@ -200,14 +77,6 @@ def match_hta(windows, rows):
     return out
 
 
-def fmt_us(v):
-    return "-" if v is None else f"{v:.0f}" if abs(v) >= 100 else f"{v:.1f}"
-
-
-def fmt_pct(x, signed=True):
-    return "-" if x is None else f"{100 * x:+.2f}%" if signed else f"{100 * x:.2f}%"
-
-
 def bound_text(bound, total):
     if not bound or total <= 0:
         return "-"
@@ -241,9 +110,9 @@ def replay_rows(entries, hta):
                     w["name"],
                     fmt_us(m),
                     fmt_us(w["replayed_us"]),
-                    fmt_pct(w["error"]),
+                    fmt_change(w["error"]),
                     fmt_us(t["predicted_us"]),
-                    fmt_pct(t["error"]),
+                    fmt_change(t["error"]),
                     cp,
                     ratio,
                     bound_text(w["bound"], w["replayed_us"]),
@@ -262,9 +131,9 @@ def target_rows(entries):
                 name,
                 f"{len(a['windows'])} {'steps' if r['windows'] == 'steps' else '(whole trace)'}",
                 goal,
-                f"{fmt_pct(a['median_error'], False)} / {fmt_pct(a['max_error'], False)}",
+                f"{fmt_change(a['median_error'], False)} / {fmt_change(a['max_error'], False)}",
                 "met" if a["target_met"] else "**not met**",
-                f"{fmt_pct(t['median_error'], False)} / {fmt_pct(t['max_error'], False)}",
+                f"{fmt_change(t['median_error'], False)} / {fmt_change(t['max_error'], False)}",
                 "met" if t["target_met"] else "**not met**",
             ]
         )
@@ -286,7 +155,7 @@ def what_if_rows(entries):
                     fmt_us(tot["replayed_us"]),
                     fmt_us(tot["predicted_us"]),
                     fmt_us(saving),
-                    fmt_pct(saving / tot["replayed_us"] if tot["replayed_us"] else 0.0),
+                    fmt_change(saving / tot["replayed_us"] if tot["replayed_us"] else 0.0),
                     bound_text(tot["bound"], tot["predicted_us"]),
                 ]
             )
@@ -464,9 +333,9 @@ def main(argv=None):
     )
     args = ap.parse_args(argv)
     try:
-        docs = [(p, load(p)) for p in args.inputs]  # all checked before anything is written
+        docs = [(p, load_replay(p)) for p in args.inputs]  # all checked before anything is written
         hta_version, hta = load_hta(args.hta) if args.hta else (None, {})
-    except ReplayJsonError as e:
+    except AttributeJsonError as e:
         print(f"analysis.replay_report: {e}", file=sys.stderr)
         return 2
     entries = [

@@ -7,6 +7,9 @@ prints the article's table beside ours, fits the model, and writes REPORT.md and
 next to the JSON. Every output is written to a temporary file and renamed, so a failed
 run leaves the previous report intact. Exit 2 with a message naming the file and field
 on bad input.
+
+This module puts the sections together; their words are in report_prose.py, their tables
+in report_tables.py, their plots in plots.py (each drawn before the line that places it).
 """
 
 import argparse
@@ -14,15 +17,17 @@ import glob
 import os
 import sys
 
-import numpy as np
 
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, article, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
+from analysis import answer, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
 from analysis import fit as fitting  # noqa: E402
-from analysis.bench_json import BenchJsonError  # noqa: E402
 from analysis import replay_validation  # noqa: E402
+from analysis import report_prose as prose  # noqa: E402
+from analysis import report_tables  # noqa: E402
+from analysis.bench_json import BenchJsonError  # noqa: E402
+from analysis.tables import markdown_figure  # noqa: E402
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
 
@@ -46,102 +51,23 @@ def load_folder(folder):
     return runs
 
 
-def fmt_us(fit, name):
-    lo, hi = fit.interval(name)
-    return f"{fit.value(name) * 1e6:.2f} us [95% CI {lo * 1e6:.2f}, {hi * 1e6:.2f}]"
-
-
 def attribution_section(rows, machine, folder):
     attr = summary.attribution_rows(rows)
-    md = ["", "## Where the time of an epoch goes (traced pass)", ""]
+    md = ["", prose.ATTRIBUTION_HEADING, ""]
     failed = sorted({r.name for r in rows if r.counters.get("trace_failed", 0) > 0})
     if failed:
-        md += [
-            f"**The traced pass FAILED on {len(failed)} configuration(s)** (bench printed why on stderr; their "
-            "timed figures stand): " + "; ".join(failed),
-            "",
-        ]
+        md += [prose.TRACE_FAILED.format(n=len(failed), names="; ".join(failed)), ""]
     if not attr:
-        return md + ["No traced pass in this folder (run bench with --trace_epochs=N).", ""]
-    md += [
-        "A separate pass after the timed runs (`--trace_epochs`), per epoch, median over repetitions. "
-        "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
-        "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
-        "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
-        "difference of the means with its 95% CI (Welch, over the repetitions), *within noise* when that holds "
-        "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
-        "Definitions: docs/experiment.md, *Where the time goes*.",
-        "",
-    ]
-    head = (
-        [
-            "device",
-            "interval",
-            "print100",
-            "untraced us",
-            "traced us",
-            "overhead",
-            "traced - untraced us (mean)",
-        ]
-        + [f"{p} us" for p in summary.PHASES]
-        + ["outside the phases us", "us per .item()"]
-    )
-    body = []
-    for a in attr:
-        v = a.values
-        untraced = float(np.median(a.untraced_us)) if a.untraced_us else float("nan")
-        traced = float(np.median(a.traced_us)) if a.traced_us else float("nan")
-        diff = (
-            float(np.mean(a.traced_us) - np.mean(a.untraced_us))
-            if a.untraced_us and a.traced_us
-            else float("nan")
-        )
-        phases = [v.get(f"phase_{p}_us", 0.0) for p in summary.PHASES]
-        cells = [
-            a.device,
-            tables.interval_label(a.interval),
-            str(a.print100),
-            f"{untraced:.1f}",
-            f"{traced:.1f}",
-            f"{a.overhead:.2f}x",
-            f"{diff:+.1f} {noise.mark(a.overhead_ci)}",
-        ]
-        cells += [f"{x:.1f}" for x in phases] + [f"{traced - sum(phases):.1f}"]
-        cells.append(f"{v['item_us_per_call']:.1f}" if "item_us_per_call" in v else "-")
-        body.append(cells)
-    md += tables.markdown_table(head, body)
+        return md + [prose.NO_TRACED_PASS, ""]
+    md += [prose.ATTRIBUTION_INTRO, ""] + report_tables.attribution_table(attr)
     gpu = [a for a in attr if a.device == "cuda"]
     if gpu:
-        head = [
-            "interval",
-            "print100",
-            "launches",
-            "launch API us",
-            "kernels",
-            "GPU busy us",
-            "blocked us",
-            "idle: host wait us",
-            "idle: kernel wait us",
-            "idle: other us",
-            "launch delay p50 us",
-        ]
-        body = [
-            [tables.interval_label(a.interval), str(a.print100)]
-            + [f"{a.values.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS]
-            for a in gpu
-        ]
-        md += ["", "GPU timeline per epoch (CUPTI):", ""] + tables.markdown_table(head, body)
+        md += ["", prose.GPU_TIMELINE, ""] + report_tables.gpu_timeline_table(gpu)
         md += ["", kernel_count_check(rows, gpu)]
     else:
-        md += ["", "GPU timeline (CUPTI) pending: no CUDA rows in this folder."]
-    md += [
-        "",
-        f"![attribution]({os.path.basename(plots.attribution_plot(attr, machine, os.path.join(folder, 'attribution.png')))})",
-        "",
-        f"*{plots.ATTRIBUTION_CAPTION}*",
-        "",
-    ]
-    return md
+        md += ["", prose.GPU_TIMELINE_PENDING]
+    png = plots.attribution_plot(attr, machine, os.path.join(folder, "attribution.png"))
+    return md + markdown_figure("attribution", png, plots.ATTRIBUTION_CAPTION)
 
 
 def kernel_count_check(rows, gpu_attr):
@@ -157,154 +83,78 @@ def kernel_count_check(rows, gpu_attr):
         if "torch_profiler_kernels_per_epoch" in r.counters
     ]
     if cupti is None or not prof:
-        return "Kernel count cross-check pending (needs the never-logging CUDA row and python_eager --profile-kernels)."
+        return prose.KERNEL_COUNT_PENDING
     verdict = (
         "they agree" if abs(cupti - prof[0]) < 0.5 else f"they DIFFER by {cupti - prof[0]:+.1f}"
     )
-    return (
-        f"Kernels per epoch: {cupti:.1f} by CUPTI in bench's traced pass, {prof[0]:.1f} by torch.profiler on "
-        f"the same step in Python eager (SGD one update per parameter, as LibTorch's): {verdict}."
-    )
-
-
-# Why an affine per-epoch cost misses a batch by more than 10%: a likely reason, said as one.
-BATCH_MISS_REASON = (
-    "An affine cost has one price per row; the measured price per row is not one number across four "
-    "decades of batch (a likely reason, not measured here: the largest batches' tensors no longer "
-    "fit the caches, and allocations that size are mapped afresh page by page), and the weighted "
-    "fit follows the many smaller batches"
-)
-SPREAD_OK_PCT = (
-    noise.TIGHT_PCT
-)  # a primitive whose repetitions spread more than this cannot predict a loop to 10%
-
-
-def load_note(run):
-    """'load average 1.99 on 2 CPUs' from Google Benchmark's context, when it recorded one."""
-    load, cpus = run.context.get("load_avg"), run.context.get("num_cpus")
-    if isinstance(load, list) and load and isinstance(load[0], (int, float)):
-        return f"1-minute load average {load[0]:.2f} on {cpus} CPUs when it started"
-    return "load not recorded"
+    return prose.KERNEL_COUNT.format(cupti=cupti, prof=prof[0], verdict=verdict)
 
 
 def primitives_section(rows, stats, models, runs=()):
     prims = summary.primitives(rows)
-    md = ["", "## The primitives on their own, and the loop predicted from them", ""]
+    md = ["", prose.PRIMITIVES_HEADING, ""]
     if not prims:
-        return md + [
-            "No primitive rows in this folder (./bench --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/').",
-            "",
-        ]
+        return md + [prose.NO_PRIMITIVES, ""]
     run = next(
         (r for r in runs if any(x.family in summary.PRIMITIVE_FAMILIES for x in r.rows)), None
     )
-    md += [
-        "Median over the repetitions of the price of one operation; spread = (max-min)/median over them."
-        + (f" Their run: {load_note(run)}." if run else ""),
-        "",
-        "| primitive | us (median) | spread (n) | counters |",
-        "|---|---|---|---|",
-    ]
-    for name, p in prims.items():
-        extra = ", ".join(
-            f"{k}={v:.4g}"
-            for k, v in p["counters"].items()
-            if k
-            in (
-                "aten_ops_per_step",
-                "kernels_per_step",
-                "gpu_work_us",
-                "queued_ops",
-                "graph_nodes",
-                "bytes_per_second",
-                "gate_missed",
-            )
-        )
-        md.append(f"| {name} | {p['us']:.3f} | {p['spread_pct']:.1f}% (n={p['n']}) | {extra} |")
-    unstable = [k for k, p in prims.items() if p["spread_pct"] > SPREAD_OK_PCT or p["n"] < 3]
+    intro = prose.PRIMITIVES_INTRO
+    if run:
+        intro += prose.PRIMITIVES_RUN.format(load=prose.load_note(run))
+    md += [intro, ""] + report_tables.primitives_table(prims)
+    ok = prose.SPREAD_OK_PCT
+    unstable = [k for k, p in prims.items() if p["spread_pct"] > ok or p["n"] < 3]
     if unstable:
-        md += [
-            "",
-            f"**Not stable enough to predict to {SPREAD_OK_PCT:g}%**: "
-            + ", ".join(f"{k} ({prims[k]['spread_pct']:.0f}%, n={prims[k]['n']})" for k in unstable)
-            + ". On a shared machine (other processes on the same cores) this spread is an upper bound of what a "
-            "quiet machine gives; predictions below carry it.",
-        ]
+        which = ", ".join(
+            f"{k} ({prims[k]['spread_pct']:.0f}%, n={prims[k]['n']})" for k in unstable
+        )
+        md += ["", prose.UNSTABLE.format(ok=ok, which=which)]
     else:
-        md += [
-            "",
-            f"Every primitive's spread is under {SPREAD_OK_PCT:g}% over at least 3 repetitions.",
-        ]
+        md += ["", prose.ALL_STABLE.format(ok=ok)]
     published = summary.published_comparison(prims)
     if published:
-        md += [
-            "",
-            "Measured against published prices (ranges as issue #6 quotes them):",
-            "",
-            "| primitive | what | measured us | published us | lands |",
-            "|---|---|---|---|---|",
-        ]
-        md += [
-            f"| {k} | {what} | {us:.2f} | {lo:g}-{hi:g} | {verdict} |"
-            for k, what, us, lo, hi, verdict in published
-        ]
+        md += ["", prose.PUBLISHED_INTRO, ""] + report_tables.published_table(published)
     else:
-        md += [
-            "",
-            "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here.",
-        ]
+        md += ["", prose.NO_PUBLISHED]
     pred = summary.predict_loop(prims, stats, models, summary.attribution_rows(rows))
     if pred:
-        md += [
-            "",
-            "Predictions from the primitives, each beside what was measured, with a verdict (analysis/noise.py): "
-            "*agrees* when the prediction's range [from the primitive's repetitions] meets the measurement's "
-            "range [its repetitions, or the fit's 95% CI] and both are narrower than "
-            f"{SPREAD_OK_PCT:g}% of their centre; *inconclusive* when they meet only because one of them is wider "
-            "(or the measured CI holds 0, against which no % error is computed); else *off by* the error against "
-            "the measurement. The verdict says its reason; the last column gives the likely physical reason "
-            "whenever the verdict is not *agrees*.",
-            "",
-            "| device | prediction | predicted | measured | verdict | likely reason (when not agrees) |",
-            "|---|---|---|---|---|---|",
-        ]
-        for p in pred:
-            md += [prediction_row(p, *x) for x in prediction_cases(p)]
+        cells = [report_tables.prediction_row(p, *x) for p in pred for x in prediction_cases(p)]
+        md += ["", prose.PREDICTIONS_INTRO.format(ok=ok), ""]
+        md += report_tables.prediction_table(cells)
     md.append("")
     return md
 
 
+def _min_max(xs):
+    """(min, max) of the repetitions; None for one repetition (no range)."""
+    return (min(xs), max(xs)) if len(xs) >= 2 else None
+
+
 def prediction_cases(p):
     """(what, predicted, its range, measured, its range, measured text, reason if off) for one device."""
-    r = lambda xs: (min(xs), max(xs)) if len(xs) >= 2 else None  # one repetition: no range
     ms = p["measured_epoch_samples_us"]
     over = p["predicted_epoch_us"] > p["measured_epoch_us"]
-    epoch_reason = (
-        "the op count includes nested ATen calls (`linear` calls `t` and `addmm`, autograd nodes call "
-        "their kernels): they run inside a parent's dispatch and cost less than a whole top-level "
-        "`a + a`"
-        if over
-        else "the step's ops do more than a 1-element add (matrix products, autograd bookkeeping, the "
-        "allocator), so one tiny op undercounts them"
+    epoch_reason = (prose.EPOCH_OVER if over else prose.EPOCH_UNDER) + prose.TINY_OP_SPREAD.format(
+        spread=p["op_spread_pct"]
     )
     cases = [
         (
             f"us/epoch = {p['ops']:.0f} ATen ops x {p['op_us']:.2f} us (one tiny op)",
             p["predicted_epoch_us"],
-            r(p["predicted_epoch_range_us"]),
+            _min_max(p["predicted_epoch_range_us"]),
             p["measured_epoch_us"],
-            r(ms),
+            _min_max(ms),
             "ItemSync never-logging us/epoch",
-            epoch_reason + f"; the tiny op's own spread is {p['op_spread_pct']:.0f}%",
+            epoch_reason,
         ),
         (
             "us/epoch = Dispatch train_step (the same loop, timed alone)",
             p["step_us"],
-            r(p.get("step_samples_us", ())),
+            _min_max(p.get("step_samples_us", ())),
             p["measured_epoch_us"],
-            r(ms),
+            _min_max(ms),
             "ItemSync never-logging us/epoch",
-            "measured minutes apart on cores whose load changed in between",
+            prose.STEP_APART,
         ),
     ]
     fit_ci = p.get("fitted_item_ci_us")
@@ -313,7 +163,7 @@ def prediction_cases(p):
     )
     # The .item() predictions carry the primitive's own range too: a 49%-spread tiny op makes
     # them as inconclusive as the per-epoch row built on the same op.
-    item_range = r(p.get("predicted_item_samples_us", ()))
+    item_range = _min_max(p.get("predicted_item_samples_us", ()))
     cases.append(
         (
             item_what,
@@ -322,10 +172,7 @@ def prediction_cases(p):
             p["fitted_item_us"],
             fit_ci,
             "the ItemSync fit's slope [95% CI]",
-            "in the loop a `.item()` also waits for the kernels still queued (s + min(c, g) in the model), "
-            "which Sync/item_idle on an idle GPU does not"
-            if p["device"] == "cuda"
-            else "the fit's slope carries whole runs' noise divided by the calls",
+            prose.ITEM_QUEUE if p["device"] == "cuda" else prose.ITEM_FIT_NOISE,
         )
     )
     traced = p.get("traced_item_samples_us") or ()
@@ -336,69 +183,33 @@ def prediction_cases(p):
                 p["predicted_item_us"],
                 item_range,
                 p["traced_item_us"],
-                r(traced),
+                _min_max(traced),
                 "traced host time in `item` ranges (median [range over configurations])",
-                "the traced `item` range also holds the conversion to a C++ float and, on CUDA, the wait "
-                "for the queue",
+                prose.TRACED_ITEM,
             )
         )
     return cases
 
 
-def prediction_row(p, what, pred, pred_range, measured, measured_range, measured_what, reason):
-    v = noise.prediction_verdict(pred, pred_range, measured, measured_range, "the measured range")
-    rng = lambda x: f" [{x[0]:.2f}, {x[1]:.2f}]" if x else ""
-    return (
-        f"| {p['device']} | {what} | {pred:.2f}{rng(pred_range)} | {measured:.2f}{rng(measured_range)} "
-        f"{measured_what} | {v.text} | {'' if v.agrees else reason} |"
-    )
-
-
 def ladder_section(rows, machine, folder):
     rungs = summary.ladder(rows)
-    md = ["", "## How fast can it be: the overhead-removal ladder", ""]
+    md = ["", prose.LADDER_HEADING, ""]
     if not rungs:
-        return md + ["No Ladder rows in this folder (./bench --benchmark_filter=Ladder).", ""]
-    md += [
-        "The same problem on every rung, from the same seeded weights, the loss kept every 100 epochs "
-        "(`.item()` on the rungs that sync for it: `host syncs`); the rungs did not all run as many epochs "
-        "(`epochs`, `losses kept`), so they compare per epoch. Speed-up against LibTorch eager on the same device "
-        "in this folder (ratio of medians). Errors are the worst repetition's relative difference from the same "
-        "training in float64 on the CPU (LibTorch's for bench's rungs, PyTorch's for the Python ones; losses at "
-        "every record, final weights); *not checked* where the run did not make that check.",
-        "",
-        "| device | rung | threads | epochs | losses kept | us/epoch | speed-up vs eager | loss error "
-        "| weight error | host syncs | runs |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    fmt = lambda v, f, missing="-": missing if v != v else format(v, f)  # nan -> missing
-    for r in rungs:
-        md.append(
-            f"| {r.device} | {r.rung} | {fmt(r.threads, '.0f')} | {fmt(r.epochs, '.0f')} | "
-            f"{fmt(r.records, '.0f')} | {r.us_per_epoch:.2f} | {fmt(r.speedup, '.1f')}x | "
-            f"{fmt(r.max_loss_error, '.1e', 'not checked')} | {fmt(r.max_weight_error, '.1e', 'not checked')} | "
-            f"{fmt(r.host_syncs, '.0f')} | {r.n} |"
-        )
-    md.append("")
+        return md + [prose.NO_LADDER, ""]
+    md += [prose.LADDER_INTRO, ""] + report_tables.ladder_table(rungs) + [""]
     md += ladder_notes(rungs)
     md += ["", "Targets:", ""]
     for text, verdict in summary.ladder_targets(rungs):
         md.append(
             f"- {text}: "
             + (
-                "pending (rows not in this folder)"
+                prose.TARGET_PENDING
                 if verdict is None
                 else f"{'met' if verdict[0] else 'NOT met'} ({verdict[1]})"
             )
         )
-    md += [
-        "",
-        f"![ladder]({os.path.basename(plots.ladder_plot(rungs, machine, os.path.join(folder, 'ladder.png')))})",
-        "",
-        f"*{plots.LADDER_CAPTION}*",
-        "",
-    ]
-    return md
+    png = plots.ladder_plot(rungs, machine, os.path.join(folder, "ladder.png"))
+    return md + markdown_figure("ladder", png, plots.LADDER_CAPTION)
 
 
 def ladder_notes(rungs):
@@ -408,10 +219,15 @@ def ladder_notes(rungs):
     for a, b in summary.same_configuration_pairs(rungs):
         diff, ci = noise.mean_difference(a.samples_us, b.samples_us)
         md.append(
-            f"- {a.rung} and {b.rung} both ran on {a.threads:.0f} threads here: one configuration measured "
-            f"twice, so their {a.speedup:.2f}x and {b.speedup:.2f}x differ by run-to-run noise only "
-            f"({b.rung} - {a.rung}, difference of the means: {diff:+.2f} us/epoch "
-            f"{noise.mark(ci, fmt='+.2f')})."
+            prose.SAME_CONFIGURATION.format(
+                a=a.rung,
+                b=b.rung,
+                threads=a.threads,
+                a_speedup=a.speedup,
+                b_speedup=b.speedup,
+                diff=diff,
+                mark=noise.mark(ci, fmt="+.2f"),
+            )
         )
     eager = {r.device: r for r in rungs if r.rung == "libtorch_eager"}
     for r in rungs:
@@ -423,11 +239,97 @@ def ladder_notes(rungs):
                 else f"{abs(r.final_loss - e.final_loss) / abs(e.final_loss):.1e} apart (relative)"
             )
             md.append(
-                f"- {r.device} {r.rung}: its run wrote no comparison of its losses and weights with float64; "
-                f"its final loss, {r.final_loss:.7g}, and LibTorch eager's, "
-                f"{e.final_loss:.7g}, are {same}."
+                prose.NOT_CHECKED.format(
+                    device=r.device,
+                    rung=r.rung,
+                    loss=r.final_loss,
+                    eager_loss=e.final_loss,
+                    same=same,
+                )
             )
     return md
+
+
+def held_out_section(models, batch):
+    """The held-out ItemSync configurations and batch, each against its prediction."""
+    md = ["", prose.HELD_OUT_HEADING, "", prose.HELD_OUT_INTRO.format(tight=noise.TIGHT_PCT), ""]
+    rows = []
+    for m in models:
+        for c, p in m.held_out:
+            v = noise.prediction_verdict(
+                p,
+                None,
+                c.median_s,
+                (c.min_s, c.max_s) if c.n >= 2 else None,
+                "the repetitions' range",
+            )
+            rows.append(
+                [
+                    f"{m.device} interval {c.interval} print100 {c.print100} (s)",
+                    f"{c.median_s:.3f} ({c.min_s:.3f}-{c.max_s:.3f}, n={c.n})",
+                    f"{p:.3f}",
+                    v.text,
+                    "" if v.agrees else prose.HELD_OUT_LOAD,
+                ]
+            )
+    for device, b, measured, pred, samples in batch.held_out:
+        v = noise.prediction_verdict(
+            pred, None, measured, _min_max(samples), "the repetitions' range"
+        )
+        reason = (
+            "" if v.agrees else prose.BATCH_HELD_OUT_OVER if v.err_pct > 0 else prose.BATCH_HELD_OUT
+        )
+        rows.append(
+            [
+                f"{device} batch {b} (us/epoch, from the batch fit)",
+                f"{measured:.1f} ({min(samples):.1f}-{max(samples):.1f}, n={len(samples)})",
+                f"{pred:.1f}",
+                v.text,
+                reason,
+            ]
+        )
+    if rows:
+        return md + report_tables.held_out_table(rows)
+    return md + [
+        prose.NO_HELD_OUT.format(interval=summary.HELD_OUT_INTERVAL, batch=summary.HELD_OUT_BATCH)
+    ]
+
+
+def batch_section(batch, machine, folder):
+    md = ["", prose.BATCH_HEADING, ""]
+    if not batch.points:
+        return md + [prose.NO_BATCH, ""]
+    md += [prose.BATCH_INTRO, ""] + report_tables.batch_table(batch.points) + [""]
+    for device, f in batch.fits.items():
+        ps = [p for p in batch.points if p.device == device]
+        worst = fitting.batch_cost_misses(
+            f, [p.batch for p in ps], [p.us_per_epoch_never for p in ps]
+        )[0]
+        md.append(
+            prose.BATCH_FIT.format(
+                device=device,
+                base=f.value("base_us"),
+                per_row_ns=f.value("per_row_us") * 1e3,
+                r2=f.r2,
+                note=f.note,
+                held_out=summary.HELD_OUT_BATCH,
+                batch=worst[0],
+                fitted=worst[2],
+                measured=worst[1],
+                err=worst[3],
+                reason=". " + prose.BATCH_MISS_REASON if abs(worst[3]) > noise.TIGHT_PCT else "",
+            )
+        )
+    if any(p.device == "cuda" for p in batch.points):
+        md.append(
+            prose.GPU_WINS_FROM.format(batch=batch.crossover)
+            if batch.crossover
+            else prose.GPU_NEVER_WINS
+        )
+    else:
+        md.append(prose.NO_GPU_BATCH)
+    png = plots.batch_plot(batch, machine, os.path.join(folder, "batch_sweep.png"))
+    return md + markdown_figure("batch sweep", png, plots.BATCH_CAPTION)
 
 
 def build_report(folder, machine):
@@ -451,7 +353,7 @@ def build_report(folder, machine):
         ctx.get("gpu_name", "none")
     ).strip() not in ("none", "")
 
-    md = [f"# Why is the GPU slower on a tiny model? Measurements on {machine}", ""]
+    md = [prose.TITLE.format(machine=machine), ""]
     md += [
         "Generated by `python -m analysis.report "
         + os.path.relpath(folder)
@@ -460,198 +362,27 @@ def build_report(folder, machine):
         + ".",
         "",
     ]
-    md += [
-        f"- CPU: {ctx.get('cpu_model')} ({ctx.get('cpu_threads_torch')} torch threads); GPU: {ctx.get('gpu_name')}"
-        f" (CUDA runtime {ctx.get('cuda_runtime')}, driver {ctx.get('cuda_driver')})",
-        f"- torch {ctx.get('torch_version')}, {ctx.get('epochs')} epochs per ItemSync run, timed runs untraced "
-        f"({ctx.get('tracing')})",
-        "- runs: "
-        + "; ".join(
-            f"`{os.path.basename(r.path)}` commit {r.context.get('git_commit')}, {load_note(r)}"
-            for r in runs
-        ),
-        "",
-    ]
+    md += prose.machine_lines(ctx, runs) + [""]
     if not any(s.device == "cuda" for s in stats):
-        md += [
-            "**GPU figures pending**: no CUDA rows ran in this folder"
-            + (f" ({skipped[0][2]})" if skipped else "")
-            + ".",
-            "",
-        ]
+        md += [prose.GPU_PENDING + (f" ({skipped[0][2]})" if skipped else "") + ".", ""]
     md += answer.article_section(stats, has_gpu)
     md += answer.answer_section(models, checks, stats, batch, summary.primitives(rows))
     nevers = [c for c in stats if c.interval == 0 and c.batch == summary.FIT_BATCH]
-    md += [
-        "## Our whole sweep",
-        "",
-        f"Loop time of {ctx.get('epochs')} epochs, median over repetitions; spread = (max-min)/median. "
-        "`above 0 calls` = this row's mean minus the reference, the model's fitted loop time at 0 `.item()` "
-        "calls (epochs x per_epoch, the fit in the next section, over every repetition of every fitted row), "
-        "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions and the fit), "
-        "marked *within noise* when it holds 0. Why that reference: a single never-logging row is 3 "
-        "repetitions, and one slow repetition moves it"
-        + (
-            " (here the never-logging rows spread "
-            + " and ".join(
-                f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers
-            )
-            + ")"
-            if nevers
-            else ""
-        )
-        + "; the fit at 0 calls is what every row says not logging costs, and no one row moves it much. "
-        "Article figures as in the tables above.",
-        "",
-        tables.render_markdown(stats, models),
-        "",
-    ]
-    md += [
-        "## The model",
-        "",
-        "`loop seconds = epochs x per_epoch + .item() calls x per_item`, least squares over every "
-        f"repetition of the batch-{summary.FIT_BATCH} ItemSync rows except interval {summary.HELD_OUT_INTERVAL} "
-        "(held out).",
-        "",
-    ]
-    md += ["| device | per epoch | per .item() | R² | runs | note |", "|---|---|---|---|---|---|"]
-    for m in models:
-        md.append(
-            f"| {m.device} | {fmt_us(m.fit, 'per_epoch')} | {fmt_us(m.fit, 'per_item')} | {m.fit.r2:.4f} | "
-            f"{m.fit.n} | {m.fit.note} |"
-        )
-    md += [
-        "",
-        "### Held-out prediction",
-        "",
-        "Each held-out configuration's prediction against its repetitions' range (min-max), with the verdict "
-        "of analysis/noise.py: *agrees* when the prediction lies inside the range and the range is narrower than "
-        f"{noise.TIGHT_PCT:g}% of its median, *inconclusive* when it lies inside only a wider range, else *off by* "
-        "its error against the median.",
-        "",
-    ]
-    held = [(m.device, c, p) for m in models for c, p in m.held_out]
-    if held or batch.held_out:
-        md += [
-            "| configuration | measured (range, n) | predicted | verdict | likely reason when not agrees |",
-            "|---|---|---|---|---|",
-        ]
-    for d, c, p in held:
-        v = noise.prediction_verdict(
-            p, None, c.median_s, (c.min_s, c.max_s) if c.n >= 2 else None, "the repetitions' range"
-        )
-        md.append(
-            f"| {d} interval {c.interval} print100 {c.print100} (s) | {c.median_s:.3f} "
-            f"({c.min_s:.3f}-{c.max_s:.3f}, n={c.n}) | {p:.3f} | {v.text} | "
-            f"{'' if v.agrees else 'the fit averages over runs whose speed moved with the machine load'} |"
-        )
-    for device, b, measured, pred, samples in batch.held_out:
-        v = noise.prediction_verdict(
-            pred,
-            None,
-            measured,
-            (min(samples), max(samples)) if len(samples) >= 2 else None,
-            "the repetitions' range",
-        )
-        reason = (
-            ""
-            if v.agrees
-            else (
-                "an affine c(B) over four decades of batch: the per-row cost is not one number "
-                "(cache-resident batches cost less per row than the 10^6-row batch that "
-                "dominates the slope)"
-                if v.err_pct > 0
-                else "an affine c(B) over four decades of batch: the per-row cost is not one number"
-            )
-        )
-        md.append(
-            f"| {device} batch {b} (us/epoch, from the batch fit) | {measured:.1f} "
-            f"({min(samples):.1f}-{max(samples):.1f}, n={len(samples)}) | {pred:.1f} | {v.text} | {reason} |"
-        )
-    if not held and not batch.held_out:
-        md.append(
-            f"No held-out rows (interval {summary.HELD_OUT_INTERVAL}, batch {summary.HELD_OUT_BATCH}) in this folder."
-        )
-    md += [
-        "",
-        f"![time vs .item() calls]({os.path.basename(plots.item_calls_plot(rows, models, machine, os.path.join(folder, 'item_calls.png')))})",
-        "",
-        f"*{plots.ITEM_CALLS_CAPTION}*",
-        "",
-    ]
+    md += [prose.SWEEP_HEADING, "", prose.sweep_intro(ctx.get("epochs"), nevers), ""]
+    md += [tables.render_markdown(stats, models), ""]
+    md += [prose.MODEL_HEADING, "", prose.model_intro(), ""] + report_tables.model_table(models)
+    md += held_out_section(models, batch)
+    png = plots.item_calls_plot(rows, models, machine, os.path.join(folder, "item_calls.png"))
+    md += markdown_figure("time vs .item() calls", png, plots.ITEM_CALLS_CAPTION)
     md += attribution_section(rows, machine, folder)
     md += replay_validation.section(folder, stats)
     md += primitives_section(rows, stats, models, runs)
-    md += [
-        "",
-        "## Batch size: where the GPU starts to win, and what a sync costs with more work queued",
-        "",
-    ]
-    if batch.points:
-        md += [
-            "`extra us per .item()` = (mean us/epoch logging every epoch - mean us/epoch never logging), one "
-            "`.item()` per epoch, with the 95% CI of that same difference of means (Welch, over the repetitions), "
-            "*within noise* when it holds 0; `% of an epoch` is the same figure and interval divided by the mean "
-            "never-logging epoch (what the plot's right panel draws). The us/epoch columns are medians.",
-            "",
-            "| device | batch | us/epoch, never | us/epoch, .item() every epoch | extra us per .item() (mean) "
-            "| % of an epoch |",
-            "|---|---|---|---|---|---|",
-        ]
-        md += [
-            f"| {p.device} | {p.batch} | {p.us_per_epoch_never:.1f} | {p.us_per_epoch_every:.1f} | "
-            f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)} | "
-            f"{p.sync_cost_pct:+.1f}% {noise.mark(p.sync_cost_pct_ci, unit='%')} |"
-            for p in sorted(batch.points, key=lambda p: (p.device, p.batch))
-        ]
-        md.append("")
-        for device, f in batch.fits.items():
-            ps = [p for p in batch.points if p.device == device]
-            worst = fitting.batch_cost_misses(
-                f, [p.batch for p in ps], [p.us_per_epoch_never for p in ps]
-            )[0]
-            md.append(
-                f"- {device}: c(B) = {f.value('base_us'):.1f} us + {f.value('per_row_us') * 1e3:.3f} ns "
-                f"x rows (R² = {f.r2:.3f}, {f.note}; batch {summary.HELD_OUT_BATCH} held out). "
-                f"Its largest miss: batch {worst[0]:,}, fitted {worst[2]:,.0f} us against {worst[1]:,.0f} "
-                f"measured ({worst[3]:+.0f}%)"
-                + (". " + BATCH_MISS_REASON if abs(worst[3]) > noise.TIGHT_PCT else "")
-                + "."
-            )
-        if any(p.device == "cuda" for p in batch.points):
-            md.append(
-                f"- The GPU is faster than the CPU from batch {batch.crossover} on."
-                if batch.crossover
-                else "- The GPU was not faster than the CPU at any swept batch."
-            )
-        else:
-            md.append("- GPU batch rows pending (no CUDA rows in this folder).")
-        md += [
-            "",
-            f"![batch sweep]({os.path.basename(plots.batch_plot(batch, machine, os.path.join(folder, 'batch_sweep.png')))})",
-            "",
-            f"*{plots.BATCH_CAPTION}*",
-            "",
-        ]
-    else:
-        md += ["No BatchSweep rows in this folder.", ""]
+    md += batch_section(batch, machine, folder)
     md += ladder_section(rows, machine, folder)
     md += machine_limit.section(rows, machine, folder)
     if skipped:
-        md += ["## Rows that did not run", ""] + skipped_lines(skipped) + [""]
+        md += [prose.SKIPPED_HEADING, ""] + prose.skipped_lines(skipped) + [""]
     return tables.render_text(stats, models), "\n".join(md)
-
-
-def skipped_lines(skipped):
-    """One line per family and reason: '- Memcpy: 144 rows skipped: no CUDA driver ...'."""
-    count = {}
-    for _, name, msg in skipped:
-        key = (name.split("/")[0], msg)
-        count[key] = count.get(key, 0) + 1
-    return [
-        f"- {family}: {n} row{'s' if n > 1 else ''} {msg if msg.startswith('skipped') else 'failed: ' + msg}"
-        for (family, msg), n in sorted(count.items())
-    ]
 
 
 def main(argv=None):

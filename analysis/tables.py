@@ -97,3 +97,8 @@ def write_atomic(path, text):
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
+
+
+def markdown_figure(alt, path, caption):
+    """Lines that place a PNG already drawn at path (beside the page) with its caption."""
+    return ["", f"![{alt}]({os.path.basename(path)})", "", f"*{caption}*", ""]

@@ -165,8 +165,13 @@ int main(int argc, char** argv) {
     const double import_s = seconds_since(t0);
 
     trace::JsonOut out;
-    // version 2: sync and blocking-copy figures apart (blocking_calls.h); "calls" counts API calls.
-    out.begin_object().key("tool").value("attribute").key("version").value(2);
+    // The version (src/trace/export/attribute_json_version.txt, via CMake) changes whenever a
+    // reader of this JSON must read it differently.
+    out.begin_object()
+        .key("tool")
+        .value("attribute")
+        .key("version")
+        .value(IRIS_ATTRIBUTE_JSON_VERSION);
     if (hta) {
       std::vector<const trace::ImportedTrace*> ptrs;
       for (const auto& t : traces) ptrs.push_back(&t);

@@ -3,7 +3,6 @@ around it and around Google Benchmark's compare.py."""
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys

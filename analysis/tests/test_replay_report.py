@@ -5,6 +5,7 @@ import json
 import pytest
 
 from analysis import replay_report
+from analysis.attribute_json import schema
 
 
 def window(name, measured, replayed, predicted=None, bound=None):
@@ -107,7 +108,7 @@ def write(path, *replays, doc=None):
             if doc is not None
             else {
                 "tool": "attribute",
-                "version": replay_report.SCHEMA_VERSION,
+                "version": schema.VERSION,
                 "what_if": [],
                 "replays": list(replays),
             }
@@ -194,7 +195,7 @@ def test_rank_files_are_named_by_their_folder(tmp_path):
 def test_bad_input_exits_2_naming_the_field_and_writes_nothing(tmp_path, capsys, break_it, message):
     doc = {
         "tool": "attribute",
-        "version": replay_report.SCHEMA_VERSION,
+        "version": schema.VERSION,
         "what_if": [],
         "replays": [replay_doc()],
     }

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from analysis import trace_report
+from analysis.attribute_json.reader import load_attribution
+from analysis.trace_pages import pages, prose, stats
 
 
 def step(
@@ -231,7 +233,7 @@ def test_sync_cost_recovers_a_known_line():
     # blocked = 40 us + 1.0 x queued exactly: the fit must give both, with tight intervals.
     q = np.array([0.0, 10.0, 100.0, 500.0, 2000.0])
     t = trace_doc(syncs=[sync("aten::item", 40.0 + x, x, i * 10.0) for i, x in enumerate(q)])
-    cost = trace_report.sync_cost([("a", {"traces": [t]})])
+    cost = stats.sync_cost([("a", {"traces": [t]})])
     assert cost.n == 5
     assert cost.base_us() == pytest.approx(40.0, abs=1e-6)
     assert cost.per_queued() == pytest.approx(1.0, abs=1e-9)
@@ -239,7 +241,7 @@ def test_sync_cost_recovers_a_known_line():
     assert cost.idle_n == 1 and cost.idle_median_blocked_us == pytest.approx(
         40.0
     )  # the call with nothing queued
-    text = " ".join(trace_report.sync_cost_markdown(cost))
+    text = " ".join(prose.sync_cost_markdown(cost))
     assert "blocked = 40.0 us" in text and "1.000" in text
 
 
@@ -252,7 +254,7 @@ def test_sync_cost_with_noise_has_an_interval_around_the_truth():
             sync("aten::item", float(x), float(y), float(i)) for i, (x, y) in enumerate(zip(b, q))
         ]
     )
-    cost = trace_report.sync_cost([("a", {"traces": [t]})])
+    cost = stats.sync_cost([("a", {"traces": [t]})])
     lo, hi = cost.fit.interval("base_us")
     slo, shi = cost.fit.interval("per_queued_us")
     assert lo < 25.0 < hi and hi - lo < 5
@@ -261,9 +263,9 @@ def test_sync_cost_with_noise_has_an_interval_around_the_truth():
 
 def test_sync_cost_too_few_or_none():
     one = trace_doc(syncs=[sync("aten::item", 40.0, 0.0, 0.0)])
-    cost = trace_report.sync_cost([("a", {"traces": [one]})])
-    assert cost.fit is None and "too few" in cost.note
-    assert trace_report.sync_cost([("a", {"traces": [trace_doc(syncs=[])]})]) is None
+    cost = stats.sync_cost([("a", {"traces": [one]})])
+    assert cost.fit is None and "too few" in prose.fit_note(cost)
+    assert stats.sync_cost([("a", {"traces": [trace_doc(syncs=[])]})]) is None
 
 
 def test_a_fit_through_four_calls_is_not_shown_and_says_its_n():
@@ -274,9 +276,11 @@ def test_a_fit_through_four_calls_is_not_shown_and_says_its_n():
             for i, (b, q) in enumerate([(50.0, 0.0), (20.0, 10.0), (90.0, 30.0), (10.0, 40.0)])
         ]
     )
-    cost = trace_report.sync_cost([("a", {"traces": [four]})])
-    assert cost.fit is None and "n = 4" in cost.note and "not shown" in cost.note
-    text = " ".join(trace_report.sync_cost_markdown(cost))
+    cost = stats.sync_cost([("a", {"traces": [four]})])
+    assert (
+        cost.fit is None and "n = 4" in prose.fit_note(cost) and "not shown" in prose.fit_note(cost)
+    )
+    text = " ".join(prose.sync_cost_markdown(cost))
     assert "Least squares" not in text and "n = 4" in text
 
 
@@ -285,9 +289,9 @@ def test_a_negative_slope_is_called_out():
         sync("aten::item", 100.0 - q, q, float(i))
         for i, q in enumerate([0.0, 10.0, 20.0, 40.0, 80.0])
     ]
-    cost = trace_report.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
+    cost = stats.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
     assert cost.per_queued() < 0
-    assert "does not describe these calls" in " ".join(trace_report.sync_cost_markdown(cost))
+    assert "does not describe these calls" in " ".join(prose.sync_cost_markdown(cost))
 
 
 def test_a_negative_constant_is_not_called_a_price():
@@ -295,9 +299,9 @@ def test_a_negative_constant_is_not_called_a_price():
         sync("aten::item", 3.0 * q - 50.0 if q else 5.0, q, float(i))
         for i, q in enumerate([0.0, 100.0, 200.0, 400.0, 800.0, 1600.0])
     ]
-    cost = trace_report.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
+    cost = stats.sync_cost([("a", {"traces": [trace_doc(syncs=calls)]})])
     assert cost.base_us() < 0
-    assert "no call can cost" in " ".join(trace_report.sync_cost_markdown(cost))
+    assert "no call can cost" in " ".join(prose.sync_cost_markdown(cost))
 
 
 def test_blocking_copies_are_their_own_figure_and_not_a_sync():
@@ -316,14 +320,14 @@ def test_blocking_copies_are_their_own_figure_and_not_a_sync():
     ]
     steps = [step("ProfilerStep#1", 0.0, 1000.0, blocked=20.0, syncs=1, copy=30.0, copies=1)]
     t = trace_doc(syncs=calls, steps=steps)
-    page = trace_report.trace_page(t, "train", "train-steps.png", "a.json")
+    page = pages.trace_page(t, "train", "train-steps.png", "a.json")
     assert (
         "blocked in synchronisation 20.0 us (1 call), in blocking copies 30.0 us (1 call: 1 pageable)"
         in page
     )
     assert "cudaMemcpyAsync (blocking copy, pageable) 1 call, 30.0 us blocked" in page
     assert "| aten::_local_scalar_dense | 2 | 2 | 20.0 | 30.0 | 50.0 |" in page
-    cost = trace_report.sync_cost([("a", {"traces": [t]})])
+    cost = stats.sync_cost([("a", {"traces": [t]})])
     assert cost.n == 1  # the copy is not a sync
 
 
@@ -396,7 +400,7 @@ def test_committed_pages_add_up():
     if not files:
         pytest.skip("no committed ./attribute output")
     for f in files:
-        for t in trace_report.load(f)["traces"]:
+        for t in load_attribution(f)["traces"]:
             b = t["blocking_calls"]
             assert b["sync_us"] == pytest.approx(t["total"]["sync_api_us"], abs=1e-6), f
             assert b["blocking_copy_us"] == pytest.approx(
@@ -408,7 +412,7 @@ def test_committed_pages_add_up():
             assert sum(s["blocked_us"] for s in t["syncs"]) == pytest.approx(
                 b["blocked_us"], abs=1e-6
             ), f
-            for _, s in trace_report.step_rows(t) + [("total", t["total"])]:
+            for _, s in stats.step_rows(t) + [("total", t["total"])]:
                 host = (
                     s["launch_api_us"]
                     + s["sync_api_us"]

@@ -5,7 +5,6 @@ whole table is always there, and the answer speaks the article's words."""
 import re
 
 import numpy as np
-import pytest
 from scipy import stats as sps
 
 from analysis import answer, noise, report

@@ -19,6 +19,10 @@ import shutil
 import pytest
 
 from analysis import figures, plots, report, trace_report
+from analysis.fmt import fmt_us
+from analysis.tables import markdown_table
+from analysis.trace_pages import prose, stats
+from analysis.trace_pages import tables as trace_tables
 from analysis.tests.test_report import gpu_folder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -148,7 +152,7 @@ def test_a_caption_in_another_unit_than_its_axes_fails(tmp_path, saved_figures, 
     """The check itself: the trace pages' old caption ('All in microseconds' under an axis in ms
     or s) is caught."""
     monkeypatch.setattr(
-        trace_report, "step_caption", lambda trace: "Left: host; right: GPU. All in microseconds."
+        prose, "step_caption", lambda trace: "Left: host; right: GPU. All in microseconds."
     )
     problems = check_units(trace_pages(tmp_path), saved_figures)
     assert any("a100-cuda-graphs-6streams-steps.png" in p and "['us']" in p for p in problems), (
@@ -255,15 +259,13 @@ def test_a_table_that_does_not_add_up_fails(tmp_path, monkeypatch):
 
     def old_step_table(trace):
         header = ["step", "wall us", "launch delay p50/p90 us"]
-        rows = [
-            [n, trace_report.fmt_us(s["wall_us"]), "-"] for n, s in trace_report.step_rows(trace)
-        ]
-        return trace_report.markdown_table(
+        rows = [[n, fmt_us(s["wall_us"]), "-"] for n, s in stats.step_rows(trace)]
+        return markdown_table(
             header,
-            rows + [["**whole trace**", trace_report.fmt_us(trace["total"]["wall_us"]), "-"]],
+            rows + [["**whole trace**", fmt_us(trace["total"]["wall_us"]), "-"]],
         )
 
-    monkeypatch.setattr(trace_report, "step_table", old_step_table)
+    monkeypatch.setattr(trace_tables, "step_table", old_step_table)
     page = trace_pages(tmp_path, names=("a100-cuda-graphs-6streams",))[0]
     assert step_table_totals(page) == [("wall us", 1074033.0, 1232469.0)]
     short = (

@@ -82,6 +82,17 @@ set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 add_executable(attribute ${_t}/../../tools/attribute.cpp)
 target_link_libraries(attribute PRIVATE iris_trace)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
+# The version of ./attribute's JSON, written once for the writer and for its reader
+# (analysis/attribute_json/schema.py reads the same file).
+set(_version_file ${_t}/export/attribute_json_version.txt)
+file(STRINGS ${_version_file} IRIS_ATTRIBUTE_JSON_VERSION LIMIT_COUNT 1)
+if(NOT IRIS_ATTRIBUTE_JSON_VERSION MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "${_version_file}: expected one line holding a whole number, got "
+                      "'${IRIS_ATTRIBUTE_JSON_VERSION}'")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_version_file})
+target_compile_definitions(attribute PRIVATE
+                           IRIS_ATTRIBUTE_JSON_VERSION=${IRIS_ATTRIBUTE_JSON_VERSION})
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 
 # libFuzzer targets (clang only): -DIRIS_FUZZ=ON with CXX=clang++. fuzz_kineto_import and

@@ -1,0 +1,222 @@
+"""The tables of REPORT.md, as Markdown lines: cells from the figures, no prose."""
+
+import numpy as np
+
+from analysis import noise, summary, tables
+from analysis.fmt import fmt_fit_us, fmt_or
+
+ATTRIBUTION_HEADER = (
+    [
+        "device",
+        "interval",
+        "print100",
+        "untraced us",
+        "traced us",
+        "overhead",
+        "traced - untraced us (mean)",
+    ]
+    + [f"{p} us" for p in summary.PHASES]
+    + ["outside the phases us", "us per .item()"]
+)
+
+
+def attribution_table(attr):
+    """Per configuration: untraced and traced epoch, the phases and the rest, per .item()."""
+    body = []
+    for a in attr:
+        v = a.values
+        untraced = float(np.median(a.untraced_us)) if a.untraced_us else float("nan")
+        traced = float(np.median(a.traced_us)) if a.traced_us else float("nan")
+        diff = (
+            float(np.mean(a.traced_us) - np.mean(a.untraced_us))
+            if a.untraced_us and a.traced_us
+            else float("nan")
+        )
+        phases = [v.get(f"phase_{p}_us", 0.0) for p in summary.PHASES]
+        cells = [
+            a.device,
+            tables.interval_label(a.interval),
+            str(a.print100),
+            f"{untraced:.1f}",
+            f"{traced:.1f}",
+            f"{a.overhead:.2f}x",
+            f"{diff:+.1f} {noise.mark(a.overhead_ci)}",
+        ]
+        cells += [f"{x:.1f}" for x in phases] + [f"{traced - sum(phases):.1f}"]
+        cells.append(f"{v['item_us_per_call']:.1f}" if "item_us_per_call" in v else "-")
+        body.append(cells)
+    return tables.markdown_table(ATTRIBUTION_HEADER, body)
+
+
+GPU_TIMELINE_HEADER = [
+    "interval",
+    "print100",
+    "launches",
+    "launch API us",
+    "kernels",
+    "GPU busy us",
+    "blocked us",
+    "idle: host wait us",
+    "idle: kernel wait us",
+    "idle: other us",
+    "launch delay p50 us",
+]
+
+
+def gpu_timeline_table(gpu_attr):
+    body = [
+        [tables.interval_label(a.interval), str(a.print100)]
+        + [f"{a.values.get(k, float('nan')):.1f}" for k in summary.GPU_FIELDS]
+        for a in gpu_attr
+    ]
+    return tables.markdown_table(GPU_TIMELINE_HEADER, body)
+
+
+PRIMITIVE_COUNTERS = (
+    "aten_ops_per_step",
+    "kernels_per_step",
+    "gpu_work_us",
+    "queued_ops",
+    "graph_nodes",
+    "bytes_per_second",
+    "gate_missed",
+)
+
+
+def primitives_table(prims):
+    rows = []
+    for name, p in prims.items():
+        extra = ", ".join(
+            f"{k}={v:.4g}" for k, v in p["counters"].items() if k in PRIMITIVE_COUNTERS
+        )
+        rows.append([name, f"{p['us']:.3f}", f"{p['spread_pct']:.1f}% (n={p['n']})", extra])
+    return tables.markdown_table(["primitive", "us (median)", "spread (n)", "counters"], rows)
+
+
+def published_table(published):
+    rows = [
+        [k, what, f"{us:.2f}", f"{lo:g}-{hi:g}", verdict]
+        for k, what, us, lo, hi, verdict in published
+    ]
+    return tables.markdown_table(
+        ["primitive", "what", "measured us", "published us", "lands"], rows
+    )
+
+
+PREDICTION_HEADER = [
+    "device",
+    "prediction",
+    "predicted",
+    "measured",
+    "verdict",
+    "likely reason (when not agrees)",
+]
+
+
+def _range(x):
+    return f" [{x[0]:.2f}, {x[1]:.2f}]" if x else ""
+
+
+def prediction_row(p, what, pred, pred_range, measured, measured_range, measured_what, reason):
+    """One prediction beside its measurement, with noise.prediction_verdict's verdict."""
+    v = noise.prediction_verdict(pred, pred_range, measured, measured_range, "the measured range")
+    return [
+        p["device"],
+        what,
+        f"{pred:.2f}{_range(pred_range)}",
+        f"{measured:.2f}{_range(measured_range)} {measured_what}",
+        v.text,
+        "" if v.agrees else reason,
+    ]
+
+
+def prediction_table(rows):
+    return tables.markdown_table(PREDICTION_HEADER, rows)
+
+
+LADDER_HEADER = [
+    "device",
+    "rung",
+    "threads",
+    "epochs",
+    "losses kept",
+    "us/epoch",
+    "speed-up vs eager",
+    "loss error",
+    "weight error",
+    "host syncs",
+    "runs",
+]
+
+
+def ladder_table(rungs):
+    rows = [
+        [
+            r.device,
+            r.rung,
+            fmt_or(r.threads, ".0f"),
+            fmt_or(r.epochs, ".0f"),
+            fmt_or(r.records, ".0f"),
+            f"{r.us_per_epoch:.2f}",
+            f"{fmt_or(r.speedup, '.1f')}x",
+            fmt_or(r.max_loss_error, ".1e", "not checked"),
+            fmt_or(r.max_weight_error, ".1e", "not checked"),
+            fmt_or(r.host_syncs, ".0f"),
+            str(r.n),
+        ]
+        for r in rungs
+    ]
+    return tables.markdown_table(LADDER_HEADER, rows)
+
+
+def model_table(models):
+    rows = [
+        [
+            m.device,
+            fmt_fit_us(m.fit, "per_epoch"),
+            fmt_fit_us(m.fit, "per_item"),
+            f"{m.fit.r2:.4f}",
+            str(m.fit.n),
+            m.fit.note,
+        ]
+        for m in models
+    ]
+    return tables.markdown_table(["device", "per epoch", "per .item()", "R²", "runs", "note"], rows)
+
+
+HELD_OUT_HEADER = [
+    "configuration",
+    "measured (range, n)",
+    "predicted",
+    "verdict",
+    "likely reason when not agrees",
+]
+
+
+def held_out_table(rows):
+    return tables.markdown_table(HELD_OUT_HEADER, rows)
+
+
+BATCH_HEADER = [
+    "device",
+    "batch",
+    "us/epoch, never",
+    "us/epoch, .item() every epoch",
+    "extra us per .item() (mean)",
+    "% of an epoch",
+]
+
+
+def batch_table(points):
+    rows = [
+        [
+            p.device,
+            str(p.batch),
+            f"{p.us_per_epoch_never:.1f}",
+            f"{p.us_per_epoch_every:.1f}",
+            f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)}",
+            f"{p.sync_cost_pct:+.1f}% {noise.mark(p.sync_cost_pct_ci, unit='%')}",
+        ]
+        for p in sorted(points, key=lambda p: (p.device, p.batch))
+    ]
+    return tables.markdown_table(BATCH_HEADER, rows)

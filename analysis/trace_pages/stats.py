@@ -1,0 +1,164 @@
+"""Figures computed from one trace's `./attribute --json` document: the windows, the time outside
+the steps, the totals the tables must add up to, and what one blocking sync cost."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.attribute_json.schema import KIND_SYNC, STEP_COUNTS, STEP_NUMBERS
+from analysis.fit import ols
+
+ADDITIVE = STEP_NUMBERS + STEP_COUNTS  # figures that add up over disjoint windows
+GPU_SPLIT = ("gpu_busy_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
+IDLE_BY_CAUSE = ("idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
+
+
+def step_rows(trace):
+    """The steps to plot: the ProfilerStep windows, or the whole trace when it has none."""
+    if trace["steps"]:
+        return [(s["name"], s) for s in trace["steps"]]
+    return [("whole trace", trace["total"])]
+
+
+def outside_steps(trace):
+    """The whole trace minus its ProfilerSteps, figure by figure: the time before, between and
+    after the steps."""
+    return {k: trace["total"][k] - sum(s[k] for s in trace["steps"]) for k in ADDITIVE}
+
+
+def table_windows(trace):
+    """Every window of the step table: the steps, and with steps the rest and the whole trace."""
+    return step_rows(trace) + (
+        [("", outside_steps(trace)), ("", trace["total"])] if trace["steps"] else []
+    )
+
+
+def host_other_us(s):
+    """Host time of the step outside launch calls, syncs and blocking copies (the CPU's own work
+    and every other call, non-blocking copies included); ./attribute's host_rest_us. Negative
+    when calls on several threads overlap: the bars then show 0 and the page says so."""
+    return s["host_rest_us"]
+
+
+def gpu_unaccounted_us(s):
+    """Step wall time the GPU split does not cover (0 when busy + idle add up to the wall)."""
+    return max(s["wall_us"] - sum(s[k] for k in GPU_SPLIT), 0.0)
+
+
+def share(part, whole):
+    return part / whole if whole > 0 else 0.0
+
+
+def negative_idle_outside_steps(trace):
+    """The idle-by-cause figures that come out negative `outside the steps`."""
+    out = outside_steps(trace) if trace["steps"] else {}
+    return [k for k in IDLE_BY_CAUSE if out.get(k, 0) < 0]
+
+
+class TablesDoNotAddUp(ValueError):
+    """A page would print rows that do not add up to the total beside them."""
+
+
+def check_adds_up(rows, total, what, tol_us=0.01):
+    if abs(sum(rows) - total) > tol_us * max(1, len(rows)):
+        raise TablesDoNotAddUp(f"{what}: the rows add up to {sum(rows)}, the total is {total}")
+
+
+def check_blocking_totals(trace):
+    """The causes' and the listed calls' blocked time add up to the trace's blocking totals."""
+    causes, totals = trace["syncs_by_cause"], trace["blocking_calls"]
+    if not causes:
+        return  # nothing listed, nothing for the page to add up
+    for key in ("sync_us", "blocking_copy_us", "blocked_us"):
+        check_adds_up(
+            [c[key] for c in causes], totals[key], f"{trace['file']}: syncs_by_cause {key}"
+        )
+    check_adds_up(
+        [s["blocked_us"] for s in trace["syncs"]], totals["blocked_us"], f"{trace['file']}: syncs"
+    )
+
+
+def blocked_by_call(trace):
+    """{'cudaStreamSynchronize (sync)': [calls, blocked us]} over the listed blocking calls,
+    most blocked first."""
+    by_api = {}
+    for s in trace["syncs"]:
+        label = s["api"] + (
+            f" ({s['kind']}, {s['reason']})" if s.get("reason") else f" ({s['kind']})"
+        )
+        a = by_api.setdefault(label, [0, 0.0])
+        a[0] += 1
+        a[1] += s["blocked_us"]
+    return sorted(by_api.items(), key=lambda kv: -kv[1][1])
+
+
+def median_sync_us(trace):
+    """Median host time blocked per synchronisation call, None when the trace lists none."""
+    per = [s["blocked_us"] for s in trace["syncs"] if s["kind"] == KIND_SYNC]
+    return float(np.median(per)) if per else None
+
+
+IDLE_QUEUED_US = 1.0  # below this much queued GPU work, a sync's cost is the sync itself
+MIN_FIT_N = 5  # a straight line through 3 or 4 calls says nothing (its slope swings with one call)
+
+
+@dataclass
+class SyncCost:
+    """What one blocking sync cost: over the listed syncs of one or more traces."""
+
+    n: int
+    sources: list
+    median_blocked_us: float
+    mean_blocked_us: float
+    p90_blocked_us: float
+    idle_n: int = 0  # syncs with (almost) no GPU work queued: gpu_queued_us < IDLE_QUEUED_US
+    idle_median_blocked_us: float = float("nan")
+    fit: object = None  # analysis.fit.Fit of blocked_us = base_us + per_queued_us * gpu_queued_us
+    too_few_for_fit: bool = False  # under MIN_FIT_N calls
+    one_queue_length: bool = False  # every sync had the same GPU work queued
+
+    def base_us(self):
+        return self.fit.value("base_us") if self.fit else float("nan")
+
+    def per_queued(self):
+        return self.fit.value("per_queued_us") if self.fit else float("nan")
+
+
+def sync_cost(docs):
+    """Host time per synchronisation call and how it grows with the GPU work queued ahead of it.
+
+    docs: (name, attribute document) pairs. Over the listed calls of kind "sync" (blocking copies
+    are not syncs: their host time is also the copy itself). Fits blocked_us = base_us +
+    per_queued_us x gpu_queued_us by least squares, with 95% intervals, when there are at least
+    MIN_FIT_N calls: base_us is what a sync costs the host with nothing queued, per_queued_us how
+    many microseconds of host time each microsecond of queued GPU work adds (1 when the host
+    simply waits it out). Returns None when no sync is listed."""
+    blocked, queued, sources = [], [], []
+    for name, doc in docs:
+        n0 = len(blocked)
+        for t in doc["traces"]:
+            for s in t["syncs"]:
+                if s["kind"] != KIND_SYNC:
+                    continue
+                blocked.append(s["blocked_us"])
+                queued.append(s["gpu_queued_us"])
+        if len(blocked) > n0:
+            sources.append(f"{name} ({len(blocked) - n0})")
+    if not blocked:
+        return None
+    b = np.asarray(blocked, float)
+    q = np.asarray(queued, float)
+    cost = SyncCost(
+        len(b), sources, float(np.median(b)), float(b.mean()), float(np.percentile(b, 90))
+    )
+    idle = b[q < IDLE_QUEUED_US]
+    cost.idle_n = int(idle.size)
+    if idle.size:
+        cost.idle_median_blocked_us = float(np.median(idle))
+    if len(b) < MIN_FIT_N:
+        cost.too_few_for_fit = True
+    elif np.ptp(q) == 0:
+        cost.one_queue_length = True
+    else:
+        cost.fit = ols(np.column_stack([np.ones_like(q), q]), b, ["base_us", "per_queued_us"])
+    return cost
