@@ -85,21 +85,6 @@ def _order(key):
     return ({"cpu": 0, "cuda": 1}.get(device, 2), -print100, batch, interval == 0, interval, epochs)
 
 
-def never_row(stats, c):
-    return next(
-        (
-            s
-            for s in stats
-            if s.device == c.device
-            and s.interval == 0
-            and s.print100 == c.print100
-            and s.batch == c.batch
-            and s.epochs == c.epochs
-        ),
-        None,
-    )
-
-
 def zero_call_seconds(models, c):
     """The reference every ItemSync row is compared with: the device's fitted loop time at
     0 `.item()` calls for the row's epochs, as (seconds, variance of that estimate, dof), or
