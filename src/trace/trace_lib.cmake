@@ -50,6 +50,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/replay/windows.cpp
   ${_t}/analyze/replay/graph.cpp
   ${_t}/analyze/replay/host_chain.cpp
   ${_t}/analyze/replay/gpu_edges.cpp
@@ -59,6 +60,9 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/transforms.cpp
   ${_t}/analyze/replay/log_every.cpp
   ${_t}/analyze/replay/what_if_spec.cpp
+  ${_t}/analyze/replay/replay_graph.cpp
+  ${_t}/analyze/replay/evaluate.cpp
+  ${_t}/analyze/replay/accuracy.cpp
   ${_t}/analyze/replay/what_if.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp

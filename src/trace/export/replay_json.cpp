@@ -1,5 +1,7 @@
 #include "trace/export/replay_json.h"
 
+#include "trace/export/replay_text.h"
+
 namespace trace {
 
 namespace {
@@ -105,7 +107,12 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   o.key("log_every").begin_array();
   for (const auto& c : rep.curves) {
     o.begin_object();
-    o.key("what_if").value(c.text).key("selector").value(c.selector).key("sites").value(c.sites);
+    o.key("what_if")
+        .value(c.text)
+        .key("selector")
+        .value(site_selector_text(c.selector))
+        .key("sites")
+        .value(c.sites);
     o.key("replayed_us").value(c.replayed_ns / 1000).key("never_us").value(c.never_ns / 1000);
     o.key("saving_per_sync_us").value(c.saving_per_sync_ns / 1000);
     o.key("isolated_cost_us")
@@ -121,7 +128,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
         .key("linear")
         .value(c.linear)
         .key("why")
-        .value(c.why);
+        .value(log_every_why(c));
     o.key("points").begin_array();
     for (const auto& p : c.points) {
       o.begin_object();
@@ -139,7 +146,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   }
   o.end_array();
   o.key("notes").begin_array();
-  for (const auto& n : rep.notes) o.value(n);
+  for (const auto& n : replay_notes(rep)) o.value(n);
   o.end_array();
   o.end_object();
 }

@@ -13,6 +13,7 @@
 
 #include "garbage_records.h"
 #include "random_trace.h"
+#include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/sync_causes.h"
@@ -52,40 +53,30 @@ const std::vector<Case>& all() {
   return c;
 }
 
-// The graph with its windows' ends as nodes (cut_nodes[2i], [2i + 1]; kNone without a thread).
+// The graph with its windows' ends as nodes.
 struct Replay {
-  std::vector<Window> windows;
-  Graph g;
-  std::vector<uint32_t> nodes;
-  explicit Replay(const trace::RecordSet& r) : windows(replay_windows(r)) {
-    std::vector<Cut> cuts;
-    for (const Window& w : windows)
-      if (w.thread != kNone)
-        cuts.push_back({w.thread, w.start_ns, true}), cuts.push_back({w.thread, w.end_ns, false});
-    g = build_graph(r, cuts);
-    size_t c = 0;
-    for (const Window& w : windows) {
-      if (w.thread == kNone)
-        nodes.push_back(kNone), nodes.push_back(kNone);
-      else
-        nodes.push_back(g.cut_nodes[c]), nodes.push_back(g.cut_nodes[c + 1]), c += 2;
-    }
-  }
+  ReplayGraph placed;
+  const Graph& g;
+  const std::vector<PlacedWindow>& windows;
+  explicit Replay(const trace::RecordSet& r)
+      : placed(build_replay_graph(r, replay_windows(r), {}, {})),
+        g(placed.graph),
+        windows(placed.windows) {}
   // When each window ends (from the recorded start of the trace), then the whole span. A window's
   // length alone is no prediction of the run: a step whose start moves up more than its end
   // (the time saved before it waits in it) gets longer while the run gets shorter.
   std::vector<int64_t> ends(const Timeline& t, const Scenario& s) const {
     std::vector<int64_t> out;
-    for (size_t i = 0; i < windows.size(); ++i)
-      if (nodes[2 * i] != kNone) out.push_back(t.start[nodes[2 * i + 1]]);
+    for (const PlacedWindow& w : windows)
+      if (w.nodes.in_graph()) out.push_back(t.start[w.nodes.close]);
     out.push_back(lengths(t, s).back());
     return out;
   }
   // Each window's length, then the whole span as the last entry.
   std::vector<int64_t> lengths(const Timeline& t, const Scenario& s) const {
     std::vector<int64_t> out;
-    for (size_t i = 0; i < windows.size(); ++i)
-      if (nodes[2 * i] != kNone) out.push_back(t.start[nodes[2 * i + 1]] - t.start[nodes[2 * i]]);
+    for (const PlacedWindow& w : windows)
+      if (w.nodes.in_graph()) out.push_back(t.start[w.nodes.close] - t.start[w.nodes.open]);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (uint32_t v = 0; v < g.size(); ++v)
       if (!t.removed(v, s))
@@ -138,9 +129,10 @@ TEST(ReplayProperties, APredictionNeverFallsBelowTheBusiestResourcesOwnWork) {
       // A window: the CPU work of its thread between its ends (the chain edges' weights).
       size_t k = 0;
       for (size_t i = 0; i < r.windows.size(); ++i) {
-        if (r.nodes[2 * i] == kNone) continue;
+        const SpanNodes& ends = r.windows[i].nodes;
+        if (!ends.in_graph()) continue;
         int64_t own = 0;
-        for (uint32_t v = r.nodes[2 * i] + 1; v <= r.nodes[2 * i + 1]; ++v)
+        for (uint32_t v = ends.open + 1; v <= ends.close; ++v)
           if (r.g.first_is_chain[v] && r.g.in[r.g.in_begin[v]].kind != EdgeKind::SyncCall)
             own += r.g.in[r.g.in_begin[v]].delay;
         EXPECT_GE(len[k++], own) << c.name << " window " << i;
@@ -174,7 +166,7 @@ TEST(ReplayProperties, RemovingASyncWithNothingQueuedChangesAStepByNoMoreThanIts
       if (site.queued_ns > 0 || here >= 12) continue;
       ++here, ++tried;
       Scenario s;
-      remove_site(r.g, site, {}, &s);
+      remove_site(r.g, {site, {}}, &s);
       const auto after = r.lengths(simulate(r.g, s), s);
       for (size_t i = 0; i + 1 < base.size(); ++i)
         EXPECT_LE(std::abs(base[i] - after[i]), static_cast<int64_t>(site.blocked_ns))
@@ -191,9 +183,9 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
     const auto syncs = trace::find_syncs(c.records);
     const auto sites = find_sites(c.records, syncs, {});
     Scenario no_syncs;
-    for (const Site& site : sites) remove_site(g, site, {}, &no_syncs);
+    for (const Site& site : sites) remove_site(g, {site, {}}, &no_syncs);
     std::vector<std::pair<uint64_t, uint64_t>> spans;
-    for (const Window& w : r.windows) spans.push_back({w.start_ns, w.end_ns});
+    for (const PlacedWindow& w : r.windows) spans.push_back({w.window.start_ns, w.window.end_ns});
     Scenario typical;
     typical.typical_delays = true;
     const Scenario plain;

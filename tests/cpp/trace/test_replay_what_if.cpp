@@ -13,9 +13,11 @@
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/replay_text.h"
 #include "trace_test_util.h"
 
 using namespace replaytest;
+using trace::replay::LogEveryCurve;
 using trace::replay::parse_what_if;
 using trace::replay::replay_trace;
 using trace::replay::SiteSelector;
@@ -154,11 +156,12 @@ TEST(ReplayWhatIf, RemovingARegionTakesItsTimeItsCallsAndTheirGpuWork) {
   EXPECT_EQ(rep.replay.windows[0].predicted_ns, 300);
   // 100 ns of host time go; the second kernel then waits only for its launch (5 ns typical).
   EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 200);
-  const auto graph = trace::replay::build_graph(t.records, {{7, 100, true}, {7, 200, false}});
+  const auto graph = trace::replay::build_graph(t.records, {{7, 100, 200}});
   trace::replay::Scenario s;
-  trace::replay::Site site;
-  site.thread = 7, site.start_ns = 100, site.end_ns = 200, site.region = true;
-  trace::replay::remove_site(graph, site, {graph.cut_nodes[0], graph.cut_nodes[1]}, &s);
+  trace::replay::PlacedSite site;
+  site.site.thread = 7, site.site.start_ns = 100, site.site.end_ns = 200, site.site.region = true;
+  site.nodes = graph.span_nodes[0];
+  trace::replay::remove_site(graph, site, &s);
   EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memcpy, 0)] & trace::replay::kRemoved);
   EXPECT_TRUE(s.flags[gpu(graph, NodeType::Memset, 0)] &
               trace::replay::kRemoved);  // the zero-length call's
@@ -173,8 +176,11 @@ TEST(ReplayWhatIf, ASyncWithNothingQueuedCostsItsFixedPriceAndTheCurveIsLinear) 
   EXPECT_EQ(c.sites, 8u);
   EXPECT_NEAR(c.saving_per_sync_ns, 3000, 1);
   EXPECT_NEAR(c.isolated_cost_ns, 3000, 1);
-  EXPECT_TRUE(c.linear) << c.why;
-  EXPECT_NE(c.why.find("block on nothing"), std::string::npos) << c.why;
+  const std::string why = trace::log_every_why(c);
+  EXPECT_TRUE(c.linear) << why;
+  EXPECT_EQ(c.shape, LogEveryCurve::Shape::Linear) << why;
+  EXPECT_EQ(c.cause, LogEveryCurve::Cause::BlocksOnNothing) << why;
+  EXPECT_NE(why.find("block on nothing"), std::string::npos) << why;
   ASSERT_EQ(c.points.size(), 5u);
   EXPECT_EQ(c.points[1].kept, 4u);
   EXPECT_NEAR(c.points[1].predicted_ns, 55000 - 1500, 1);  // half the steps keep their 3 us
@@ -198,7 +204,9 @@ TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
   const auto& c = rep.curves[0];
   EXPECT_GT(c.queued_per_sync_ns, 0.5 * c.blocked_per_sync_ns);
   EXPECT_LT(c.saving_per_sync_ns, 0.3 * c.blocked_per_sync_ns);
-  EXPECT_NE(c.why.find("moves to the next sync"), std::string::npos) << c.why;
+  const std::string why = trace::log_every_why(c);
+  EXPECT_EQ(c.cause, LogEveryCurve::Cause::WaitMoves) << why;
+  EXPECT_NE(why.find("moves to the next sync"), std::string::npos) << why;
 }
 
 TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {

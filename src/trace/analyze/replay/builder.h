@@ -54,7 +54,7 @@ struct Builder {
   // host_chain.cpp
   std::vector<ThreadWaitGap> waits;
   void find_thread_waits();
-  void build_chains(const std::vector<Cut>& cuts);
+  void build_chains(const std::vector<Span>& spans);
   void add_thread_waits();
 
   // gpu_edges.cpp

@@ -216,7 +216,7 @@ void Builder::finish() {
   g.stats.edges = g.in.size();
 }
 
-Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts,
+Graph build_graph(const RecordSet& records, const std::vector<Span>& spans,
                   const BuildOptions& options) {
   Builder b(records, options);
   // A driver call inside a runtime call is the runtime call's host time (records.h order_calls).
@@ -226,7 +226,7 @@ Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts,
   for (uint32_t i = 0; i < records.api.size(); ++i)
     if (records.api[i].correlation_id) b.api_by_corr.insert(records.api[i].correlation_id, i);
   b.find_thread_waits();
-  b.build_chains(cuts);
+  b.build_chains(spans);
   b.add_gpu_nodes();
   b.add_sync_waits();
   b.add_thread_waits();

@@ -69,12 +69,18 @@ struct Resource {
   std::string label() const;  // "CPU thread 4515", "GPU 0 stream 7"
 };
 
-// A host point a caller needs as a node (a region a what-if removes, a window it measures).
-// Opening points sort before a call that starts at the same time, closing ones after one that ends.
-struct Cut {
-  uint32_t thread = 0;
-  uint64_t time = 0;
-  bool opening = true;
+// A stretch of one thread a caller needs the ends of as nodes (a window it measures, a region a
+// what-if removes). Its start sorts before a call that starts at the same time, its end after one
+// that ends then; an end inside a call moves out to the call's start or end.
+struct Span {
+  uint32_t thread = 0;  // thread id
+  uint64_t start_ns = 0, end_ns = 0;
+};
+
+// A span's two nodes on its thread; kNone for a span not in the graph.
+struct SpanNodes {
+  uint32_t open = kNone, close = kNone;
+  bool in_graph() const { return open != kNone && close != kNone; }
 };
 
 struct BuildOptions {
@@ -129,8 +135,8 @@ struct Graph {
   std::vector<uint32_t> call_gpu_begin, call_gpu;
   std::vector<uint8_t> call_blocking;  // 1 when the call is a blocking call with a node
 
-  std::vector<uint32_t> node_call;  // host node -> the API record whose start it is, else kNone
-  std::vector<uint32_t> cut_nodes;  // build_graph's cuts, in the order given
+  std::vector<uint32_t> node_call;    // host node -> the API record whose start it is, else kNone
+  std::vector<SpanNodes> span_nodes;  // build_graph's spans, one each, in the order given
   // The typical delay of each edge kind (median over the edges of that kind that bound their
   // node; with none, the smallest of its kind; INT64_MAX when the kind is absent): what an edge
   // gets when a what-if makes it bind.
@@ -143,9 +149,10 @@ struct Graph {
   int64_t observed_end(uint32_t v) const { return observed[v] + duration[v]; }
 };
 
-// Builds the graph; `cuts` become host nodes (Graph::cut_nodes), clamped out of any call they
-// fall inside. Throws nothing on odd input: edges that would close a cycle are dropped and counted.
-Graph build_graph(const RecordSet& records, const std::vector<Cut>& cuts = {},
+// Builds the graph; the ends of `spans` become host nodes (Graph::span_nodes), clamped out of any
+// call they fall inside. Throws nothing on odd input: edges that would close a cycle are dropped
+// and counted.
+Graph build_graph(const RecordSet& records, const std::vector<Span>& spans = {},
                   const BuildOptions& options = {});
 
 }  // namespace trace::replay

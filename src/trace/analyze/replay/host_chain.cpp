@@ -90,7 +90,7 @@ void Builder::find_thread_waits() {
   }
 }
 
-void Builder::build_chains(const std::vector<Cut>& cuts) {
+void Builder::build_chains(const std::vector<Span>& spans) {
   // Calls that are nodes: top-level calls that touch the GPU (launch, copy, memset, sync by
   // name, or a call that some GPU work names by correlation, itself or a driver call inside it).
   IdMap gpu_corr(r.kernels.size() + r.memcpys.size() + r.memsets.size());
@@ -142,10 +142,10 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
   }
 
   // Points per thread, sorted by (time, order, seq). Orders at one time: a call's end (0), an
-  // idle gap's end (1), a closing cut or the thread's last point (2), an opening cut or its
+  // idle gap's end (1), a span's end or the thread's last point (2), a span's start or its
   // first point (3), a call's start and a zero-length call's end (4: start before end by seq),
   // an idle gap's start (5: the gap begins after whatever else happens at that time).
-  enum Role : uint8_t { CallStart, CallEnd, CutPoint, GapFrom, GapTo, First, Last };
+  enum Role : uint8_t { CallStart, CallEnd, SpanOpen, SpanClose, GapFrom, GapTo, First, Last };
   struct Pt {
     uint64_t t;
     uint8_t order, role;
@@ -195,24 +195,30 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
     pts[waits[w].thread].push_back({waits[w].from, 5, GapFrom, w, 0});
     pts[waits[w].thread].push_back({waits[w].to, 1, GapTo, w, 0});
   }
-  // Cuts: a cut inside a call moves to the call's start (opening) or end (closing).
-  for (uint32_t c = 0; c < cuts.size(); ++c) {
-    auto it = thread_res.find(cuts[c].thread);
-    const uint32_t t = it == thread_res.end() ? thread_resource(cuts[c].thread) : it->second;
+  // Spans' ends: one inside a call moves out to the call's start (a span's start) or end (its
+  // end). They sort among themselves in the order given.
+  uint64_t span_seq = 0;
+  const auto add_span_end = [&](uint32_t span, uint32_t thread, uint64_t time, bool opening) {
+    auto it = thread_res.find(thread);
+    const uint32_t t = it == thread_res.end() ? thread_resource(thread) : it->second;
     if (t >= pts.size()) pts.resize(t + 1), calls.resize(t + 1);
-    uint64_t time = cuts[c].time;
     const auto& list = calls[t];
     auto pos = std::upper_bound(list.begin(), list.end(), time,
                                 [&](uint64_t v, uint32_t a) { return v < cs[a]; });
     if (pos != list.begin()) {
       const uint32_t a = *std::prev(pos);
-      if (cs[a] < time && time < ce[a]) time = cuts[c].opening ? cs[a] : ce[a];
+      if (cs[a] < time && time < ce[a]) time = opening ? cs[a] : ce[a];
     }
-    pts[t].push_back({time, static_cast<uint8_t>(cuts[c].opening ? 3 : 2), CutPoint, c, c});
+    pts[t].push_back({time, static_cast<uint8_t>(opening ? 3 : 2), opening ? SpanOpen : SpanClose,
+                      span, span_seq++});
+  };
+  for (uint32_t k = 0; k < spans.size(); ++k) {
+    add_span_end(k, spans[k].thread, spans[k].start_ns, true);
+    add_span_end(k, spans[k].thread, spans[k].end_ns, false);
   }
 
   g.call_node.assign(r.api.size(), kNone);
-  g.cut_nodes.assign(cuts.size(), kNone);
+  g.span_nodes.assign(spans.size(), {});
   g.thread_first.assign(g.resources.size(), 0);
   g.thread_count.assign(g.resources.size(), 0);
   for (uint32_t t = 0; t < pts.size(); ++t) {
@@ -229,8 +235,11 @@ void Builder::build_chains(const std::vector<Cut>& cuts) {
         case CallStart:
           g.call_node[p[i].ref] = v, g.node_call[v] = p[i].ref;
           break;
-        case CutPoint:
-          g.cut_nodes[p[i].ref] = v;
+        case SpanOpen:
+          g.span_nodes[p[i].ref].open = v;
+          break;
+        case SpanClose:
+          g.span_nodes[p[i].ref].close = v;
           break;
         case GapFrom:
           waits[p[i].ref].from_node = v;

@@ -6,17 +6,6 @@
 
 namespace trace::replay {
 
-std::string SiteSelector::text() const {
-  switch (by) {
-    case By::Op:
-      return "op " + name;
-    case By::Api:
-      return "api " + name;
-    default:
-      return "blocking syncs";
-  }
-}
-
 namespace {
 
 void add_call(Site* s, const SyncCall& c) {

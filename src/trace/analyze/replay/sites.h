@@ -23,7 +23,6 @@ struct SiteSelector {
   enum class By : uint8_t { Blocking, Op, Api };
   By by = By::Blocking;
   std::string name;
-  std::string text() const;  // "blocking syncs", "op aten::item", "api cudaStreamSynchronize"
   bool operator<(const SiteSelector& o) const { return by != o.by ? by < o.by : name < o.name; }
 };
 

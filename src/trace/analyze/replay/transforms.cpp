@@ -17,15 +17,17 @@ void remove_call(const Graph& g, uint32_t a, Scenario* s) {
 
 }  // namespace
 
-void remove_site(const Graph& g, const Site& site, SiteNodes nodes, Scenario* s) {
+void remove_site(const Graph& g, const PlacedSite& placed, Scenario* s) {
+  const Site& site = placed.site;
+  const SpanNodes& nodes = placed.nodes;
   if (s->flags.empty()) s->flags.assign(g.size(), 0);
-  if (site.region && nodes.open != kNone && nodes.close != kNone && nodes.open < nodes.close) {
+  if (site.region && nodes.in_graph() && nodes.open < nodes.close) {
     for (uint32_t v = nodes.open + 1; v <= nodes.close; ++v) {
       s->flags[v] |= kRemoved;
       if (g.node_call[v] != kNone) remove_call(g, g.node_call[v], s);
     }
-    // A zero-length call at the region's very start or end sorts outside its cut nodes (a call
-    // at a time sorts after the cuts at that time): it is in the region all the same.
+    // A zero-length call at the region's very start or end sorts outside its nodes (a call at a
+    // time sorts after the span ends at that time): it is in the region all the same.
     const uint32_t first = g.thread_first[g.resource[nodes.open]],
                    last = first + g.thread_count[g.resource[nodes.open]];
     const auto inside = [&](uint32_t v) {

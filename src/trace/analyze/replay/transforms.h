@@ -8,19 +8,14 @@
 #include <vector>
 
 #include "trace/analyze/replay/graph.h"
+#include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/simulate.h"
-#include "trace/analyze/replay/sites.h"
 
 namespace trace::replay {
 
-// A region site's cut nodes (the nodes of its start and end on its thread), kNone otherwise.
-struct SiteNodes {
-  uint32_t open = kNone, close = kNone;
-};
-
 // Removes one site: its blocking calls and their GPU work; for a region, all of its host time
-// too, and every call in it with its GPU work.
-void remove_site(const Graph& graph, const Site& site, SiteNodes nodes, Scenario* scenario);
+// too (between its nodes), and every call in it with its GPU work.
+void remove_site(const Graph& graph, const PlacedSite& site, Scenario* scenario);
 
 // Kernels whose name contains `pattern` ("" = all) take `factor` times as long. Throws
 // std::invalid_argument when a pattern is given but the records hold no kernel names.

@@ -3,10 +3,9 @@
 // One question of the trace library (src/README.md): this is the façade ./attribute --what-if
 // calls; export/replay_json.h and export/replay_text.h write what it returns.
 //
-// Windows: the trace's steps (ProfilerStep#N, or our `epoch` ranges), measured on the thread
-// that recorded them; a trace without steps is one window, from its first event to its last.
-// Every prediction is compared with the unchanged replay of the same graph, so that a saving
-// is the what-if's alone, not the replay's own error.
+// The windows it measures: windows.h. Every prediction is compared with the unchanged replay of
+// the same graph, so that a saving is the what-if's alone, not the replay's own error. What it
+// returns is figures, kinds and names; the writers put them in words.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +14,7 @@
 
 #include "trace/analyze/replay/graph.h"
 #include "trace/analyze/replay/sites.h"
+#include "trace/analyze/replay/windows.h"
 #include "trace/model/imported_trace.h"
 
 namespace trace::replay {
@@ -39,12 +39,6 @@ struct WhatIf {
 // NAME and PART run to the end of the argument, so they may hold ':' (aten::item).
 // Throws std::invalid_argument saying what was expected.
 WhatIf parse_what_if(const std::string& spec);
-
-struct Window {
-  std::string name;
-  uint64_t start_ns = 0, end_ns = 0;
-  uint32_t thread = 0;  // thread id the window is measured on
-};
 
 struct Bound {
   std::string resource;  // "CPU thread 4515", "GPU 0 stream 7"
@@ -78,7 +72,7 @@ struct LogEveryPoint {
 };
 
 struct LogEveryCurve {
-  std::string selector;
+  SiteSelector selector;
   std::string text;  // the what-if as written
   uint64_t sites = 0;
   std::vector<LogEveryPoint> points;  // in the order asked
@@ -92,7 +86,33 @@ struct LogEveryCurve {
   double max_deviation = 0;        // largest distance of a replayed point from the straight
                                    // line through "never" and "every", / that line's rise
   bool linear = false;
-  std::string why;  // in words: linear or not, and why
+  // Linear or not, and why, as log_every.cpp judges from the figures above (export/replay_text.h
+  // words them).
+  enum class Shape : uint8_t {
+    NoSites,       // nothing to keep or remove
+    Flat,          // a site moves the window by less than the replay can tell
+    Linear,        // every kept site adds about the same
+    AloneDiffers,  // not linear: a site kept alone costs other than one among all of them
+    Strays,        // not linear: the points stray from the line (max_deviation)
+  };
+  enum class Cause : uint8_t {
+    BlocksOnNothing,     // no GPU work to wait for: a site saves its own host time
+    OffCriticalPath,     // it blocked, but another thread or the GPU bounds the run
+    SavesWhatItBlocked,  // the GPU work it waited for then overlaps the CPU
+    EmptyQueue,          // the GPU queue is (almost) empty: each costs its fixed price
+    WaitMoves,           // it waits behind queued work: the wait moves to the next sync
+  };
+  Shape shape = Shape::NoSites;
+  Cause cause = Cause::BlocksOnNothing;  // not worded for NoSites
+};
+
+// Where the recorded delays of one kind exceed its typical one (graph.h): what a replay with
+// typical delays loses.
+struct ExcessDelay {
+  EdgeKind kind = EdgeKind::Gap;
+  uint64_t count = 0;      // edges of the kind whose delay exceeds the typical one
+  int64_t typical_ns = 0;  // the kind's typical delay
+  int64_t excess_ns = 0;   // by how much they exceed it, in all
 };
 
 struct ReplayReport {
@@ -110,16 +130,16 @@ struct ReplayReport {
   bool target_met = false;
   double typical_median_error = 0, typical_max_error = 0;
   bool typical_target_met = false;
-  std::vector<std::string> notes;  // rules missing or guessed, when the targets are not met
+  bool target_missed() const { return !(target_met && typical_target_met); }
+  // When a target is missed: where the delays exceed their kind's typical one (with `graph`'s
+  // counts of what the rules guessed, export/replay_text.h's notes); empty otherwise.
+  std::vector<ExcessDelay> excess_delays;
 };
 
 struct ReplayOptions {
   BuildOptions build;
   uint32_t isolated_samples = 8;  // replays of a single kept site, for the log-every extrapolation
 };
-
-// The windows a report is taken over (see above).
-std::vector<Window> replay_windows(const RecordSet& records);
 
 // Replays the trace unchanged and under each what-if. Throws std::invalid_argument when a
 // what-if cannot apply (a kernel name pattern on a trace read without names).

@@ -1,0 +1,35 @@
+#include "trace/analyze/replay/replay_graph.h"
+
+#include <utility>
+
+namespace trace::replay {
+
+ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
+                               std::map<SiteSelector, std::vector<Site>> sites,
+                               const BuildOptions& options) {
+  ReplayGraph out;
+  // Each span asked for, with the nodes it fills in: the two lists grow together, here only.
+  std::vector<Span> spans;
+  std::vector<SpanNodes*> owners;
+  const auto ask = [&](uint32_t thread, uint64_t start, uint64_t end, SpanNodes* nodes) {
+    spans.push_back({thread, start, end});
+    owners.push_back(nodes);
+  };
+  out.windows.reserve(windows.size());
+  for (Window& w : windows) out.windows.push_back({std::move(w), {}});
+  for (PlacedWindow& w : out.windows)
+    if (w.window.thread != kNone)
+      ask(w.window.thread, w.window.start_ns, w.window.end_ns, &w.nodes);
+  for (auto& [selector, list] : sites) {
+    std::vector<PlacedSite>& placed = out.sites[selector];
+    placed.reserve(list.size());
+    for (Site& s : list) placed.push_back({std::move(s), {}});
+    for (PlacedSite& p : placed)
+      if (p.site.region) ask(p.site.thread, p.site.start_ns, p.site.end_ns, &p.nodes);
+  }
+  out.graph = build_graph(records, spans, options);
+  for (size_t k = 0; k < spans.size(); ++k) *owners[k] = out.graph.span_nodes[k];
+  return out;
+}
+
+}  // namespace trace::replay

@@ -1,0 +1,38 @@
+// One trace's replay graph (graph.h) with what the replay measures and changes on it: each
+// window and each site holds its own nodes, so no caller matches nodes to them by position.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "trace/analyze/replay/graph.h"
+#include "trace/analyze/replay/sites.h"
+#include "trace/analyze/replay/windows.h"
+
+namespace trace::replay {
+
+// A window with its start and end as nodes; not in the graph when it is measured on no thread
+// (the whole trace, or a step no host record holds).
+struct PlacedWindow {
+  Window window;
+  SpanNodes nodes;
+};
+
+// A site with, for a region (sites.h), its start and end as nodes; other sites are their calls.
+struct PlacedSite {
+  Site site;
+  SpanNodes nodes;
+};
+
+struct ReplayGraph {
+  Graph graph;
+  std::vector<PlacedWindow> windows;
+  std::map<SiteSelector, std::vector<PlacedSite>> sites;
+};
+
+// Builds the graph with the ends of every window on a thread and of every region site as nodes.
+ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
+                               std::map<SiteSelector, std::vector<Site>> sites,
+                               const BuildOptions& options);
+
+}  // namespace trace::replay

@@ -1,0 +1,22 @@
+// The windows a replay is measured over: the trace's steps (ProfilerStep#N, or our `epoch`
+// ranges), each on the thread that recorded it; a trace without steps is one window, from its
+// first event to its last.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/model/records.h"
+
+namespace trace::replay {
+
+struct Window {
+  std::string name;
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t thread = 0;  // thread id the window is measured on; kNone (graph.h) for none
+};
+
+std::vector<Window> replay_windows(const RecordSet& records);
+
+}  // namespace trace::replay
