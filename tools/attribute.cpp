@@ -142,9 +142,10 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
-    options.hta_events = hta;
-    options.kernel_names =
-        false;  // no figure here names a kernel, unless a what-if picks kernels by name
+    options.list_events = hta;
+    // No figure here names a kernel, but HTA's rows of an export without a listing tell
+    // computation kernels by name, and a what-if may pick kernels by name.
+    options.kernel_names = hta;
     for (const auto& w : what_ifs)
       if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty())
         options.kernel_names = true;

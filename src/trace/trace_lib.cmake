@@ -50,6 +50,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/hta_rows.cpp
   ${_t}/analyze/replay/graph.cpp
   ${_t}/analyze/replay/host_chain.cpp
   ${_t}/analyze/replay/gpu_edges.cpp

@@ -187,24 +187,17 @@ SyncKind sync_kind(std::string_view n) {
   return SyncKind::Other;
 }
 
-// HTA's get_kernel_type(name) == COMPUTATION (hta/utils/utils.py, 0.5.0).
-bool hta_compute_name(std::string_view n) {
-  if (starts_with(n, "nccl") && n.find("Kernel", 4) != std::string_view::npos) return false;
-  if (starts_with(n, "Memcpy") || starts_with(n, "Memset") || starts_with(n, "dma")) return false;
-  return !contains(n, "Memcpy") && !contains(n, "Sync");
-}
-
-// The double Python's json module makes of a number's text: float(text), correctly rounded, when
-// the text has a fraction or an exponent; else int(text), exact below 2^53 (HTA's int64 column).
-// glibc's strtod rounds correctly, as Python does, and gives +-inf or 0 out of range as Python's
-// float() does; the "C" locale is in force (nothing here calls setlocale).
-double python_json_number(std::string_view t) {
+// A number's text as a double: correctly rounded when the text has a fraction or an exponent,
+// else the integer, exact below 2^53 (as Python's json reads it). glibc's strtod rounds
+// correctly and gives +-inf or 0 out of range; the "C" locale is in force (nothing here calls
+// setlocale).
+double text_to_double(std::string_view t) {
   const std::string text(t);
   return std::strtod(text.c_str(), nullptr);
 }
 
-// HTA's normalize_gpu_stream_numbers: int(x), else -1.
-int64_t python_int(std::string_view s) {
+// A string holding an integer (surrounding blanks allowed) -> that integer, else -1.
+int64_t string_to_int(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n'))
     s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
@@ -244,7 +237,7 @@ Number read_number(simdjson::ondemand::value v) {
 
 // What one batch of events becomes; merged into the ImportedTrace in document order.
 struct Partial {
-  ImportedTrace t;  // records, counters and --hta rows of this batch only
+  ImportedTrace t;  // records, counters and listed events of this batch only
   bool rank_set = false;
   std::string clock;  // otherData.clock, when this batch held it
   uint64_t begin_end_events = 0;
@@ -307,6 +300,16 @@ class EventParser {
   void begin(Partial* p) {
     out_ = &p->t;
     part_ = p;
+    string_ids_.clear();
+  }
+
+  // `s` as an index into this batch's EventListing::strings (merge() renumbers them).
+  uint32_t string_id(std::string_view s) {
+    auto& strings = out_->listing.strings;
+    const auto [it, added] =
+        string_ids_.try_emplace(std::string(s), static_cast<uint32_t>(strings.size()));
+    if (added) strings.emplace_back(s);
+    return it->second;
   }
 
   void whole_batch(const EventBatch& b) {
@@ -375,6 +378,7 @@ class EventParser {
   // classify_api by name, remembered: a trace calls a few dozen APIs millions of times, and
   // classify_api searches the name for up to seven words (400 instructions a call here).
   std::unordered_map<std::string, ApiKind> api_kinds_;
+  std::unordered_map<std::string, uint32_t> string_ids_;  // the batch's listed strings
   ApiKind api_kind(const std::string& name) {
     const auto it = api_kinds_.find(name);
     if (it != api_kinds_.end()) return it->second;
@@ -403,15 +407,15 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   std::string_view src_word, dst_word;
   char ph_buf = 0;
   Cat cat = Cat::Other;
-  const bool hta = opt_.hta_events;
-  // Outside --hta only complete events are read: the rest stop at their phase, and the args
+  const bool listing = opt_.list_events;
+  // Unless listing, only complete events are read: the rest stop at their phase, and the args
   // of categories that use none (cpu_op, user_annotation, ...) are skipped unread.
   const auto ignore = [&] {  // not a complete event: counted, not read further
     if (ph_buf == 'B' || ph_buf == 'E') ++part_->begin_end_events;
     ++out_->ignored_events;
   };
   const auto args_unused = [&] {
-    return !hta && has_cat &&
+    return !listing && has_cat &&
            (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
   };
   for (auto field : obj) {
@@ -429,7 +433,7 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
         if (key_is(key, "ph")) {
           std::string_view p = v.get_string();
           ph_buf = p.size() == 1 ? p[0] : '?';
-          if (!hta && ph_buf != 'X') return ignore();
+          if (!listing && ph_buf != 'X') return ignore();
         } else if (key_is(key, "pid")) {
           pid = read_number(v);
         }
@@ -470,7 +474,7 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
             if (!at.error() && at.value_unsafe() == simdjson::ondemand::json_type::string) {
               std::string_view str;
               if (!av.get_string().get(str)) stream_text = str, stream_is_text = true;
-              stream.present = true, stream.i = python_int(stream_text);
+              stream.present = true, stream.i = string_to_int(stream_text);
             } else
               stream = read_number(av);
           } else if (key_is(k, "device"))
@@ -495,16 +499,14 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
         break;
     }
   }
-  // pandas holds "ts" as float64 when any value is a decimal or missing; HTA rounds only then.
-  if (opt_.hta_events) {
-    // pandas holds a column as float64 when any value is a decimal or missing; HTA rounds
-    // "ts" only then, and sums int64 columns exactly (hta_breakdown.cpp).
-    const auto decimal = [](std::string_view t) {
+  if (listing) {
+    const auto fractional = [](std::string_view t) {
       return t.find_first_of(".eE") != std::string_view::npos;
     };
-    out_->hta_missing_ts |= !has_ts, out_->hta_missing_dur |= !has_dur;
-    out_->hta_float_ts |= !has_ts || decimal(ts_text);
-    out_->hta_float_dur |= !has_dur || decimal(dur_text);
+    EventListing& l = out_->listing;
+    l.ts_missing |= !has_ts, l.dur_missing |= !has_dur;
+    l.ts_fractional |= has_ts && fractional(ts_text);
+    l.dur_fractional |= has_dur && fractional(dur_text);
   }
 
   int64_t ts = 0, dur = 0;
@@ -513,31 +515,16 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   if (has_dur && !us_text_to_ns(dur_text, &dur))
     bad(index, offset, "\"dur\" " + std::string(dur_text) + " is out of range");
 
-  if (opt_.hta_events && has_cat && has_dur && has_ts && cat != Cat::Trace) {
-    HtaEvent h;
-    h.index = static_cast<int64_t>(index);
-    h.ts_us = python_json_number(ts_text), h.dur_us = python_json_number(dur_text);
+  if (listing && has_cat && has_dur && has_ts) {
+    ListedEvent e;
+    e.index = index;
+    e.ts_us = text_to_double(ts_text), e.dur_us = text_to_double(dur_text);
     if (stream.present)
-      h.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
-    if (correlation.present) h.correlation = correlation.i;
-    const std::string_view n = name_view;
-    if (cat == Cat::Kernel || cat == Cat::Memcpy || cat == Cat::Memset ||
-        cat_view == "mtia_ccp_events")
-      h.flags |= HtaEvent::kKernelCat;
-    if (cat_view == "memcpy" || cat_view == "memset")
-      h.flags &= ~HtaEvent::kKernelCat;  // ours: not HTA's names
-    if (hta_compute_name(n)) h.flags |= HtaEvent::kComputeName;
-    if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" ||
-        n == "runFunction - job_prep_and_submit_for_execution")
-      h.flags |= HtaEvent::kLaunchName;
-    if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") h.flags |= HtaEvent::kMemAsyncName;
-    if (n == "Event Sync" || n == "Context Sync") h.flags |= HtaEvent::kDeviceSyncName;
-    if (contains(n, "ProfilerStep")) {
-      h.flags |= HtaEvent::kStepName;
-      out_->hta_step_names.emplace(name_view);
-    }
-    if (!has_name) h.flags &= ~(HtaEvent::kComputeName);  // no name: not a computation kernel
-    out_->hta.push_back(h);
+      e.stream = stream.is_int || stream_is_text ? stream.i : static_cast<int64_t>(stream.d);
+    if (correlation.present) e.correlation = correlation.i;
+    e.category = string_id(cat_view);
+    if (has_name) e.name = string_id(name_view);
+    out_->listing.events.push_back(e);
   }
 
   if (ph_buf != 'X') return ignore();
@@ -671,8 +658,29 @@ void append(std::vector<T>* to, std::vector<T>* from) {
              std::make_move_iterator(from->end()));
 }
 
+// A batch's listed events after the trace's, its strings renumbered into the trace's.
+void append_listing(EventListing* to, std::unordered_map<std::string, uint32_t>* ids,
+                    EventListing* from) {
+  std::vector<uint32_t> renumber(from->strings.size());
+  for (size_t i = 0; i < from->strings.size(); ++i) {
+    const auto [it, added] =
+        ids->try_emplace(from->strings[i], static_cast<uint32_t>(to->strings.size()));
+    if (added) to->strings.push_back(std::move(from->strings[i]));
+    renumber[i] = it->second;
+  }
+  for (auto& e : from->events) {
+    if (e.name != ListedEvent::kNone) e.name = renumber[e.name];
+    if (e.category != ListedEvent::kNone) e.category = renumber[e.category];
+  }
+  append(&to->events, &from->events);
+  to->ts_missing |= from->ts_missing, to->ts_fractional |= from->ts_fractional;
+  to->dur_missing |= from->dur_missing, to->dur_fractional |= from->dur_fractional;
+}
+
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
-void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, Partial&& p) {
+// string_ids: the trace's listed strings so far.
+void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end,
+           std::unordered_map<std::string, uint32_t>* string_ids, Partial&& p) {
   if (p.error) std::rethrow_exception(p.error);
   ImportedTrace& t = p.t;
   RecordSet& r = out->records;
@@ -685,16 +693,11 @@ void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, Partial&
   append(&r.cpu_ops, &t.records.cpu_ops);
   append(&r.annotations, &t.records.annotations);
   append(&r.steps, &t.records.steps);
-  append(&out->hta, &t.hta);
-  out->hta_step_names.merge(t.hta_step_names);
+  append_listing(&out->listing, string_ids, &t.listing);
   out->events += t.events;
   out->ignored_events += t.ignored_events;
   out->negative_durations += t.negative_durations;
   out->hip |= t.hip;
-  out->hta_float_ts |= t.hta_float_ts;
-  out->hta_missing_ts |= t.hta_missing_ts;
-  out->hta_float_dur |= t.hta_float_dur;
-  out->hta_missing_dur |= t.hta_missing_dur;
   *begin_end += p.begin_end_events;
   if (p.rank_set) out->rank = t.rank;
   if (!t.producer.empty()) out->producer = std::move(t.producer);
@@ -715,11 +718,13 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
   for (unsigned w = 0; w < workers; ++w) parsers.emplace_back(name, options);
   std::string clock;
   uint64_t begin_end = 0;
+  std::unordered_map<std::string, uint32_t> string_ids;
+  out.listing.listed = options.list_events;
   run_event_pipeline<Partial>(
       stream, workers, options.batch_parse ? options.region_bytes : 0,
       [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
-      [&](Partial&& p) { merge(&out, &clock, &begin_end, std::move(p)); });
+      [&](Partial&& p) { merge(&out, &clock, &begin_end, &string_ids, std::move(p)); });
   out.bytes = stream.bytes();
   finish(&out, clock, begin_end);
   return out;

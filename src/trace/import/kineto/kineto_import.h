@@ -24,8 +24,10 @@
 namespace trace {
 
 struct ImportOptions {
-  bool hta_events = false;  // also keep HtaEvent rows (./attribute --hta)
-  unsigned threads = 0;     // parse workers (event_pipeline.h); 0: one per hardware thread
+  // Also list every event with a category, a start and a duration as the file wrote it
+  // (ImportedTrace::listing; ./attribute --hta reads it).
+  bool list_events = false;
+  unsigned threads = 0;  // parse workers (event_pipeline.h); 0: one per hardware thread
   // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
   // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
   bool kernel_names = true;
