@@ -26,6 +26,7 @@
 #include "trace/export/replay_text.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
+#include "trace/import/kineto/trace_folder.h"
 #include "trace/import/trace_file.h"
 
 namespace {

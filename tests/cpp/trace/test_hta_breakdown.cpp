@@ -17,6 +17,7 @@
 #include <string>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/import/kineto/trace_folder.h"
 #include "trace_test_util.h"
 
 namespace {

@@ -133,7 +133,7 @@ TEST(ImportWorkers, AnyNumberGiveTheSameRecordsInOrder) {
   EXPECT_EQ(report_json(one), report_json(three));
 }
 
-TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
+TEST(ImportWorkers, RegionParseGivesWhatThePerEventParseGives) {
   // Every real trace, with and without its listed events, and the splitter's tricky names.
   std::vector<std::string> files = {data("traces/a100-cuda-graphs-6streams.json.gz"),
                                     data("traces/a100-alexnet-syncs.json.gz"),
@@ -145,7 +145,7 @@ TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
     for (bool listed : {false, true}) {
       trace::ImportOptions batch, per_event;
       batch.list_events = per_event.list_events = listed;
-      per_event.batch_parse = false;
+      per_event.region_parse = false;
       const auto a = trace::import_trace(f, batch), b = trace::import_trace(f, per_event);
       EXPECT_EQ(report_json(a), report_json(b)) << f;
       EXPECT_EQ(a.events, b.events) << f;
@@ -154,7 +154,7 @@ TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
   const std::string doc = events_document(tricky_names());
   auto one = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
   trace::ImportOptions per_event;
-  per_event.batch_parse = false;
+  per_event.region_parse = false;
   auto two = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
   EXPECT_EQ(report_json(trace::import_trace(*one, "doc.json")),
             report_json(trace::import_trace(*two, "doc.json", per_event)));
@@ -205,7 +205,7 @@ std::string figures(const std::string& doc, bool regions, size_t region_bytes, s
   try {
     trace::ImportOptions o;
     o.list_events = true;
-    o.batch_parse = regions;
+    o.region_parse = regions;
     o.region_bytes = region_bytes;
     o.threads = threads;
     TrickleSource src(doc, step);
@@ -265,7 +265,7 @@ TEST(ImportRegions, GiveWhatSingleEventsGive) {
   for (const char* f : {"traces/a100-cuda-graphs-6streams.json.gz", "traces/mi250-rocm.json.gz"}) {
     trace::ImportOptions regions, single;
     regions.list_events = single.list_events = true;
-    single.batch_parse = false;
+    single.region_parse = false;
     const auto a = trace::import_trace(data(f), regions), b = trace::import_trace(data(f), single);
     EXPECT_EQ(report_json(a), report_json(b)) << f;
     EXPECT_EQ(a.events, b.events) << f;
