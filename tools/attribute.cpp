@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "huge_page_malloc.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
@@ -82,7 +81,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string huge_pages = huge_page_malloc::enable(argv);
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
@@ -204,19 +202,16 @@ int main(int argc, char** argv) {
     if (timing)
       std::fprintf(stderr,
                    "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s "
-                   "(%.0f MB/s); huge pages %s\n",
+                   "(%.0f MB/s)\n",
                    static_cast<double>(bytes) / 1e6,
                    inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
                    import_s, static_cast<double>(bytes) / 1e6 / import_s,
                    hta      ? "HTA figures"
                    : replay ? "replay"
                             : "attribution",
-                   total_s, static_cast<double>(bytes) / 1e6 / total_s, huge_pages.c_str());
+                   total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
-  } catch (const trace::InputError& e) {
-    std::fprintf(stderr, "attribute: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // bad input (trace::InputError) or a failed write
     std::fprintf(stderr, "attribute: %s\n", e.what());
     return 2;
   }
