@@ -42,7 +42,7 @@ std::string figures(const uint8_t* data, size_t size, bool region_parse,
     auto file = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
     Pieces source(*file, step);
     trace::ImportOptions options;
-    options.hta_events = true;
+    options.list_events = true;
     options.region_parse = region_parse;
     options.region_bytes = region_bytes;
     trace::ImportedTrace t = trace::import_trace(source, "fuzz input", options);
@@ -59,12 +59,12 @@ std::string figures(const uint8_t* data, size_t size, bool region_parse,
   }
 }
 
-void expect_same(const std::string& batch, const std::string& per_event, const char* how) {
-  if (batch == per_event) return;
+void expect_same(const std::string& regions, const std::string& per_event, const char* how) {
+  if (regions == per_event) return;
   std::fprintf(
       stderr,
-      "fuzz_kineto_import: the batch parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n", how,
-      batch.c_str(), per_event.c_str());
+      "fuzz_kineto_import: the region parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n",
+      how, regions.c_str(), per_event.c_str());
   std::abort();
 }
 
