@@ -9,7 +9,9 @@
 
 A file under src/trace/ or tools/ that includes a CUDA, CUPTI, NVTX or LibTorch header, or a
 layer that includes one it may not, is printed as FILE:LINE with the rule, and the exit code
-is 1. `--self-test` builds small trees with each kind of breach (and one clean tree) and
+is 1. So is a reader (src/trace/import/) whose code names Holistic Trace Analysis (an
+identifier or string with "hta" in it, any case; comments aside): HTA's definitions are an
+analysis (analyze/hta_*), fed by what every reader records, never a reader's own columns. `--self-test` builds small trees with each kind of breach (and one clean tree) and
 checks that each is caught, so this check cannot pass by reading nothing.
 Standard library only: it runs in the trace-only build as well as the full one.
 """
@@ -37,6 +39,8 @@ FORBIDDEN_SYSTEM = re.compile(
     r"^(cuda|cupti|nvtx|nvToolsExt|cublas|cudnn|nvml|torch/|ATen/|c10/|caffe2/)"
 )
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+# Readers that must not know one analysis: a name with HTA in it, in code or a string.
+NO_ANALYSIS_NAMES = {"src/trace/import": re.compile(r"[A-Za-z0-9_]*hta[A-Za-z0-9_]*", re.I)}
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
 
@@ -47,6 +51,32 @@ def rule_for(rel):
             if best is None or len(folder) > len(best):
                 best = folder
     return best
+
+
+def code_only(text):
+    """text with its // and /* */ comments blanked (newlines kept), string literals left as
+    they are: a comment may mention anything, code may not."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def check(root):
@@ -63,7 +93,18 @@ def check(root):
             continue
         checked += 1
         torch_free = any(rel.startswith(f + "/") for f in TORCH_FREE)
-        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        text = path.read_text(errors="replace")
+        names = next((rx for f, rx in NO_ANALYSIS_NAMES.items() if rel.startswith(f + "/")), None)
+        if names:
+            for n, line in enumerate(code_only(text).splitlines(), 1):
+                if INCLUDE.match(line):
+                    continue  # an include is the layer rule's
+                for name in sorted(set(names.findall(line))):
+                    breaches.append(
+                        f"{rel}:{n}: names {name!r}: a reader records what the file says; "
+                        "HTA's definitions are an analysis (src/trace/analyze/hta_*)"
+                    )
+        for n, line in enumerate(text.splitlines(), 1):
             m = INCLUDE.match(line)
             if not m:
                 continue
@@ -94,6 +135,9 @@ def self_test():
             {
                 "src/trace/analyze/a.h": '#include "trace/model/records.h"\n#include <vector>\n',
                 "src/capture/c.cpp": '#include <cupti.h>\n#include "trace/model/records.h"\n',
+                # A reader may mention HTA in a comment, and an analysis may be HTA's.
+                "src/trace/import/r.cpp": "// read for --hta too\nint x = 1; /* HtaEvent */\n",
+                "src/trace/analyze/hta_rows.h": "struct HtaEvent {};\n",
             },
             0,
         ),
@@ -106,6 +150,19 @@ def self_test():
         ),
         "import uses an analysis": (
             {"src/trace/import/i.cpp": '#include "trace/analyze/attribution.h"\n'},
+            1,
+        ),
+        "import includes the HTA analysis": (
+            {"src/trace/import/i.cpp": '#include "trace/analyze/hta_rows.h"\n'},
+            1,
+        ),
+        "import names an HTA field": (
+            {"src/trace/import/k/i.cpp": "void f(T* out) { out->hta_float_ts = true; }\n"},
+            1,
+        ),
+        "import declares an HTA type": ({"src/trace/import/i.h": "struct HtaEvent;\n"}, 1),
+        "import says HTA in a string": (
+            {"src/trace/import/i.cpp": 'const char* m = "--hta: Kineto only";\n'},
             1,
         ),
         "capture depends on a reader": (

@@ -7,6 +7,7 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_inflate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_sync_causes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_breakdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_roundtrip.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_attribution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_nsys_import.cpp

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "huge_page_malloc.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
@@ -26,6 +25,7 @@
 #include "trace/export/replay_text.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
+#include "trace/import/kineto/trace_folder.h"
 #include "trace/import/trace_file.h"
 
 namespace {
@@ -81,7 +81,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string huge_pages = huge_page_malloc::enable(argv);
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
@@ -142,9 +141,10 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
-    options.hta_events = hta;
-    options.kernel_names =
-        false;  // no figure here names a kernel, unless a what-if picks kernels by name
+    options.list_events = hta;
+    // No figure here names a kernel, but HTA's rows of an export without a listing tell
+    // computation kernels by name, and a what-if may pick kernels by name.
+    options.kernel_names = hta;
     for (const auto& w : what_ifs)
       if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty())
         options.kernel_names = true;
@@ -207,19 +207,16 @@ int main(int argc, char** argv) {
     if (timing)
       std::fprintf(stderr,
                    "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s "
-                   "(%.0f MB/s); huge pages %s\n",
+                   "(%.0f MB/s)\n",
                    static_cast<double>(bytes) / 1e6,
                    inflaters.empty() ? "plain" : ("gzip, inflated by " + inflaters).c_str(),
                    import_s, static_cast<double>(bytes) / 1e6 / import_s,
                    hta      ? "HTA figures"
                    : replay ? "replay"
                             : "attribution",
-                   total_s, static_cast<double>(bytes) / 1e6 / total_s, huge_pages.c_str());
+                   total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
-  } catch (const trace::InputError& e) {
-    std::fprintf(stderr, "attribute: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // bad input (trace::InputError) or a failed write
     std::fprintf(stderr, "attribute: %s\n", e.what());
     return 2;
   }

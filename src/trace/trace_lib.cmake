@@ -36,7 +36,10 @@ add_library(iris_trace STATIC
   ${_t}/import/inflate.cpp
   ${_t}/import/inflate_zlib.cpp
   ${_t}/import/kineto/json_event_stream.cpp
+  ${_t}/import/kineto/event_parser.cpp
   ${_t}/import/kineto/kineto_import.cpp
+  ${_t}/import/kineto/kineto_numbers.cpp
+  ${_t}/import/kineto/trace_folder.cpp
   ${_t}/import/common/finish_records.cpp
   ${_t}/import/nsys/sqlite_db.cpp
   ${_t}/import/nsys/nsys_schema.cpp
@@ -50,6 +53,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/hta_rows.cpp
   ${_t}/analyze/replay/windows.cpp
   ${_t}/analyze/replay/graph.cpp
   ${_t}/analyze/replay/host_chain.cpp

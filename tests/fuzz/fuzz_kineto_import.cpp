@@ -36,14 +36,14 @@ class Pieces : public trace::ByteSource {
 };
 
 // Every figure of the input as JSON, or "error: " + the InputError's message.
-std::string figures(const uint8_t* data, size_t size, bool batch_parse,
+std::string figures(const uint8_t* data, size_t size, bool region_parse,
                     size_t region_bytes = 256u << 10, size_t step = 0) {
   try {
     auto file = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
     Pieces source(*file, step);
     trace::ImportOptions options;
-    options.hta_events = true;
-    options.batch_parse = batch_parse;
+    options.list_events = true;
+    options.region_parse = region_parse;
     options.region_bytes = region_bytes;
     trace::ImportedTrace t = trace::import_trace(source, "fuzz input", options);
     const auto report = trace::build_report(t);
@@ -59,12 +59,12 @@ std::string figures(const uint8_t* data, size_t size, bool batch_parse,
   }
 }
 
-void expect_same(const std::string& batch, const std::string& per_event, const char* how) {
-  if (batch == per_event) return;
+void expect_same(const std::string& regions, const std::string& per_event, const char* how) {
+  if (regions == per_event) return;
   std::fprintf(
       stderr,
-      "fuzz_kineto_import: the batch parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n", how,
-      batch.c_str(), per_event.c_str());
+      "fuzz_kineto_import: the region parse (%s) gave\n%.2000s\nthe per-event parse\n%.2000s\n",
+      how, regions.c_str(), per_event.c_str());
   std::abort();
 }
 

@@ -281,8 +281,6 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
 
 }  // namespace
 
-double numpy_sum(const std::vector<double>& v) { return pairwise(v.data(), v.size()); }
-
 // numpy/lib/_function_base_impl.py: method "linear" (virtual index (n - 1) * q), _lerp.
 double linear_percentile(const std::vector<double>& v, double p) {
   if (v.empty()) return 0;
@@ -308,19 +306,20 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
   // end = ts + dur down, dur = end - ts), then trace.py, Trace._align_all_ranks: ts minus the
   // smallest ts of all ranks. Columns: ts is int64 when the file's ts are all integers, or
   // rounded with none missing; dur when all present and integers, or rounded likewise.
+  std::vector<HtaEvents> events(traces.size());
   std::vector<std::vector<Row>> rows(traces.size());
   std::vector<Dtypes> types(traces.size());
   bool have_min = false, min_is_int = false;
   double min_ts = 0;
   for (size_t k : order) {
-    const ImportedTrace& t = *traces[k];
-    const bool round = options.ns_rounding && t.hta_float_ts;
-    const bool ts_int = round ? !t.hta_missing_ts : !t.hta_float_ts;
-    const bool dur_int = round ? !t.hta_missing_ts && !t.hta_missing_dur : !t.hta_float_dur;
+    const HtaEvents& t = events[k] = hta_events(*traces[k]);
+    const bool round = options.ns_rounding && t.float_ts;
+    const bool ts_int = round ? !t.missing_ts : !t.float_ts;
+    const bool dur_int = round ? !t.missing_ts && !t.missing_dur : !t.float_dur;
     double rank_min = std::numeric_limits<double>::infinity(), rank_max = -rank_min;
     double dur_min = rank_min, dur_max = -rank_min;
-    rows[k].reserve(t.hta.size());
-    for (const auto& e : t.hta) {
+    rows[k].reserve(t.rows.size());
+    for (const auto& e : t.rows) {
       Row r{&e, e.ts_us, e.dur_us, false, 0};
       if (round) {
         const double end = r.ts + r.dur;
@@ -349,8 +348,7 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
 
   // The step filter runs when the symbol table of all ranks holds two or more step names.
   std::set<std::string> step_names;
-  for (const auto* t : traces)
-    step_names.insert(t->hta_step_names.begin(), t->hta_step_names.end());
+  for (const auto& e : events) step_names.insert(e.step_names.begin(), e.step_names.end());
   std::map<int64_t, HtaRank> out;
   for (size_t k = 0; k < traces.size(); ++k)
     out[traces[k]->rank] = one_rank(rows[k], types[k], step_names.size() >= 2, options);

@@ -6,11 +6,11 @@
 //
 // HTA works on a pandas DataFrame per rank, and its figures depend on that frame's rows and
 // their order, so the rows are rebuilt as HTA builds them:
-//  - rows: events with "dur" and "cat", except cat "Trace"; times are the doubles Python reads
-//    from the text. Integer columns are narrowed to the smallest integer type that holds them,
-//    and ts + dur wraps around in it as in numpy (flagged: HtaRank::int_wrapped). When a file's
-//    "ts" column is float64 (any decimal, or a missing ts) and rounding is on: end = ts + dur, ts
-//    rounded up, end down, dur = end - ts (may go negative).
+//  - rows (hta_rows.h): events with "dur" and "cat", except cat "Trace"; times are the doubles
+//    Python reads from the text. Integer columns are narrowed to the smallest integer type that
+//    holds them, and ts + dur wraps around in it as in numpy (flagged: HtaRank::int_wrapped). When
+//    a file's "ts" column is float64 (any decimal, or a missing ts) and rounding is on: end = ts +
+//    dur, ts rounded up, end down, dur = end - ts (may go negative).
 //  - every rank's ts minus the smallest ts of all ranks (the alignment), before anything else.
 //  - index_correlation: a GPU row's host row is the last one in file order with its
 //    correlation, and the reverse; 0 when no row matches, min(correlation, 0) otherwise.
@@ -42,6 +42,7 @@
 #include <map>
 #include <vector>
 
+#include "trace/analyze/hta_rows.h"
 #include "trace/model/imported_trace.h"
 
 namespace trace {
@@ -71,14 +72,12 @@ struct HtaRank {
   HtaLaunchStats launch_delay;
 };
 
-// One entry per rank (distributedInfo.rank); the traces must be imported with hta_events.
+// One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with
+// ImportOptions::list_events, else those of their records (hta_rows.h).
 std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces,
                                          const HtaOptions& options = {});
 
 // numpy.percentile's default (linear interpolation, numpy's _lerp) over sorted values.
 double linear_percentile(const std::vector<double>& sorted, double p);
-
-// numpy's sum of float64 (pairwise summation), bit for bit.
-double numpy_sum(const std::vector<double>& v);
 
 }  // namespace trace

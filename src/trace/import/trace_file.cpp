@@ -73,9 +73,6 @@ TraceFormat detect_format(const std::string& path) {
 ImportedTrace import_file(const std::string& path, const ImportOptions& options) {
   const TraceFormat format = detect_format(path);
   if (format == TraceFormat::KinetoJson) return import_trace(path, options);
-  if (options.hta_events)
-    throw InputError(path + ": an " + to_string(format) +
-                     "; --hta reproduces Holistic Trace Analysis on Kineto traces only");
   NsysOptions nsys;
   nsys.kernel_names = options.kernel_names;
   if (format == TraceFormat::NsysSqlite) {

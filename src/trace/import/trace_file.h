@@ -18,8 +18,8 @@ const char* to_string(TraceFormat f);
 // From the first bytes (decompressed when gzip). Throws InputError when it cannot be read.
 TraceFormat detect_format(const std::string& path);
 
-// Reads the file with the reader for its format. ImportOptions::hta_events is for Kineto
-// traces only: asked of another format it throws InputError, saying so.
+// Reads the file with the reader for its format. ImportOptions::list_events lists a Kineto
+// trace's events; an Nsight Systems export has records only (its listing stays unlisted).
 ImportedTrace import_file(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace trace

@@ -4,33 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "trace/model/event_listing.h"
 #include "trace/model/records.h"
 
 namespace trace {
-
-// What Holistic Trace Analysis 0.5.0 keeps of one event (hta_breakdown.h reproduces its
-// figures from these): events with both "dur" and "cat", except cat "Trace".
-struct HtaEvent {
-  enum Flag : uint16_t {
-    kKernelCat = 1,        // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset/mtia_ccp_events
-    kComputeName = 2,      // HTA's get_kernel_type(name) == COMPUTATION
-    kLaunchName = 4,       // cudaLaunchKernel, cudaLaunchKernelExC
-    kMemAsyncName = 8,     // cudaMemcpyAsync, cudaMemsetAsync
-    kDeviceSyncName = 16,  // "Event Sync", "Context Sync" (GPU rows although stream -1)
-    kStepName = 32,        // name contains "ProfilerStep"
-  };
-  int64_t index = 0;  // position in traceEvents (HTA's row index)
-  // As Python's json reads the text: float(text) when it has '.', 'e' or 'E', else the integer
-  // (HTA's arithmetic starts from these doubles, not from our integer nanoseconds: a ts of
-  // 12.9999999 must round up to 13 as it does there).
-  double ts_us = 0, dur_us = 0;
-  int64_t stream = -1, correlation = -1;  // HTA's defaults when absent or not an integer
-  uint16_t flags = 0;
-};
 
 struct ImportedTrace {
   std::string file;
@@ -50,13 +30,7 @@ struct ImportedTrace {
   uint64_t unmatched_correlations = 0;  // GPU events whose correlation matches no host call
   uint64_t launches_without_gpu = 0;    // launch calls whose correlation matches no GPU event
   std::vector<std::string> warnings;
-  // --hta only:
-  std::vector<HtaEvent> hta;
-  // How pandas would type the file's columns (over every traceEvents element): "ts" is float64
-  // when any ts has a fraction or is missing (HTA rounds only then); "dur" likewise.
-  bool hta_float_ts = false, hta_missing_ts = false;
-  bool hta_float_dur = false, hta_missing_dur = false;
-  std::set<std::string> hta_step_names;
+  EventListing listing;  // the file's events as written, when asked (event_listing.h)
 };
 
 }  // namespace trace

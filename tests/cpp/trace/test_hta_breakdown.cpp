@@ -17,6 +17,7 @@
 #include <string>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/import/kineto/trace_folder.h"
 #include "trace_test_util.h"
 
 namespace {
@@ -25,8 +26,9 @@ namespace {
 // rounds (float ts, rounding on), else when the file's numbers are integers.
 bool whole_us(const std::vector<trace::ImportedTrace>& traces, bool rounding) {
   for (const auto& t : traces) {
-    if (rounding && t.hta_float_ts) continue;
-    for (const auto& e : t.hta)
+    const auto rows = trace::hta_events(t);
+    if (rounding && rows.float_ts) continue;
+    for (const auto& e : rows.rows)
       if (e.ts_us != std::floor(e.ts_us) || e.dur_us != std::floor(e.dur_us)) return false;
   }
   return true;
@@ -42,7 +44,7 @@ void expect_agrees(double got, double want, bool exact, const std::string& what)
 
 std::vector<trace::ImportedTrace> import_hta(const std::string& path) {
   trace::ImportOptions o;
-  o.hta_events = true;
+  o.list_events = true;
   std::vector<trace::ImportedTrace> traces;
   for (const auto& f : trace::expand_trace_paths({path}))
     traces.push_back(trace::import_trace(f, o));
@@ -216,7 +218,7 @@ TEST(HtaRounding, OnlyWhenTimestampsAreFloats) {
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.2, "dur": 2.7, "args": {"correlation": 1, "stream": 7}},
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.2, "dur": 1.0, "args": {"correlation": 1, "stream": 7}}]})";
   const auto t = tracetest::import_text(events, true);
-  EXPECT_TRUE(t.hta_float_ts);
+  EXPECT_TRUE(trace::hta_events(t).float_ts);
   trace::HtaOptions on, off;
   off.ns_rounding = false;
   const auto r = trace::hta_breakdown({&t}, on).at(0), n = trace::hta_breakdown({&t}, off).at(0);

@@ -20,6 +20,7 @@
 #include "trace_test_util.h"
 
 using tracetest::data;
+using tracetest::listing_text;
 
 namespace {
 
@@ -132,8 +133,8 @@ TEST(ImportWorkers, AnyNumberGiveTheSameRecordsInOrder) {
   EXPECT_EQ(report_json(one), report_json(three));
 }
 
-TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
-  // Every real trace, with and without --hta's rows, and the splitter's tricky names.
+TEST(ImportWorkers, RegionParseGivesWhatThePerEventParseGives) {
+  // Every real trace, with and without its listed events, and the splitter's tricky names.
   std::vector<std::string> files = {data("traces/a100-cuda-graphs-6streams.json.gz"),
                                     data("traces/a100-alexnet-syncs.json.gz"),
                                     data("traces/mi250-rocm.json.gz"),
@@ -141,19 +142,19 @@ TEST(ImportWorkers, BatchParseGivesWhatThePerEventParseGives) {
                                     data("traces/cpu-only.json.gz"),
                                     data("traces/a100-event-sync-multistream.json.gz")};
   for (const auto& f : files)
-    for (bool hta : {false, true}) {
+    for (bool listed : {false, true}) {
       trace::ImportOptions batch, per_event;
-      batch.hta_events = per_event.hta_events = hta;
-      per_event.batch_parse = false;
+      batch.list_events = per_event.list_events = listed;
+      per_event.region_parse = false;
       const auto a = trace::import_trace(f, batch), b = trace::import_trace(f, per_event);
       EXPECT_EQ(report_json(a), report_json(b)) << f;
       EXPECT_EQ(a.events, b.events) << f;
-      EXPECT_EQ(a.hta.size(), b.hta.size()) << f;
+      EXPECT_EQ(listing_text(a.listing), listing_text(b.listing)) << f;
     }
   const std::string doc = events_document(tricky_names());
   auto one = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
   trace::ImportOptions per_event;
-  per_event.batch_parse = false;
+  per_event.region_parse = false;
   auto two = trace::memory_byte_source(doc.data(), doc.size(), "doc.json");
   EXPECT_EQ(report_json(trace::import_trace(*one, "doc.json")),
             report_json(trace::import_trace(*two, "doc.json", per_event)));
@@ -198,26 +199,19 @@ TEST(ImportWorkers, TheFirstBadEventInDocumentOrderIsReported) {
 
 namespace {
 
-// Every figure of an import (report and --hta rows), or "error: " + its message.
+// Every figure of an import (report and listed events), or "error: " + its message.
 std::string figures(const std::string& doc, bool regions, size_t region_bytes, size_t step,
                     unsigned threads = 2) {
   try {
     trace::ImportOptions o;
-    o.hta_events = true;
-    o.batch_parse = regions;
+    o.list_events = true;
+    o.region_parse = regions;
     o.region_bytes = region_bytes;
     o.threads = threads;
     TrickleSource src(doc, step);
     const auto t = trace::import_trace(src, "doc.json", o);
-    std::string hta;
-    char times[64];
-    for (const auto& h : t.hta) {
-      std::snprintf(times, sizeof times, "%.17g:%.17g", h.ts_us,
-                    h.dur_us);  // every bit of the doubles
-      hta += std::to_string(h.index) + ":" + times + ":" + std::to_string(h.flags) + " ";
-    }
     return report_json(t) + " events " + std::to_string(t.events) + " ignored " +
-           std::to_string(t.ignored_events) + " hta " + hta;
+           std::to_string(t.ignored_events) + " listed " + listing_text(t.listing);
   } catch (const trace::InputError& e) {
     return std::string("error: ") + e.what();
   }
@@ -270,14 +264,12 @@ TEST(ImportRegions, GiveWhatSingleEventsGive) {
   // Real traces: the regions of the default size, read as a file is.
   for (const char* f : {"traces/a100-cuda-graphs-6streams.json.gz", "traces/mi250-rocm.json.gz"}) {
     trace::ImportOptions regions, single;
-    regions.hta_events = single.hta_events = true;
-    single.batch_parse = false;
+    regions.list_events = single.list_events = true;
+    single.region_parse = false;
     const auto a = trace::import_trace(data(f), regions), b = trace::import_trace(data(f), single);
     EXPECT_EQ(report_json(a), report_json(b)) << f;
     EXPECT_EQ(a.events, b.events) << f;
-    ASSERT_EQ(a.hta.size(), b.hta.size()) << f;
-    for (size_t i = 0; i < a.hta.size(); ++i)
-      ASSERT_EQ(a.hta[i].index, b.hta[i].index) << f << " row " << i;
+    ASSERT_EQ(listing_text(a.listing), listing_text(b.listing)) << f;
   }
 }
 

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "trace/import/kineto/kineto_import.h"
+#include "trace/import/kineto/kineto_numbers.h"
+#include "trace/import/kineto/trace_folder.h"
 #include "trace_test_util.h"
 
 using tracetest::data;

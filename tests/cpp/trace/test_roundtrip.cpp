@@ -164,38 +164,3 @@ TEST(AttributeTool, BadInputExitsTwoAndWritesNothing) {
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
-
-namespace {
-std::string read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-}  // namespace
-
-TEST(AttributeTool, HugePagesChangeNoFigureAndTimeSaysWhetherTheyAreOn) {
-  // tools/huge_page_malloc.h starts ./attribute again with glibc.malloc.hugetlb=1 where the
-  // kernel gives huge pages only on request; GLIBC_TUNABLES=glibc.malloc.hugetlb=0 keeps them off.
-  const std::string trace = tracetest::data("traces/a100-alexnet-syncs.json.gz");
-  const std::string dir = ::testing::TempDir();
-  const auto run = [&](const std::string& env, const std::string& name) {
-    const std::string cmd = env + " " + ATTRIBUTE_BIN + " --time --json " + dir + name + ".json " +
-                            trace + " >" + dir + name + ".out 2>" + dir + name + ".err";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return read_all(dir + name + ".err");
-  };
-  const std::string on = run("env -u GLIBC_TUNABLES", "huge_on"),
-                    off = run("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", "huge_off");
-  EXPECT_NE(off.find("huge pages as GLIBC_TUNABLES sets them"), std::string::npos) << off;
-  std::string mode;
-  std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
-  if (mode.find("[madvise]") != std::string::npos)
-    EXPECT_NE(on.find("huge pages on (glibc.malloc.hugetlb=1)"), std::string::npos) << on;
-  else if (mode.find("[always]") != std::string::npos)
-    EXPECT_NE(on.find("huge pages on (the kernel gives them"), std::string::npos) << on;
-  else
-    EXPECT_NE(on.find("huge pages off (the kernel's transparent huge pages are"), std::string::npos)
-        << on;
-  EXPECT_EQ(read_all(dir + "huge_on.json"), read_all(dir + "huge_off.json"));
-  EXPECT_EQ(read_all(dir + "huge_on.out"), read_all(dir + "huge_off.out"));
-  EXPECT_FALSE(read_all(dir + "huge_on.out").empty());
-}

@@ -28,10 +28,8 @@
 
 namespace trace {
 
-// A run of consecutive events, or one top-level value. Events are stored as one JSON array,
-// "[" e1 "," e2 ... "]", so that a worker parses the whole batch as one simdjson document (one
-// stage-1 index of ~1 MiB instead of one per ~200-byte event); each event's own place is kept
-// too, for the per-event parse that names the first bad event exactly.
+// A run of consecutive events, or one top-level value, or a region (below). Events are
+// stored back to back, each at its place, to be parsed each on its own.
 struct EventBatch {
   struct Event {
     uint32_t at = 0, size = 0;  // bytes[at, at + size): the event's JSON text
@@ -39,7 +37,7 @@ struct EventBatch {
   };
   uint64_t seq = 0;
   uint64_t first_index = 0;  // index in traceEvents of events[0]
-  ByteBuffer bytes;          // the array (or the top-level value), SIMDJSON_PADDING spaces after it
+  ByteBuffer bytes;          // the events (or the top-level value), SIMDJSON_PADDING spaces after
   std::vector<Event> events;
   bool top = false;  // a top-level value: bytes hold it alone, at offset top_offset
   uint64_t top_offset = 0;
@@ -105,10 +103,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
       b.bytes.reserve(kBatchBytes + (64u << 10));
     };
     const auto push = [&] {
-      if (!b.region) {
-        if (!b.top) b.bytes.push_back(']');
-        b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
-      }
+      if (!b.region) b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
       std::unique_lock<std::mutex> lock(m);
       room_cv.wait(lock, [&] { return pushed - merged < max_in_flight || cancelled; });
       if (cancelled) throw Cancelled();
@@ -120,10 +115,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
       b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
     };
     const auto add_event = [&](const JsonSlice& s, uint64_t index) {
-      if (b.events.empty())
-        start(), b.events.reserve(8192), b.first_index = index, b.bytes.push_back('[');
-      else
-        b.bytes.push_back(',');
+      if (b.events.empty()) start(), b.events.reserve(8192), b.first_index = index;
       b.events.push_back(
           {static_cast<uint32_t>(b.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
       append(s);

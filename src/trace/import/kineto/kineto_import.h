@@ -14,9 +14,7 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "trace/import/byte_source.h"
 #include "trace/model/imported_trace.h"
@@ -24,31 +22,25 @@
 namespace trace {
 
 struct ImportOptions {
-  bool hta_events = false;  // also keep HtaEvent rows (./attribute --hta)
-  unsigned threads = 0;     // parse workers (event_pipeline.h); 0: one per hardware thread
+  // Also list every event with a category, a start and a duration as the file wrote it
+  // (ImportedTrace::listing; ./attribute --hta reads it).
+  bool list_events = false;
+  unsigned threads = 0;  // parse workers (event_pipeline.h); 0: one per hardware thread
   // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
   // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
   bool kernel_names = true;
-  // Each batch of ~1 MiB of events parsed as one simdjson document, falling back to one document
-  // per event (which names the first bad event) on any failure. false: per event only, the
-  // reference that the tests and the fuzz target hold the batch parse to.
-  bool batch_parse = true;
-  // With batch_parse, the splitter hands traceEvents over in regions of whole events, found by
-  // their brackets alone (json_event_stream.h), each at least this long unless the input ends
-  // or the splitter's 1 MiB buffer fills; the tests make it small to put region edges anywhere.
+  // traceEvents handed over in regions of whole events, found by their brackets alone
+  // (json_event_stream.h), each parsed as one simdjson document, falling back to one document
+  // per event (which names the first bad event) on any failure (event_parser.h). false: per
+  // event only, the reference that the tests and the fuzz target hold the region parse to.
+  bool region_parse = true;
+  // Each region at least this long unless the input ends or the splitter's 1 MiB buffer
+  // fills; the tests make it small to put region edges anywhere.
   size_t region_bytes = 256u << 10;
 };
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});
 ImportedTrace import_trace(ByteSource& source, const std::string& name,
                            const ImportOptions& options = {});
-
-// Files named on the command line; a folder stands for its *.json and *.json.gz files
-// (per-rank traces), sorted by name. Throws InputError for a missing path or empty folder.
-std::vector<std::string> expand_trace_paths(const std::vector<std::string>& args);
-
-// Microseconds as JSON number text -> integer ns, exactly for up to 3 decimals (rounded to
-// the nearest ns beyond). False when the text is not a number or does not fit.
-bool us_text_to_ns(std::string_view text, int64_t* ns);
 
 }  // namespace trace

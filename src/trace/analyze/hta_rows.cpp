@@ -1,0 +1,118 @@
+#include "trace/analyze/hta_rows.h"
+
+#include <string_view>
+
+// File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0).
+namespace trace {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+
+// hta/utils/utils.py, get_kernel_type(name) == COMPUTATION.
+bool compute_name(std::string_view n) {
+  if (starts_with(n, "nccl") && n.find("Kernel", 4) != std::string_view::npos) return false;
+  if (starts_with(n, "Memcpy") || starts_with(n, "Memset") || starts_with(n, "dma")) return false;
+  return !contains(n, "Memcpy") && !contains(n, "Sync");
+}
+
+// The flags HTA's code derives from an event's name (hta/common/trace_filter.py,
+// cuda_kernel_analysis.py, trace.py).
+uint16_t name_flags(std::string_view n) {
+  uint16_t f = 0;
+  if (compute_name(n)) f |= HtaEvent::kComputeName;
+  if (n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" ||
+      n == "runFunction - job_prep_and_submit_for_execution")
+    f |= HtaEvent::kLaunchName;
+  if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") f |= HtaEvent::kMemAsyncName;
+  if (n == "Event Sync" || n == "Context Sync") f |= HtaEvent::kDeviceSyncName;
+  if (contains(n, "ProfilerStep")) f |= HtaEvent::kStepName;
+  return f;
+}
+
+// hta/configs/event_args_yaml: the categories HTA's idle breakdown counts as kernels.
+bool kernel_category(std::string_view c) {
+  return c == "kernel" || c == "Kernel" || c == "gpu_memcpy" || c == "Memcpy" ||
+         c == "gpu_memset" || c == "Memset" || c == "mtia_ccp_events";
+}
+
+HtaEvents from_listing(const EventListing& l) {
+  HtaEvents out;
+  out.missing_ts = l.ts_missing, out.float_ts = l.ts_missing || l.ts_fractional;
+  out.missing_dur = l.dur_missing, out.float_dur = l.dur_missing || l.dur_fractional;
+  // Flags once per distinct string, not per event.
+  std::vector<uint16_t> as_name(l.strings.size()), as_category(l.strings.size());
+  std::vector<bool> is_trace(l.strings.size());
+  for (size_t i = 0; i < l.strings.size(); ++i) {
+    as_name[i] = name_flags(l.strings[i]);
+    as_category[i] = kernel_category(l.strings[i]) ? HtaEvent::kKernelCat : 0;
+    is_trace[i] = l.strings[i] == "Trace";
+  }
+  out.rows.reserve(l.events.size());
+  for (const ListedEvent& e : l.events) {
+    // trace_parser.py: events with "dur" and "cat", except cat "Trace".
+    if (e.category == ListedEvent::kNone || is_trace[e.category]) continue;
+    HtaEvent h{static_cast<int64_t>(e.index), e.ts_us, e.dur_us, e.stream, e.correlation, 0};
+    h.flags = as_category[e.category];
+    if (e.name != ListedEvent::kNone) {  // no name: not a computation kernel, nor anything else
+      h.flags |= as_name[e.name];
+      if (h.flags & HtaEvent::kStepName) out.step_names.insert(l.strings[e.name]);
+    }
+    out.rows.push_back(h);
+  }
+  return out;
+}
+
+// The rows a Kineto trace of these records would give HTA: Kineto writes each CUPTI record
+// as one event (kernel, gpu_memcpy, gpu_memset, cuda_runtime / cuda_driver, cuda_sync) and
+// each host range as a cpu_op or user_annotation, in microseconds.
+HtaEvents from_records(const RecordSet& r) {
+  HtaEvents out;
+  const auto id = [](uint32_t v) { return v == 0 ? int64_t{-1} : int64_t{v}; };  // 0: none
+  const auto stream = [](uint32_t s) { return s == kNoStream ? int64_t{-1} : int64_t{s}; };
+  const auto add = [&](uint64_t start, uint64_t end, int64_t stream_id, int64_t corr,
+                       uint16_t flags) {
+    HtaEvent h;
+    h.index = static_cast<int64_t>(out.rows.size());
+    h.ts_us = static_cast<double>(start) / 1000.0;
+    h.dur_us = static_cast<double>(end - start) / 1000.0;
+    h.stream = stream_id, h.correlation = corr, h.flags = flags;
+    out.float_ts |= start % 1000 != 0, out.float_dur |= (end - start) % 1000 != 0;
+    out.rows.push_back(h);
+  };
+  const auto host = [&](const auto& x) {
+    const uint16_t f = name_flags(x.name);
+    if (f & HtaEvent::kStepName) out.step_names.insert(x.name);
+    add(x.start_ns, x.end_ns, -1, -1, f);
+  };
+  for (const auto& a : r.api)
+    add(a.start_ns, a.end_ns, -1, id(a.correlation_id), name_flags(a.name));
+  for (const auto& k : r.kernels)
+    add(k.start_ns, k.end_ns, stream(k.stream_id), id(k.correlation_id),
+        HtaEvent::kKernelCat | (name_flags(k.name) & HtaEvent::kComputeName));
+  // Kineto names copies "Memcpy ..." and sets "Memset ...": never computation.
+  for (const auto& m : r.memcpys)
+    add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
+  for (const auto& m : r.memsets)
+    add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
+  for (const auto& y : r.syncs) {
+    // Kineto's names for these: "Event Sync", "Context Sync".
+    const bool device = y.kind == SyncKind::Event || y.kind == SyncKind::Context;
+    add(y.start_ns, y.end_ns, stream(y.stream_id), id(y.correlation_id),
+        device ? HtaEvent::kDeviceSyncName : 0);
+  }
+  for (const auto& c : r.cpu_ops) host(c);
+  for (const auto& a : r.annotations)
+    if (!a.gpu) host(a);  // a GPU annotation has no correlation to place it by
+  return out;
+}
+
+}  // namespace
+
+HtaEvents hta_events(const ImportedTrace& trace) {
+  return trace.listing.listed ? from_listing(trace.listing) : from_records(trace.records);
+}
+
+}  // namespace trace

@@ -1,0 +1,50 @@
+// The rows of Holistic Trace Analysis 0.5.0's per-rank DataFrame before its transformations
+// (hta_breakdown.h applies them), built from what the shared model holds:
+//  - a trace whose reader listed its events (EventListing: a Kineto trace read with
+//    ImportOptions::list_events) gives HTA's own rows: every listed event except category
+//    "Trace", at its place in the file, with its numbers as written;
+//  - any other trace (an Nsight Systems export) gives the rows HTA would read from a Kineto
+//    trace of the same records: each host call, GPU kernel, copy, set, sync and host range, in
+//    microseconds, correlation and stream as recorded. HTA's definitions then apply to any
+//    GPU events, whoever recorded them.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "trace/model/imported_trace.h"
+
+namespace trace {
+
+// What HTA keeps of one event.
+struct HtaEvent {
+  enum Flag : uint16_t {
+    kKernelCat = 1,        // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset/mtia_ccp_events
+    kComputeName = 2,      // HTA's get_kernel_type(name) == COMPUTATION
+    kLaunchName = 4,       // cudaLaunchKernel, cudaLaunchKernelExC
+    kMemAsyncName = 8,     // cudaMemcpyAsync, cudaMemsetAsync
+    kDeviceSyncName = 16,  // "Event Sync", "Context Sync" (GPU rows although stream -1)
+    kStepName = 32,        // name contains "ProfilerStep"
+  };
+  int64_t index = 0;  // HTA's row index: the event's place in the file
+  // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our
+  // integer nanoseconds: a ts of 12.9999999 must round up to 13 as it does there).
+  double ts_us = 0, dur_us = 0;
+  int64_t stream = -1, correlation = -1;  // HTA's defaults when absent or not an integer
+  uint16_t flags = 0;
+};
+
+struct HtaEvents {
+  std::vector<HtaEvent> rows;
+  // How pandas types the file's columns (over every event, kept or not): "ts" is float64 when
+  // any ts has a fraction or is missing (HTA rounds only then); "dur" likewise.
+  bool float_ts = false, missing_ts = false;
+  bool float_dur = false, missing_dur = false;
+  std::set<std::string> step_names;  // the names of kept rows that contain "ProfilerStep"
+};
+
+HtaEvents hta_events(const ImportedTrace& trace);
+
+}  // namespace trace
