@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "trace/analyze/blocking_calls.h"
+#include "trace/analyze/launch_queue.h"
 #include "trace/model/records.h"
 
 namespace trace {
@@ -81,7 +82,7 @@ struct PhaseStats {
 
 struct Attribution {
   uint64_t epochs = 0;
-  uint64_t window_ns = 0;
+  uint64_t window_start_ns = 0, window_ns = 0;
   uint64_t launches = 0, launch_api_ns = 0;
   uint64_t kernels = 0, kernel_ns = 0;
   uint64_t gpu_busy_ns = 0;
@@ -126,6 +127,10 @@ class AttributionIndex {
   // ranges_to (default: all of them).
   Attribution attribute(const AttributionOptions& options = {}, uint64_t ranges_from = 0,
                         uint64_t ranges_to = UINT64_MAX) const;
+
+  // The launch queue of the same GPU work, each piece with the host call joined to it above
+  // (launch_queue.h).
+  LaunchQueue launch_queue(const QueueOptions& options = {}) const;
 
  private:
   struct HostCall {  // an API call, in start order

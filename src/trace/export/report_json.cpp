@@ -6,6 +6,40 @@ namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
+void depth_json(JsonOut& o, const QueueDepth& d) {
+  o.key("empty_share").value(d.empty_share()).key("empty_us").value(us(d.empty_ns));
+  o.key("depth_p50").value(static_cast<uint64_t>(d.p50));
+  o.key("depth_p90").value(static_cast<uint64_t>(d.p90));
+  o.key("depth_max").value(static_cast<uint64_t>(d.max));
+}
+
+// The launch queue of one window (launch_queue.h); streams only where they were computed.
+void queue_json(JsonOut& o, const QueueFigures& q, bool streams) {
+  o.key("queue").begin_object();
+  o.key("regime").value(to_string(q.regime));
+  o.key("gpus").begin_array();
+  for (const auto& g : q.gpus) {
+    o.begin_object().key("device").value(static_cast<uint64_t>(g.device));
+    o.key("pieces").value(g.pieces);
+    depth_json(o, g.depth);
+    o.key("full_queue_calls").value(g.full_queue_calls);
+    o.key("full_queue_us").value(us(g.full_queue_ns));
+    o.end_object();
+  }
+  o.end_array();
+  if (streams) {
+    o.key("streams").begin_array();
+    for (const auto& s : q.streams) {
+      o.begin_object().key("device").value(static_cast<uint64_t>(s.device));
+      o.key("stream").value(static_cast<uint64_t>(s.stream));
+      depth_json(o, s.depth);
+      o.end_object();
+    }
+    o.end_array();
+  }
+  o.end_object();
+}
+
 void figures_json(JsonOut& o, const StepFigures& f) {
   const Attribution& a = f.a;
   o.key("name").value(f.name);
@@ -80,11 +114,20 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   for (const auto& s : rep.steps) {
     o.begin_object();
     figures_json(o, s);
+    queue_json(o, s.queue, false);
     o.end_object();
   }
   o.end_array();
   o.key("total").begin_object();
   figures_json(o, rep.total);
+  queue_json(o, rep.total.queue, true);
+  o.end_object();
+  const QueueOptions& qo = rep.queue_options;
+  o.key("queue_rule").begin_object();
+  o.key("max_queue").value(static_cast<uint64_t>(qo.max_queue));
+  o.key("launch_bound_empty_share").value(qo.launch_bound_empty_share);
+  o.key("gpu_bound_empty_share").value(qo.gpu_bound_empty_share);
+  o.key("gpu_bound_median_depth").value(static_cast<uint64_t>(qo.gpu_bound_median_depth));
   o.end_object();
   const double steps_wall = static_cast<double>(rep.steps_wall_ns);
   o.key("blocking_calls").begin_object();

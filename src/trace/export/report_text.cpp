@@ -8,6 +8,38 @@ namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
+// Per step and for the trace, each GPU's launch queue and the step's regime (launch_queue.h).
+std::string queue_table(const TraceReport& rep) {
+  bool any = false;
+  for (const auto& g : rep.total.queue.gpus) any |= g.pieces > 0;
+  if (!any) return "\n  launch queue: no GPU work\n";
+  std::string out;
+  char line[512];
+  const QueueOptions& o = rep.queue_options;
+  std::snprintf(line, sizeof line,
+                "\n  launch queue (work queued and not finished, per GPU; launch-bound: empty >= "
+                "%.0f%%, GPU-bound: empty < %.0f%% and depth p50 >= %u):\n",
+                100 * o.launch_bound_empty_share, 100 * o.gpu_bound_empty_share,
+                o.gpu_bound_median_depth);
+  out += line;
+  std::snprintf(line, sizeof line, "  %-20s %4s %8s %8s %6s %6s %6s %10s %12s  %s\n", "step", "gpu",
+                "pieces", "empty %", "p50", "p90", "max", "full calls", "full-queue us", "regime");
+  out += line;
+  const auto rows = [&](const StepFigures& f) {
+    for (const auto& g : f.queue.gpus) {
+      std::snprintf(line, sizeof line, "  %-20.20s %4u %8llu %8.1f %6u %6u %6u %10llu %12.1f  %s\n",
+                    f.name.c_str(), g.device, static_cast<unsigned long long>(g.pieces),
+                    100 * g.depth.empty_share(), g.depth.p50, g.depth.p90, g.depth.max,
+                    static_cast<unsigned long long>(g.full_queue_calls), us(g.full_queue_ns),
+                    to_string(f.queue.regime));
+      out += line;
+    }
+  };
+  for (const auto& s : rep.steps) rows(s);
+  rows(rep.total);
+  return out;
+}
+
 }  // namespace
 
 std::string report_table(const TraceReport& rep) {
@@ -44,6 +76,7 @@ std::string report_table(const TraceReport& rep) {
           static_cast<unsigned long long>(c.bytes), us(c.gpu_ns));
     out += "\n";
   }
+  out += queue_table(rep);
   const auto& y = rep.syncs;
   add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu "
       "blocking copies (%.1f us)"
