@@ -128,6 +128,10 @@ BLOCKING_CALL = {
     "gpu_queued_us": float,
     "op": ANY,  # the innermost cpu_op, or null when none encloses the call
 }
+# Per kernel name, Nsight Systems' cuda_kern_exec_sum split (src/trace/analyze/kernel_times.h).
+TIME_STATS = {k: float for k in ("total", "mean", "median", "min", "max")} | {"count": int}
+KERNEL_TIMES = {"name": str, "api_us": TIME_STATS, "queue_us": TIME_STATS, "kernel_us": TIME_STATS}
+
 TRACE = {
     "file": str,
     "rank": int,
@@ -138,6 +142,8 @@ TRACE = {
         "queue": {**QUEUE, "streams": [{**QUEUE_DEPTH, "device": int, "stream": int}]},
     },
     "queue_rule": QUEUE_RULE,
+    "kernels_by_name": [KERNEL_TIMES],
+    "kernels_without_call": int,
     "blocking_calls": BLOCKING_CALLS,
     "syncs_by_cause": [CAUSE],
     "syncs": [BLOCKING_CALL],

@@ -180,6 +180,8 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
         "unmatched_correlations": 0,
         "warnings": [],
         "queue_rule": QUEUE_RULE,
+        "kernels_by_name": [],
+        "kernels_without_call": 0,
     }
 
 

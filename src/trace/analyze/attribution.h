@@ -121,6 +121,17 @@ class AttributionIndex {
  public:
   explicit AttributionIndex(const RecordSet& records);
 
+  struct GpuWork {  // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
+    uint64_t start, end;
+    uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
+    uint32_t index;                 // into records.kernels / memcpys / memsets
+    uint32_t call_thread;
+    uint8_t type;  // 0 kernel, 1 memcpy, 2 memset
+    bool has_call;
+  };
+  // Every GPU activity with the host call joined to it, in start order.
+  const std::vector<GpuWork>& gpu_work() const { return gpu_; }
+
   // The figures of the records that start in the window (options.window; else the span of
   // the `epoch` ranges among the selected ones; else the span of all records). Phases and
   // epochs come from the host ranges that start in [ranges_from, ranges_to] and end by
@@ -138,14 +149,6 @@ class AttributionIndex {
     ApiKind kind;
     Blocking blocking;
     bool counted;  // false: a driver call inside a runtime call on its thread (same host time)
-  };
-  struct GpuWork {  // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
-    uint64_t start, end;
-    uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
-    uint32_t index;                 // into records.kernels / memcpys / memsets
-    uint32_t call_thread;
-    uint8_t type;  // 0 kernel, 1 memcpy, 2 memset
-    bool has_call;
   };
   const RecordSet& r_;
   std::vector<HostCall> calls_;

@@ -1,6 +1,7 @@
 #include "trace/analyze/launch_queue.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -62,16 +63,21 @@ LaunchQueue::LaunchQueue(const std::vector<Work>& work, const QueueOptions& opti
   // each stream's times come nearly sorted).
   std::map<std::pair<uint32_t, uint32_t>, size_t> lane_of;
   std::vector<std::vector<const Work*>> pieces;
+  size_t last = SIZE_MAX;  // work comes in runs of one stream: the map is asked once per run
   for (const Work& w : work) {
-    auto [it, added] = lane_of.try_emplace({w.device, w.stream}, streams_.size());
-    if (added) {
-      streams_.push_back({w.device, w.stream, {}, {}});
-      pieces.emplace_back();
+    if (last == SIZE_MAX || streams_[last].device != w.device ||
+        streams_[last].stream != w.stream) {
+      auto [it, added] = lane_of.try_emplace({w.device, w.stream}, streams_.size());
+      if (added) {
+        streams_.push_back({w.device, w.stream, {}, {}});
+        pieces.emplace_back();
+      }
+      last = it->second;
     }
-    Lane& lane = streams_[it->second];
+    Lane& lane = streams_[last];
     lane.enter.push_back(w.has_call ? std::min(w.call_end, w.start) : w.start);
     lane.leave.push_back(std::max(w.end, w.start));
-    pieces[it->second].push_back(&w);
+    pieces[last].push_back(&w);
   }
   // Map order: streams by (device, stream); their pieces follow.
   std::vector<Lane> sorted;

@@ -40,6 +40,14 @@ void queue_json(JsonOut& o, const QueueFigures& q, bool streams) {
   o.end_object();
 }
 
+void time_stats_json(JsonOut& o, const char* key, const TimeStats& t) {
+  o.key(key).begin_object();
+  o.key("count").value(t.count).key("total").value(us(t.total_ns));
+  o.key("mean").value(t.mean_ns() / 1000).key("median").value(t.median_ns / 1000);
+  o.key("min").value(us(t.min_ns)).key("max").value(us(t.max_ns));
+  o.end_object();
+}
+
 void figures_json(JsonOut& o, const StepFigures& f) {
   const Attribution& a = f.a;
   o.key("name").value(f.name);
@@ -176,6 +184,16 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.end_object();
   }
   o.end_array();
+  o.key("kernels_by_name").begin_array();
+  for (const auto& k : rep.kernels.by_name) {
+    o.begin_object().key("name").value(k.name);
+    time_stats_json(o, "api_us", k.api);
+    time_stats_json(o, "queue_us", k.queue);
+    time_stats_json(o, "kernel_us", k.kernel);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("kernels_without_call").value(rep.kernels.kernels_without_call);
   o.key("unmatched_correlations").value(t.unmatched_correlations);
   o.key("launches_without_gpu").value(t.launches_without_gpu);
   o.key("warnings").begin_array();

@@ -40,6 +40,31 @@ std::string queue_table(const TraceReport& rep) {
   return out;
 }
 
+// One line for the per-kernel table of the JSON (kernel_times.h).
+std::string kernel_times_line(const KernelTimesTable& k) {
+  if (k.by_name.empty() && !k.kernels_without_call) return "";
+  uint64_t n = 0, queued = 0, api = 0, queue = 0, kernel = 0;
+  for (const auto& t : k.by_name)
+    n += t.kernel.count, queued += t.queue.count, api += t.api.total_ns, queue += t.queue.total_ns,
+        kernel += t.kernel.total_ns;
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "\n  kernels (Nsight Systems' cuda_kern_exec_sum split; JSON kernels_by_name): %zu "
+                "names, %llu kernels with their launch call: API %.1f us, queue %.1f us (%llu "
+                "kernels queued), kernel %.1f us; %llu kernels without a call",
+                k.by_name.size(), static_cast<unsigned long long>(n), us(api), us(queue),
+                static_cast<unsigned long long>(queued), us(kernel),
+                static_cast<unsigned long long>(k.kernels_without_call));
+  std::string out = line;
+  if (!k.by_name.empty()) {
+    const auto& top = k.by_name.front();
+    std::snprintf(line, sizeof line, "; longest: %.60s (%llu x, %.1f us)", top.name.c_str(),
+                  static_cast<unsigned long long>(top.kernel.count), us(top.kernel.total_ns));
+    out += line;
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string report_table(const TraceReport& rep) {
@@ -77,6 +102,7 @@ std::string report_table(const TraceReport& rep) {
     out += "\n";
   }
   out += queue_table(rep);
+  out += kernel_times_line(rep.kernels);
   const auto& y = rep.syncs;
   add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu "
       "blocking copies (%.1f us)"
