@@ -1,5 +1,7 @@
 #include "trace/export/report_json.h"
 
+#include <cmath>
+
 namespace trace {
 
 namespace {
@@ -244,6 +246,38 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
           .key("max")
           .value(s.max);
     o.end_object();
+    // HTA's queue length summary and time blocked on a full queue (hta_breakdown.h).
+    const auto number_or_null = [&](double v) {
+      if (std::isnan(v) || std::isinf(v))
+        o.null();
+      else
+        o.value(v);
+    };
+    o.key("queue_length").begin_object();
+    for (const auto& [stream, q] : r.queue_length) {
+      o.key(std::to_string(stream)).begin_object();
+      o.key("count").value(q.count).key("mean").value(q.mean).key("std");
+      number_or_null(q.std);
+      o.key("min").value(q.min).key("p25").value(q.p25).key("p50").value(q.p50);
+      o.key("p75").value(q.p75).key("max").value(q.max);
+      o.end_object();
+    }
+    o.end_object();
+    const auto& f = r.full_queue;
+    o.key("blocked_on_full_queue").begin_object();
+    o.key("max_queue_length").value(f.max_queue_length);
+    if (f.present) {
+      o.key("stream").value(f.stream).key("duration_us").value(f.duration_us);
+      o.key("relative");
+      number_or_null(f.relative);
+    }
+    o.end_object();
+    if (!r.queue_error.empty() || !r.full_queue_error.empty()) {
+      o.key("hta_errors").begin_object();  // where HTA 0.5.0 itself raises
+      if (!r.queue_error.empty()) o.key("queue_length").value(r.queue_error);
+      if (!r.full_queue_error.empty()) o.key("blocked_on_full_queue").value(r.full_queue_error);
+      o.end_object();
+    }
     o.end_object();
   }
   o.end_object();

@@ -148,6 +148,24 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
     const auto& d = r.launch_delay;
     add("  launch delay: %llu launches, mean %.2f us, p50 %.2f, p90 %.2f, max %.2f\n",
         static_cast<unsigned long long>(d.count), d.mean, d.p50, d.p90, d.max);
+    if (!r.queue_error.empty()) {
+      add("  queue length: HTA 0.5.0 raises here (%s)\n", r.queue_error.c_str());
+    } else {
+      for (const auto& [s, q] : r.queue_length)
+        add("  queue length, stream %lld: %llu changes, mean %.2f, p50 %.1f, p75 %.1f, max %.0f\n",
+            static_cast<long long>(s), static_cast<unsigned long long>(q.count), q.mean, q.p50,
+            q.p75, q.max);
+    }
+    const auto& f = r.full_queue;
+    if (!r.full_queue_error.empty())
+      add("  blocked on a full queue (%lld): HTA 0.5.0 raises here (%s)\n",
+          static_cast<long long>(f.max_queue_length), r.full_queue_error.c_str());
+    else if (f.present)
+      add("  blocked on a full queue (%lld): stream %lld, %.1f us, %.4f of the trace\n",
+          static_cast<long long>(f.max_queue_length), static_cast<long long>(f.stream),
+          f.duration_us, f.relative);
+    else
+      add("  blocked on a full queue (%lld): never\n", static_cast<long long>(f.max_queue_length));
   }
   return out;
 }
