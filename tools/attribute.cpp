@@ -153,9 +153,11 @@ int main(int argc, char** argv) {
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
     options.list_events = hta;
-    // The attribution's per-kernel table names kernels; HTA's rows of an export without a
-    // listing tell computation kernels by name; a what-if may pick kernels by name.
-    options.kernel_names = !replay;
+    // HTA's rows of an export without a listing tell computation kernels by name, and a
+    // what-if may pick kernels by name; the attribution's per-kernel table needs each distinct
+    // name only once.
+    options.kernel_names = hta;
+    options.kernel_name_ids = !hta && !replay;
     for (const auto& w : what_ifs)
       if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty())
         options.kernel_names = true;

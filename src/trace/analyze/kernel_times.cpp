@@ -35,7 +35,7 @@ KernelTimesTable kernel_times(const RecordSet& r, const AttributionIndex& index)
       ++out.kernels_without_call;
       continue;
     }
-    Times& t = by_name[r.kernels[g.index].name];
+    Times& t = by_name[kernel_name(r, r.kernels[g.index])];
     t.api.push_back(g.call_end - g.call_start);
     if (g.start > g.call_end) t.queue.push_back(g.start - g.call_end);
     t.kernel.push_back(g.end - g.start);
