@@ -56,7 +56,7 @@ FIGURES_LAUNCH = ("mean", "min", "p50", "p90", "max")
 MODES = (("rounding", True), ("no-rounding", False))
 FIGURES_QUEUE = ("mean", "min", "p25", "p50", "p75", "max")
 # HTA's blocked-on-full-queue figure at a queue size generated traces reach (its default, 1024,
-# they never do): ./attribute --hta-max-queue says the same size.
+# they never do): ./attribute --hta-max-queue says the same size. --max-queue sets it.
 MAX_QUEUE = 4
 
 
@@ -360,6 +360,12 @@ def main():
     )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument(
+        "--max-queue",
+        type=int,
+        default=MAX_QUEUE,
+        help="queue size of the blocked-on-full-queue figure (HTA's default 1024 is never reached)",
+    )
+    ap.add_argument(
         "--no-native",
         action="store_true",
         help="skip HTA's native tie order (half the HTA time; no tie_dependent count)",
@@ -370,6 +376,8 @@ def main():
         "--out", help="write the summary JSON here (results/traces/hta-differential.json)"
     )
     a = ap.parse_args()
+    global MAX_QUEUE
+    MAX_QUEUE = a.max_queue  # read by the forked workers
 
     from hta_reference import check_hta_version
     import logging
@@ -406,6 +414,7 @@ def main():
         "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seed": a.seed,
+        "max_queue": MAX_QUEUE,
         "traces": a.traces,
         "wall_s": round(wall, 1),
         "jobs": a.jobs,
