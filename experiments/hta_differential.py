@@ -350,6 +350,7 @@ def worker(job):
 
 
 def main():
+    global MAX_QUEUE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "--traces", type=int, default=5000, help="generated traces (each in both modes)"
@@ -376,7 +377,6 @@ def main():
         "--out", help="write the summary JSON here (results/traces/hta-differential.json)"
     )
     a = ap.parse_args()
-    global MAX_QUEUE
     MAX_QUEUE = a.max_queue  # read by the forked workers
 
     from hta_reference import check_hta_version

@@ -63,13 +63,14 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
       f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
   }
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
-  const auto [queue, kernels] = extras.get();
+  auto built = extras.get();
+  const LaunchQueue& queue = built.first;
   const auto queue_of = [&](const Attribution& a, bool streams) {
     return queue.figures(a.window_start_ns, a.window_start_ns + a.window_ns, streams);
   };
   for (auto& f : rep.steps) f.queue = queue_of(f.a, false);
   rep.total.queue = queue_of(rep.total.a, true);
-  rep.kernels = std::move(kernels);
+  rep.kernels = std::move(built.second);
   rep.syncs = syncs.get();
   return rep;
 }
