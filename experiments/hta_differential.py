@@ -54,6 +54,10 @@ FIGURES_TEMPORAL = ("idle_time_us", "compute_time_us", "non_compute_time_us", "k
 FIGURES_IDLE = ("host_wait_us", "kernel_wait_us", "other_us")
 FIGURES_LAUNCH = ("mean", "min", "p50", "p90", "max")
 MODES = (("rounding", True), ("no-rounding", False))
+FIGURES_QUEUE = ("mean", "min", "p25", "p50", "p75", "max")
+# HTA's blocked-on-full-queue figure at a queue size generated traces reach (its default, 1024,
+# they never do): ./attribute --hta-max-queue says the same size. --max-queue sets it.
+MAX_QUEUE = 4
 
 
 # --- HTA -----------------------------------------------------------------------------------
@@ -85,10 +89,10 @@ def hta_run(trace_dir, rounding, native=True):
         return {"error": f"{type(e).__name__}: {e}"}
     out = {}
     with hta_observed(stable=True):
-        out["stable"] = hta_figures(a)
+        out["stable"] = hta_figures(a, queue_limits=(MAX_QUEUE,))
     if native:
         with hta_observed(stable=False):
-            out["native"] = hta_figures(a)
+            out["native"] = hta_figures(a, queue_limits=(MAX_QUEUE,))
     return out
 
 
@@ -99,7 +103,16 @@ def attribute_run(binary, trace_dir, rounding):
     """./attribute --hta's JSON for a folder, or {"error": ...} with its message."""
     with tempfile.TemporaryDirectory(prefix="attr-") as tmp:
         out = Path(tmp) / "a.json"
-        cmd = [str(binary), "--hta", "--quiet", "--json", str(out), str(trace_dir)]
+        cmd = [
+            str(binary),
+            "--hta",
+            "--hta-max-queue",
+            str(MAX_QUEUE),
+            "--quiet",
+            "--json",
+            str(out),
+        ]
+        cmd.append(str(trace_dir))
         if not rounding:
             cmd.insert(2, "--hta-no-rounding")
         p = subprocess.run(
@@ -168,6 +181,43 @@ def compare(hta, ours, exact):
                 for k in FIGURES_LAUNCH:
                     if not same(hl[k], ol.get(k), exact):
                         out.append((where + "launch." + k, hl[k], ol.get(k)))
+        out += compare_queue(h, o, errors, exact, where)
+    return out
+
+
+def compare_queue(h, o, errors, exact, where):
+    """HTA's queue length summary and blocked-on-full-queue figure against ours (one rank)."""
+    out = []
+    ours_errors = o.get("hta_errors", {})
+    for figure in ("queue_length", "blocked_on_full_queue"):
+        if (figure in errors) != (figure in ours_errors):
+            out.append((where + figure + ".raises", errors.get(figure), ours_errors.get(figure)))
+    if "queue_length" not in errors and "queue_length" not in ours_errors:
+        hq, oq = h["queue_length"], o.get("queue_length", {})
+        if set(hq) != set(oq):
+            out.append((where + "queue streams", sorted(hq), sorted(oq)))
+        else:
+            for s in hq:
+                if hq[s]["count"] != oq[s]["count"]:
+                    out.append((where + f"queue.stream {s}.count", hq[s]["count"], oq[s]["count"]))
+                    continue
+                for k in FIGURES_QUEUE:
+                    if not same(hq[s][k], oq[s][k], exact):
+                        out.append((where + f"queue.stream {s}.{k}", hq[s][k], oq[s][k]))
+                if not same(hq[s]["std"], oq[s]["std"], False):  # a square root: float rounding
+                    out.append((where + f"queue.stream {s}.std", hq[s]["std"], oq[s]["std"]))
+    if "blocked_on_full_queue" not in errors and "blocked_on_full_queue" not in ours_errors:
+        hb = h["blocked_on_full_queue"][str(MAX_QUEUE)]
+        ob = {k: v for k, v in o["blocked_on_full_queue"].items() if k != "max_queue_length"}
+        if set(hb) != set(ob):
+            out.append((where + "full_queue.row", hb, ob))
+        elif hb:
+            if hb["stream"] != ob["stream"]:
+                out.append((where + "full_queue.stream", hb["stream"], ob["stream"]))
+            if not same(hb["duration_us"], ob["duration_us"], exact):
+                out.append((where + "full_queue.duration_us", hb["duration_us"], ob["duration_us"]))
+            if not same(hb["relative"], ob["relative"], False):
+                out.append((where + "full_queue.relative", hb["relative"], ob["relative"]))
     return out
 
 
@@ -178,7 +228,13 @@ def kinds(diffs):
         parts = name.split(" ")
         k = parts[-1]
         out.add(
-            ("idle." + k.split(".")[-1]) if "idle." in name else k if parts[0] == "rank" else name
+            ("idle." + k.split(".")[-1])
+            if "idle." in name
+            else ("queue." + k.split(".")[-1])
+            if "queue." in name
+            else k
+            if parts[0] == "rank"
+            else name
         )
     return out
 
@@ -294,6 +350,7 @@ def worker(job):
 
 
 def main():
+    global MAX_QUEUE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "--traces", type=int, default=5000, help="generated traces (each in both modes)"
@@ -303,6 +360,12 @@ def main():
         "--attribute", default=str(REPO / "build" / "attribute"), help="the binary to test"
     )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument(
+        "--max-queue",
+        type=int,
+        default=MAX_QUEUE,
+        help="queue size of the blocked-on-full-queue figure (HTA's default 1024 is never reached)",
+    )
     ap.add_argument(
         "--no-native",
         action="store_true",
@@ -314,6 +377,7 @@ def main():
         "--out", help="write the summary JSON here (results/traces/hta-differential.json)"
     )
     a = ap.parse_args()
+    MAX_QUEUE = a.max_queue  # read by the forked workers
 
     from hta_reference import check_hta_version
     import logging
@@ -350,6 +414,7 @@ def main():
         "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seed": a.seed,
+        "max_queue": MAX_QUEUE,
         "traces": a.traces,
         "wall_s": round(wall, 1),
         "jobs": a.jobs,

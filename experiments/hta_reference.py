@@ -36,6 +36,10 @@ REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
 OUT = REPO / "tests" / "data" / "hta_expected"
 HTA_VERSION = "0.5.0"
+# The queue sizes HTA's blocked-on-full-queue figure is asked at: its own default
+# (CUDA_MAX_LAUNCH_QUEUE_PER_STREAM, never reached on the real traces) and two that real and
+# generated traces reach, so that the rule is exercised.
+QUEUE_LIMITS = (1024, 16, 4)
 # The child's wall-clock limit: the largest trace (25 MB) takes well under a minute.
 CHILD_TIMEOUT_S = 900
 
@@ -85,7 +89,7 @@ def hta_observed(stable):
         pd.DataFrame.sort_values, pd.DataFrame.round = sort_values, round_
 
 
-def hta_figures(analyzer):
+def hta_figures(analyzer, queue_limits=QUEUE_LIMITS):
     """HTA's figures for every rank of a loaded TraceAnalysis, in the schema of
     tests/data/hta_expected/README.md: what HTA's public calls return, nothing recomputed."""
     import numpy as np
@@ -162,11 +166,61 @@ def hta_figures(analyzer):
                 "p90": None,
                 "max": None,
             }
+        queue_figures(analyzer, rank, r, errors, queue_limits)
         if errors:
             r["hta_errors"] = errors
         result["ranks"][str(rank)] = r
 
     return result
+
+
+def _f_or_none(x):
+    """A float, or None for NaN (pandas' std of one value): JSON has no NaN."""
+    x = float(x)
+    return None if x != x else x
+
+
+def queue_figures(analyzer, rank, r, errors, limits=QUEUE_LIMITS):
+    """HTA's queue length summary per stream and its time blocked on a full queue, into r."""
+    try:
+        summary = analyzer.get_queue_length_summary(ranks=[rank])
+        q = {}
+        if summary is not None:
+            stats = summary["queue_length"]
+            for (_, stream), row in stats.iterrows():
+                q[str(int(stream))] = {
+                    "count": int(row["count"]),
+                    "mean": _f(row["mean"]),
+                    "std": _f_or_none(row["std"]),
+                    "min": _f(row["min"]),
+                    "p25": _f(row["25%"]),
+                    "p50": _f(row["50%"]),
+                    "p75": _f(row["75%"]),
+                    "max": _f(row["max"]),
+                }
+        r["queue_length"] = q
+    except Exception as e:  # noqa: BLE001 - HTA's failure is itself a result
+        errors["queue_length"] = f"{type(e).__name__}: {e}"
+        r["queue_length"] = {}
+    blocked = {}
+    try:
+        series = analyzer.get_queue_length_time_series(ranks=[rank])
+        for m in limits:
+            b = analyzer.get_time_spent_blocked_on_full_queue(series, max_queue_length=m)
+            rows = b[b["rank"] == rank] if "rank" in b else b.iloc[0:0]
+            blocked[str(m)] = (
+                {}
+                if rows.empty
+                else {
+                    "stream": int(rows["stream"].iloc[0]),
+                    "duration_us": _f(rows["duration_at_max_queue_length"].iloc[0]),
+                    "relative": _f_or_none(rows["relative_duration_at_max_queue_length"].iloc[0]),
+                }
+            )
+    except Exception as e:  # noqa: BLE001
+        errors["blocked_on_full_queue"] = f"{type(e).__name__}: {e}"
+        blocked = {}
+    r["blocked_on_full_queue"] = blocked
 
 
 def check_hta_version():

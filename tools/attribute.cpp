@@ -31,7 +31,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] | --replay | "
+    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] "
+    "[--hta-max-queue N] | --replay | "
     "--what-if SPEC...]\n"
     "                   [--time] [--quiet] TRACE...\n"
     "  TRACE: a Kineto / Chrome trace JSON file (plain or gzip), or a folder of per-rank files;\n"
@@ -43,6 +44,7 @@ const char* kUsage =
     "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
     "                      per-stream idle breakdown, kernel launch delay), per rank\n"
     "  --hta-no-rounding   as HTA with HTA_DISABLE_NS_ROUNDING=1 (also read from the environment)\n"
+    "  --hta-max-queue N   HTA's time blocked on a full queue at N entries (default 1024)\n"
     "  --replay            replay the trace with every recorded duration: predicted vs measured\n"
     "                      per step (docs/what-if.md)\n"
     "  --what-if SPEC      replay it changed (repeatable; implies --replay):\n"
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
                     std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
   bool replay = false;
+  int64_t max_queue = 1024;  // --hta-max-queue: HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
   std::vector<trace::replay::WhatIf> what_ifs;
   std::vector<std::string> inputs;
   const auto what_if = [&](const std::string& spec) {
@@ -116,6 +119,14 @@ int main(int argc, char** argv) {
       hta = true;
     } else if (a == "--hta-no-rounding") {
       hta = true, rounding = false;
+    } else if (a == "--hta-max-queue") {
+      if (++i >= argc) return usage_error("--hta-max-queue needs a number");
+      char* end = nullptr;
+      const long long v = std::strtoll(argv[i], &end, 10);
+      if (!*argv[i] || *end || v < 1)
+        return usage_error(std::string("--hta-max-queue: expected a whole number >= 1, got '") +
+                           argv[i] + "'");
+      hta = true, max_queue = v;
     } else if (a == "--replay") {
       replay = true;
     } else if (a == "--what-if") {
@@ -142,9 +153,11 @@ int main(int argc, char** argv) {
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
     options.list_events = hta;
-    // No figure here names a kernel, but HTA's rows of an export without a listing tell
-    // computation kernels by name, and a what-if may pick kernels by name.
+    // HTA's rows of an export without a listing tell computation kernels by name, and a
+    // what-if may pick kernels by name; the attribution's per-kernel table needs each distinct
+    // name only once.
     options.kernel_names = hta;
+    options.kernel_name_ids = !hta && !replay;
     for (const auto& w : what_ifs)
       if (w.kind == trace::replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty())
         options.kernel_names = true;
@@ -177,6 +190,7 @@ int main(int argc, char** argv) {
       for (const auto& t : traces) ptrs.push_back(&t);
       trace::HtaOptions hopt;
       hopt.ns_rounding = rounding;
+      hopt.max_queue_length = max_queue;
       const auto ranks = trace::hta_breakdown(ptrs, hopt);
       if (!quiet) std::fputs(trace::hta_table(ranks, rounding).c_str(), stdout);
       out.key("hta").begin_object().key("ns_rounding").value(rounding).key("ranks");

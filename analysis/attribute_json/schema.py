@@ -70,12 +70,37 @@ STEP_COUNTS = ("launches", "kernels", "memsets", "syncs", "blocking_copies", "no
 COPY_REASONS = ("not Async", "pageable")  # why a copy call held the host
 KIND_SYNC = "sync"  # a listed blocking call's kind when it is a *Synchronize call
 
+# The launch queue of a window (src/trace/analyze/launch_queue.h): each GPU's, and the regime.
+REGIMES = ("launch-bound", "GPU-bound", "mixed", "no GPU work")
+QUEUE_DEPTH = {
+    "empty_share": float,
+    "empty_us": float,
+    "depth_p50": int,
+    "depth_p90": int,
+    "depth_max": int,
+}
+GPU_QUEUE = {
+    **QUEUE_DEPTH,
+    "device": int,
+    "pieces": int,
+    "full_queue_calls": int,
+    "full_queue_us": float,
+}
+QUEUE = {"regime": OneOf(*REGIMES), "gpus": [GPU_QUEUE]}
+QUEUE_RULE = {
+    "max_queue": int,
+    "launch_bound_empty_share": float,
+    "gpu_bound_empty_share": float,
+    "gpu_bound_median_depth": int,
+}
+
 WINDOW = {
     **{k: float for k in STEP_NUMBERS},
     **{k: int for k in STEP_COUNTS},
     "launch_delay_us": dict,
     "memcpy_by_kind": dict,
     "blocking_copies_by_reason": {r: {"calls": int, "us": float} for r in COPY_REASONS},
+    "queue": QUEUE,
 }
 STEP = {**WINDOW, "name": str, "start_us": float}
 BLOCKING_CALLS = {
@@ -103,12 +128,22 @@ BLOCKING_CALL = {
     "gpu_queued_us": float,
     "op": ANY,  # the innermost cpu_op, or null when none encloses the call
 }
+# Per kernel name, Nsight Systems' cuda_kern_exec_sum split (src/trace/analyze/kernel_times.h).
+TIME_STATS = {k: float for k in ("total", "mean", "median", "min", "max")} | {"count": int}
+KERNEL_TIMES = {"name": str, "api_us": TIME_STATS, "queue_us": TIME_STATS, "kernel_us": TIME_STATS}
+
 TRACE = {
     "file": str,
     "rank": int,
     "gpu_events": bool,
     "steps": [STEP],
-    "total": WINDOW,
+    "total": {
+        **WINDOW,
+        "queue": {**QUEUE, "streams": [{**QUEUE_DEPTH, "device": int, "stream": int}]},
+    },
+    "queue_rule": QUEUE_RULE,
+    "kernels_by_name": [KERNEL_TIMES],
+    "kernels_without_call": int,
     "blocking_calls": BLOCKING_CALLS,
     "syncs_by_cause": [CAUSE],
     "syncs": [BLOCKING_CALL],

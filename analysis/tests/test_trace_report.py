@@ -55,7 +55,18 @@ def step(
         "idle_kernel_wait_us": kernel_wait,
         "idle_other_us": other,
         "launch_delay_us": {"count": launches, "p50": 3.0, "p90": 7.5, "p99": 9.0, "max": 10.0},
+        "queue": {"regime": "mixed", "gpus": [QUEUE_GPU], "streams": []},
     }
+
+
+QUEUE_DEPTH = {"empty_share": 0.1, "empty_us": 1.0, "depth_p50": 1, "depth_p90": 2, "depth_max": 3}
+QUEUE_GPU = {**QUEUE_DEPTH, "device": 0, "pieces": 4, "full_queue_calls": 0, "full_queue_us": 0.0}
+QUEUE_RULE = {
+    "max_queue": 1024,
+    "launch_bound_empty_share": 0.25,
+    "gpu_bound_empty_share": 0.05,
+    "gpu_bound_median_depth": 2,
+}
 
 
 def sync(
@@ -168,6 +179,9 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
         "syncs": syncs,
         "unmatched_correlations": 0,
         "warnings": [],
+        "queue_rule": QUEUE_RULE,
+        "kernels_by_name": [],
+        "kernels_without_call": 0,
     }
 
 

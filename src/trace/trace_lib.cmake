@@ -48,6 +48,8 @@ add_library(iris_trace STATIC
   ${_t}/import/nsys/nsys_report.cpp
   ${_t}/import/trace_file.cpp
   ${_t}/analyze/attribution.cpp
+  ${_t}/analyze/launch_queue.cpp
+  ${_t}/analyze/kernel_times.cpp
   ${_t}/analyze/blocking_calls.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/step_report.cpp

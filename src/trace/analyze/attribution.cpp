@@ -156,7 +156,7 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
     w0 = e0, w1 = e1;
   else if (lo_ <= hi_)
     w0 = lo_, w1 = hi_;
-  a.window_ns = w1 - w0;
+  a.window_start_ns = w0, a.window_ns = w1 - w0;
 
   // Host calls starting in the window.
   auto c = std::partition_point(calls_.begin(), calls_.end(),
@@ -263,6 +263,22 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
     p.kernel_ns += g->end - g->start;
   }
   return a;
+}
+
+LaunchQueue AttributionIndex::launch_queue(const QueueOptions& options) const {
+  std::vector<LaunchQueue::Work> work;
+  work.reserve(gpu_.size());
+  for (const GpuWork& g : gpu_) {
+    uint32_t device = 0, stream = 0;
+    if (g.type == 0)
+      device = r_.kernels[g.index].device_id, stream = r_.kernels[g.index].stream_id;
+    else if (g.type == 1)
+      device = r_.memcpys[g.index].device_id, stream = r_.memcpys[g.index].stream_id;
+    else
+      device = r_.memsets[g.index].device_id, stream = r_.memsets[g.index].stream_id;
+    work.push_back({g.start, g.end, g.call_start, g.call_end, device, stream, g.has_call});
+  }
+  return LaunchQueue(work, options);
 }
 
 Attribution attribute(const RecordSet& records, const AttributionOptions& options) {

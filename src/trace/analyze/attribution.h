@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "trace/analyze/blocking_calls.h"
+#include "trace/analyze/launch_queue.h"
 #include "trace/model/records.h"
 
 namespace trace {
@@ -81,7 +82,7 @@ struct PhaseStats {
 
 struct Attribution {
   uint64_t epochs = 0;
-  uint64_t window_ns = 0;
+  uint64_t window_start_ns = 0, window_ns = 0;
   uint64_t launches = 0, launch_api_ns = 0;
   uint64_t kernels = 0, kernel_ns = 0;
   uint64_t gpu_busy_ns = 0;
@@ -120,20 +121,6 @@ class AttributionIndex {
  public:
   explicit AttributionIndex(const RecordSet& records);
 
-  // The figures of the records that start in the window (options.window; else the span of
-  // the `epoch` ranges among the selected ones; else the span of all records). Phases and
-  // epochs come from the host ranges that start in [ranges_from, ranges_to] and end by
-  // ranges_to (default: all of them).
-  Attribution attribute(const AttributionOptions& options = {}, uint64_t ranges_from = 0,
-                        uint64_t ranges_to = UINT64_MAX) const;
-
- private:
-  struct HostCall {  // an API call, in start order
-    uint64_t start, end;
-    ApiKind kind;
-    Blocking blocking;
-    bool counted;  // false: a driver call inside a runtime call on its thread (same host time)
-  };
   struct GpuWork {  // a kernel, memcpy or memset, in start order (ties: kernels, copies, memsets)
     uint64_t start, end;
     uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
@@ -141,6 +128,27 @@ class AttributionIndex {
     uint32_t call_thread;
     uint8_t type;  // 0 kernel, 1 memcpy, 2 memset
     bool has_call;
+  };
+  // Every GPU activity with the host call joined to it, in start order.
+  const std::vector<GpuWork>& gpu_work() const { return gpu_; }
+
+  // The figures of the records that start in the window (options.window; else the span of
+  // the `epoch` ranges among the selected ones; else the span of all records). Phases and
+  // epochs come from the host ranges that start in [ranges_from, ranges_to] and end by
+  // ranges_to (default: all of them).
+  Attribution attribute(const AttributionOptions& options = {}, uint64_t ranges_from = 0,
+                        uint64_t ranges_to = UINT64_MAX) const;
+
+  // The launch queue of the same GPU work, each piece with the host call joined to it above
+  // (launch_queue.h).
+  LaunchQueue launch_queue(const QueueOptions& options = {}) const;
+
+ private:
+  struct HostCall {  // an API call, in start order
+    uint64_t start, end;
+    ApiKind kind;
+    Blocking blocking;
+    bool counted;  // false: a driver call inside a runtime call on its thread (same host time)
   };
   const RecordSet& r_;
   std::vector<HostCall> calls_;

@@ -143,6 +143,120 @@ void sort_by_ts(std::vector<T>* v, Ts ts) {
   std::stable_sort(v->begin(), v->end(), [&](const T& a, const T& b) { return ts(a) < ts(b); });
 }
 
+// trace_counters.py, TraceCounters: _get_queue_length_time_series_for_rank,
+// get_queue_length_summary and get_time_spent_blocked_on_full_queue (hta_breakdown.h).
+void queue_length(const std::vector<const Row*>& df, Dtypes types, const HtaOptions& opt,
+                  HtaRank* out) {
+  out->full_queue.max_queue_length = opt.max_queue_length;
+  std::vector<const Row*> launches, gpu;  // frame order
+  for (const Row* r : df) {
+    if ((r->e->flags & HtaEvent::kQueueLaunchName) && r->index_corr > 0) launches.push_back(r);
+    if (r->e->stream != -1) gpu.push_back(r);
+  }
+  std::unordered_map<int64_t, std::vector<const Row*>> gpu_by_corr;
+  for (const Row* g : gpu) gpu_by_corr[g->e->correlation].push_back(g);
+  struct Change {
+    double ts;
+    int64_t stream, index;
+    bool has_stream;  // a launch joined to no GPU row has a NaN stream: in no group
+    int delta;
+  };
+  // runtime_calls.join(gpu_kernels, on="correlation"): each launch once per GPU row with its
+  // correlation, in their order, or once without a stream; then the GPU rows some launch has.
+  std::vector<Change> merged;
+  std::set<int64_t> launch_corrs;
+  for (const Row* r : launches) {
+    launch_corrs.insert(r->e->correlation);
+    const auto it = gpu_by_corr.find(r->e->correlation);
+    if (it == gpu_by_corr.end()) {
+      merged.push_back({r->ts, 0, r->e->index, false, +1});
+      continue;
+    }
+    for (const Row* g : it->second) merged.push_back({r->ts, g->e->stream, r->e->index, true, +1});
+  }
+  const size_t launch_rows = merged.size();
+  for (const Row* g : gpu)
+    if (launch_corrs.count(g->e->correlation))
+      merged.push_back({g->ts, g->e->stream, g->e->index, true, -1});
+  if (merged.size() - launch_rows != launch_rows) {
+    out->queue_error = out->full_queue_error = "AssertionError";  // HTA's own assert
+    return;
+  }
+  sort_by_ts(&merged, [](const Change& c) { return c.ts; });
+  struct Point {
+    double ts;
+    int64_t index, length;
+  };
+  std::map<int64_t, std::vector<Point>> series;  // groupby("stream"): sorted keys, NaN dropped
+  for (const Change& c : merged) {
+    if (!c.has_stream) continue;
+    auto& v = series[c.stream];
+    v.push_back({c.ts, c.index, (v.empty() ? 0 : v.back().length) + c.delta});
+  }
+  for (const auto& [stream, v] : series) {
+    HtaQueueStats q;
+    std::vector<double> x;
+    for (const Point& p : v) x.push_back(static_cast<double>(p.length));
+    q.count = x.size();
+    const double n = static_cast<double>(x.size());
+    q.mean = pairwise(x.data(), x.size()) / n;
+    if (x.size() < 2) {
+      q.std = kNaN;
+    } else {  // pandas nanvar: sum((mean - x)^2) / (n - 1)
+      std::vector<double> sq;
+      for (double v2 : x) sq.push_back((q.mean - v2) * (q.mean - v2));
+      q.std = std::sqrt(pairwise(sq.data(), sq.size()) / (n - 1));
+    }
+    std::sort(x.begin(), x.end());
+    q.min = x.front(), q.max = x.back();
+    q.p25 = linear_percentile(x, 25), q.p50 = linear_percentile(x, 50);
+    q.p75 = linear_percentile(x, 75);
+    out->queue_length[stream] = q;
+  }
+  if (series.empty()) return;
+
+  // get_time_spent_blocked_on_full_queue: ql.loc[ql.stream == s], dur = ts.shift(-1) - ts,
+  // rows with queue_length >= max; the last stream with any such row is the rank's.
+  // ql: the groups one after another; where its row labels (file indices) repeat, pandas
+  // aligns the boolean mask ql.queue_length >= max on them (see below).
+  std::vector<const Point*> ql;
+  std::unordered_map<int64_t, std::vector<size_t>> at_label;
+  for (const auto& [stream, v] : series)
+    for (const Point& p : v) at_label[p.index].push_back(ql.size()), ql.push_back(&p);
+  double ts_min = std::numeric_limits<double>::infinity(), ts_max = -ts_min;
+  for (const Row* r : df) ts_min = std::min(ts_min, r->ts), ts_max = std::max(ts_max, r->ts);
+  const double duration = column_op(ts_max, -ts_min, types.ts_bits, &out->int_wrapped);
+  for (const auto& [stream, v] : series) {
+    // df.loc[mask]: with one stream the mask is df's own; else it is reindexed to df's labels,
+    // each label taking the mask at every ql row with that label (get_indexer_for), and df's
+    // rows at the true positions are taken: one past df's end raises IndexError.
+    std::vector<size_t> picked;
+    if (series.size() == 1) {
+      for (size_t i = 0; i < v.size(); ++i)
+        if (v[i].length >= opt.max_queue_length) picked.push_back(i);
+    } else {
+      size_t pos = 0;
+      for (const Point& p : v)
+        for (size_t k : at_label[p.index]) {
+          if (ql[k]->length >= opt.max_queue_length) {
+            if (pos >= v.size()) {
+              out->full_queue = {opt.max_queue_length};
+              out->full_queue_error = "IndexError";
+              return;
+            }
+            picked.push_back(pos);
+          }
+          ++pos;
+        }
+    }
+    std::vector<double> durs;  // Series.sum(): the last row's NaN counted as 0
+    for (size_t i : picked) durs.push_back(i + 1 < v.size() ? v[i + 1].ts - v[i].ts : 0.0);
+    if (durs.empty()) continue;
+    const double total = pairwise(durs.data(), durs.size());
+    out->full_queue = {opt.max_queue_length, true, stream, total, total * 1.0 / duration};
+  }
+}
+
 HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const HtaOptions& opt) {
   HtaRank out;
 
@@ -276,6 +390,7 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
     s.min = delays.front(), s.max = delays.back();
     s.p50 = linear_percentile(delays, 50), s.p90 = linear_percentile(delays, 90);
   }
+  queue_length(df, types, opt, &out);
   return out;
 }
 

@@ -36,10 +36,28 @@
 //    cudaMemsetAsync give the correlations; every stream -1 row with one of them paired with
 //    every stream != -1 row with the same: GPU ts - call ts - call dur, clipped at 0; mean by
 //    numpy's pairwise sum, percentiles by numpy's linear interpolation.
+//  - queue length (trace_counters.py, _get_queue_length_time_series_for_rank): launches are
+//    rows named as HTA's get_runtime_launch_events_query lists (cudaLaunchKernel,
+//    cudaLaunchKernelExC, cuLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync, their HIP and MTIA
+//    names) with index_correlation > 0, each left-joined to every stream != -1 row with its
+//    correlation (+1 at the call's ts, on that row's stream; none: no stream); the stream != -1
+//    rows whose correlation some launch has (-1 at their ts). HTA asserts the two counts are
+//    equal (else it raises). Both sets, launches first, sorted by ts; per stream the running
+//    sum is the queue length at each row. Summary: pandas describe() of those values per
+//    stream (count, mean, std with ddof 1, min, 25/50/75 % linear, max): per row, not per time.
+//  - time blocked on a full queue (get_time_spent_blocked_on_full_queue): per stream, each
+//    row's time to the stream's next row, summed over the rows with queue length >=
+//    max_queue_length; relative: over the rank's ts max - ts min. HTA keeps one row per rank,
+//    of the last stream (in stream order) that has such rows. Its boolean row selection
+//    aligns on the row labels (file indices): where labels repeat (one launch joined to several
+//    GPU rows) and the series has other streams, each of the stream's rows takes the mask of
+//    every row with its label, the rows at the true positions are taken (not always the right
+//    ones), and a true position past the stream's rows raises (IndexError), as in HTA.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "trace/analyze/hta_rows.h"
@@ -50,6 +68,20 @@ namespace trace {
 struct HtaOptions {
   bool ns_rounding = true;
   double consecutive_kernel_delay_us = 30;
+  int64_t max_queue_length = 1024;  // HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
+};
+
+// pandas describe() of one stream's queue lengths.
+struct HtaQueueStats {
+  uint64_t count = 0;
+  double mean = 0, std = 0, min = 0, p25 = 0, p50 = 0, p75 = 0, max = 0;  // std NaN when count 1
+};
+
+struct HtaFullQueue {
+  int64_t max_queue_length = 0;
+  bool present = false;  // HTA returned a row for the rank
+  int64_t stream = 0;
+  double duration_us = 0, relative = 0;
 };
 
 struct HtaIdle {
@@ -70,6 +102,10 @@ struct HtaRank {
   double idle_us = 0, compute_us = 0, non_compute_us = 0, kernel_time_us = 0;
   std::map<int64_t, HtaIdle> idle_by_stream;
   HtaLaunchStats launch_delay;
+  std::map<int64_t, HtaQueueStats> queue_length;  // by stream
+  std::string queue_error;  // HTA raises computing the queue series (its message's kind)
+  HtaFullQueue full_queue;
+  std::string full_queue_error;  // HTA raises in get_time_spent_blocked_on_full_queue
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

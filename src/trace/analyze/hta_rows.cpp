@@ -29,6 +29,12 @@ uint16_t name_flags(std::string_view n) {
   if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") f |= HtaEvent::kMemAsyncName;
   if (n == "Event Sync" || n == "Context Sync") f |= HtaEvent::kDeviceSyncName;
   if (contains(n, "ProfilerStep")) f |= HtaEvent::kStepName;
+  // trace_symbol_table.py, get_runtime_launch_events_query: the calls that enqueue.
+  for (const char* q :
+       {"cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel", "cudaLaunchKernelExC",
+        "cuLaunchKernel", "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
+        "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream"})
+    if (n == q) f |= HtaEvent::kQueueLaunchName;
   return f;
 }
 

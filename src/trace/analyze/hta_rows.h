@@ -21,12 +21,13 @@ namespace trace {
 // What HTA keeps of one event.
 struct HtaEvent {
   enum Flag : uint16_t {
-    kKernelCat = 1,        // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset/mtia_ccp_events
-    kComputeName = 2,      // HTA's get_kernel_type(name) == COMPUTATION
-    kLaunchName = 4,       // cudaLaunchKernel, cudaLaunchKernelExC
-    kMemAsyncName = 8,     // cudaMemcpyAsync, cudaMemsetAsync
-    kDeviceSyncName = 16,  // "Event Sync", "Context Sync" (GPU rows although stream -1)
-    kStepName = 32,        // name contains "ProfilerStep"
+    kKernelCat = 1,         // cat kernel/Kernel/gpu_memcpy/Memcpy/gpu_memset/Memset/mtia_ccp_events
+    kComputeName = 2,       // HTA's get_kernel_type(name) == COMPUTATION
+    kLaunchName = 4,        // cudaLaunchKernel, cudaLaunchKernelExC
+    kMemAsyncName = 8,      // cudaMemcpyAsync, cudaMemsetAsync
+    kDeviceSyncName = 16,   // "Event Sync", "Context Sync" (GPU rows although stream -1)
+    kStepName = 32,         // name contains "ProfilerStep"
+    kQueueLaunchName = 64,  // a launch of HTA's queue length (get_runtime_launch_events_query)
   };
   int64_t index = 0;  // HTA's row index: the event's place in the file
   // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our

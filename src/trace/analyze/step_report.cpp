@@ -12,6 +12,10 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   // The syncs need none of the attribution: found on a second core meanwhile.
   auto syncs = std::async(std::launch::async, [&] { return find_syncs(r, t.syncs_named_by_call); });
   const AttributionIndex index(r);
+  // The launch queue and the per-kernel table read the index only: built meanwhile too.
+  auto extras = std::async(std::launch::async, [&] {
+    return std::make_pair(index.launch_queue(rep.queue_options), kernel_times(r, index));
+  });
   // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
   std::vector<std::pair<uint64_t, uint64_t>> epochs;
   for (const auto& h : r.ranges)
@@ -59,6 +63,14 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
       f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
   }
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
+  auto built = extras.get();
+  const LaunchQueue& queue = built.first;
+  const auto queue_of = [&](const Attribution& a, bool streams) {
+    return queue.figures(a.window_start_ns, a.window_start_ns + a.window_ns, streams);
+  };
+  for (auto& f : rep.steps) f.queue = queue_of(f.a, false);
+  rep.total.queue = queue_of(rep.total.a, true);
+  rep.kernels = std::move(built.second);
   rep.syncs = syncs.get();
   return rep;
 }

@@ -1,12 +1,15 @@
 // ./attribute's own figures for one imported trace: bench's traced-pass attribution
 // (attribution.h) per step window and over the whole trace, plus the sync causes
-// (sync_causes.h). Printed by export/report_text.h, written as JSON by export/report_json.h.
+// (sync_causes.h), the launch queue of every step (launch_queue.h) and each kernel's API,
+// queue and kernel time (kernel_times.h). Printed by
+// export/report_text.h, written as JSON by export/report_json.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "trace/analyze/attribution.h"
+#include "trace/analyze/kernel_times.h"
 #include "trace/analyze/sync_causes.h"
 #include "trace/model/imported_trace.h"
 
@@ -16,6 +19,7 @@ struct StepFigures {
   std::string name;
   uint64_t start_ns = 0, wall_ns = 0;
   Attribution a;
+  QueueFigures queue;  // over the window of `a` (launch_queue.h)
 };
 
 struct TraceReport {
@@ -24,6 +28,8 @@ struct TraceReport {
   StepFigures total;               // the whole trace (our own files: first to last epoch)
   SyncReport syncs;
   uint64_t steps_wall_ns = 0;  // summed step wall time (the whole trace's without steps)
+  QueueOptions queue_options;  // the thresholds the regimes were named by
+  KernelTimesTable kernels;    // per kernel name: API, queue and kernel time (kernel_times.h)
 };
 
 TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});

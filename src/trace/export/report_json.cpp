@@ -1,10 +1,54 @@
 #include "trace/export/report_json.h"
 
+#include <cmath>
+
 namespace trace {
 
 namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+void depth_json(JsonOut& o, const QueueDepth& d) {
+  o.key("empty_share").value(d.empty_share()).key("empty_us").value(us(d.empty_ns));
+  o.key("depth_p50").value(static_cast<uint64_t>(d.p50));
+  o.key("depth_p90").value(static_cast<uint64_t>(d.p90));
+  o.key("depth_max").value(static_cast<uint64_t>(d.max));
+}
+
+// The launch queue of one window (launch_queue.h); streams only where they were computed.
+void queue_json(JsonOut& o, const QueueFigures& q, bool streams) {
+  o.key("queue").begin_object();
+  o.key("regime").value(to_string(q.regime));
+  o.key("gpus").begin_array();
+  for (const auto& g : q.gpus) {
+    o.begin_object().key("device").value(static_cast<uint64_t>(g.device));
+    o.key("pieces").value(g.pieces);
+    depth_json(o, g.depth);
+    o.key("full_queue_calls").value(g.full_queue_calls);
+    o.key("full_queue_us").value(us(g.full_queue_ns));
+    o.end_object();
+  }
+  o.end_array();
+  if (streams) {
+    o.key("streams").begin_array();
+    for (const auto& s : q.streams) {
+      o.begin_object().key("device").value(static_cast<uint64_t>(s.device));
+      o.key("stream").value(static_cast<uint64_t>(s.stream));
+      depth_json(o, s.depth);
+      o.end_object();
+    }
+    o.end_array();
+  }
+  o.end_object();
+}
+
+void time_stats_json(JsonOut& o, const char* key, const TimeStats& t) {
+  o.key(key).begin_object();
+  o.key("count").value(t.count).key("total").value(us(t.total_ns));
+  o.key("mean").value(t.mean_ns() / 1000).key("median").value(t.median_ns / 1000);
+  o.key("min").value(us(t.min_ns)).key("max").value(us(t.max_ns));
+  o.end_object();
+}
 
 void figures_json(JsonOut& o, const StepFigures& f) {
   const Attribution& a = f.a;
@@ -80,11 +124,20 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   for (const auto& s : rep.steps) {
     o.begin_object();
     figures_json(o, s);
+    queue_json(o, s.queue, false);
     o.end_object();
   }
   o.end_array();
   o.key("total").begin_object();
   figures_json(o, rep.total);
+  queue_json(o, rep.total.queue, true);
+  o.end_object();
+  const QueueOptions& qo = rep.queue_options;
+  o.key("queue_rule").begin_object();
+  o.key("max_queue").value(static_cast<uint64_t>(qo.max_queue));
+  o.key("launch_bound_empty_share").value(qo.launch_bound_empty_share);
+  o.key("gpu_bound_empty_share").value(qo.gpu_bound_empty_share);
+  o.key("gpu_bound_median_depth").value(static_cast<uint64_t>(qo.gpu_bound_median_depth));
   o.end_object();
   const double steps_wall = static_cast<double>(rep.steps_wall_ns);
   o.key("blocking_calls").begin_object();
@@ -133,6 +186,16 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.end_object();
   }
   o.end_array();
+  o.key("kernels_by_name").begin_array();
+  for (const auto& k : rep.kernels.by_name) {
+    o.begin_object().key("name").value(k.name);
+    time_stats_json(o, "api_us", k.api);
+    time_stats_json(o, "queue_us", k.queue);
+    time_stats_json(o, "kernel_us", k.kernel);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("kernels_without_call").value(rep.kernels.kernels_without_call);
   o.key("unmatched_correlations").value(t.unmatched_correlations);
   o.key("launches_without_gpu").value(t.launches_without_gpu);
   o.key("warnings").begin_array();
@@ -183,6 +246,38 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
           .key("max")
           .value(s.max);
     o.end_object();
+    // HTA's queue length summary and time blocked on a full queue (hta_breakdown.h).
+    const auto number_or_null = [&](double v) {
+      if (std::isnan(v) || std::isinf(v))
+        o.null();
+      else
+        o.value(v);
+    };
+    o.key("queue_length").begin_object();
+    for (const auto& [stream, q] : r.queue_length) {
+      o.key(std::to_string(stream)).begin_object();
+      o.key("count").value(q.count).key("mean").value(q.mean).key("std");
+      number_or_null(q.std);
+      o.key("min").value(q.min).key("p25").value(q.p25).key("p50").value(q.p50);
+      o.key("p75").value(q.p75).key("max").value(q.max);
+      o.end_object();
+    }
+    o.end_object();
+    const auto& f = r.full_queue;
+    o.key("blocked_on_full_queue").begin_object();
+    o.key("max_queue_length").value(f.max_queue_length);
+    if (f.present) {
+      o.key("stream").value(f.stream).key("duration_us").value(f.duration_us);
+      o.key("relative");
+      number_or_null(f.relative);
+    }
+    o.end_object();
+    if (!r.queue_error.empty() || !r.full_queue_error.empty()) {
+      o.key("hta_errors").begin_object();  // where HTA 0.5.0 itself raises
+      if (!r.queue_error.empty()) o.key("queue_length").value(r.queue_error);
+      if (!r.full_queue_error.empty()) o.key("blocked_on_full_queue").value(r.full_queue_error);
+      o.end_object();
+    }
     o.end_object();
   }
   o.end_object();

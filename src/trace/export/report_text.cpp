@@ -8,6 +8,63 @@ namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
+// Per step and for the trace, each GPU's launch queue and the step's regime (launch_queue.h).
+std::string queue_table(const TraceReport& rep) {
+  bool any = false;
+  for (const auto& g : rep.total.queue.gpus) any |= g.pieces > 0;
+  if (!any) return "\n  launch queue: no GPU work\n";
+  std::string out;
+  char line[512];
+  const QueueOptions& o = rep.queue_options;
+  std::snprintf(line, sizeof line,
+                "\n  launch queue (work queued and not finished, per GPU; launch-bound: empty >= "
+                "%.0f%%, GPU-bound: empty < %.0f%% and depth p50 >= %u):\n",
+                100 * o.launch_bound_empty_share, 100 * o.gpu_bound_empty_share,
+                o.gpu_bound_median_depth);
+  out += line;
+  std::snprintf(line, sizeof line, "  %-20s %4s %8s %8s %6s %6s %6s %10s %12s  %s\n", "step", "gpu",
+                "pieces", "empty %", "p50", "p90", "max", "full calls", "full-queue us", "regime");
+  out += line;
+  const auto rows = [&](const StepFigures& f) {
+    for (const auto& g : f.queue.gpus) {
+      std::snprintf(line, sizeof line, "  %-20.20s %4u %8llu %8.1f %6u %6u %6u %10llu %12.1f  %s\n",
+                    f.name.c_str(), g.device, static_cast<unsigned long long>(g.pieces),
+                    100 * g.depth.empty_share(), g.depth.p50, g.depth.p90, g.depth.max,
+                    static_cast<unsigned long long>(g.full_queue_calls), us(g.full_queue_ns),
+                    to_string(f.queue.regime));
+      out += line;
+    }
+  };
+  for (const auto& s : rep.steps) rows(s);
+  rows(rep.total);
+  return out;
+}
+
+// One line for the per-kernel table of the JSON (kernel_times.h).
+std::string kernel_times_line(const KernelTimesTable& k) {
+  if (k.by_name.empty() && !k.kernels_without_call) return "";
+  uint64_t n = 0, queued = 0, api = 0, queue = 0, kernel = 0;
+  for (const auto& t : k.by_name)
+    n += t.kernel.count, queued += t.queue.count, api += t.api.total_ns, queue += t.queue.total_ns,
+        kernel += t.kernel.total_ns;
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "\n  kernels (Nsight Systems' cuda_kern_exec_sum split; JSON kernels_by_name): %zu "
+                "names, %llu kernels with their launch call: API %.1f us, queue %.1f us (%llu "
+                "kernels queued), kernel %.1f us; %llu kernels without a call",
+                k.by_name.size(), static_cast<unsigned long long>(n), us(api), us(queue),
+                static_cast<unsigned long long>(queued), us(kernel),
+                static_cast<unsigned long long>(k.kernels_without_call));
+  std::string out = line;
+  if (!k.by_name.empty()) {
+    const auto& top = k.by_name.front();
+    std::snprintf(line, sizeof line, "; longest: %.60s (%llu x, %.1f us)", top.name.c_str(),
+                  static_cast<unsigned long long>(top.kernel.count), us(top.kernel.total_ns));
+    out += line;
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string report_table(const TraceReport& rep) {
@@ -44,6 +101,8 @@ std::string report_table(const TraceReport& rep) {
           static_cast<unsigned long long>(c.bytes), us(c.gpu_ns));
     out += "\n";
   }
+  out += queue_table(rep);
+  out += kernel_times_line(rep.kernels);
   const auto& y = rep.syncs;
   add("\n  blocking calls, by the innermost op that issued them: %llu syncs (%.1f us) + %llu "
       "blocking copies (%.1f us)"
@@ -89,6 +148,24 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
     const auto& d = r.launch_delay;
     add("  launch delay: %llu launches, mean %.2f us, p50 %.2f, p90 %.2f, max %.2f\n",
         static_cast<unsigned long long>(d.count), d.mean, d.p50, d.p90, d.max);
+    if (!r.queue_error.empty()) {
+      add("  queue length: HTA 0.5.0 raises here (%s)\n", r.queue_error.c_str());
+    } else {
+      for (const auto& [s, q] : r.queue_length)
+        add("  queue length, stream %lld: %llu changes, mean %.2f, p50 %.1f, p75 %.1f, max %.0f\n",
+            static_cast<long long>(s), static_cast<unsigned long long>(q.count), q.mean, q.p50,
+            q.p75, q.max);
+    }
+    const auto& f = r.full_queue;
+    if (!r.full_queue_error.empty())
+      add("  blocked on a full queue (%lld): HTA 0.5.0 raises here (%s)\n",
+          static_cast<long long>(f.max_queue_length), r.full_queue_error.c_str());
+    else if (f.present)
+      add("  blocked on a full queue (%lld): stream %lld, %.1f us, %.4f of the trace\n",
+          static_cast<long long>(f.max_queue_length), static_cast<long long>(f.stream),
+          f.duration_us, f.relative);
+    else
+      add("  blocked on a full queue (%lld): never\n", static_cast<long long>(f.max_queue_length));
   }
   return out;
 }

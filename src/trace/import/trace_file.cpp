@@ -74,7 +74,7 @@ ImportedTrace import_file(const std::string& path, const ImportOptions& options)
   const TraceFormat format = detect_format(path);
   if (format == TraceFormat::KinetoJson) return import_trace(path, options);
   NsysOptions nsys;
-  nsys.kernel_names = options.kernel_names;
+  nsys.kernel_names = options.kernel_names || options.kernel_name_ids;
   if (format == TraceFormat::NsysSqlite) {
     auto source = open_byte_source(path);
     if (source->gzip()) return import_sqlite_gz(path, nsys);

@@ -7,6 +7,11 @@
 
 namespace trace {
 
+const std::string& kernel_name(const RecordSet& r, const KernelRecord& k) {
+  if (k.name_id && k.name_id <= r.kernel_names.size()) return r.kernel_names[k.name_id - 1];
+  return k.name;
+}
+
 const char* to_string(ApiKind k) {
   switch (k) {
     case ApiKind::Launch:

@@ -28,6 +28,9 @@ struct KernelRecord {
   uint32_t correlation_id = 0;
   uint32_t device_id = 0, stream_id = 0;
   std::string name;
+  // 1 + its index in RecordSet::kernel_names, when the importer was asked for names once per
+  // distinct name instead of once per kernel (0: none there; see kernel_name()).
+  uint32_t name_id = 0;
 };
 
 enum class CopyKind : uint8_t { HtoD, DtoH, DtoD, HtoH, Other };
@@ -107,9 +110,13 @@ struct RecordSet {
   std::vector<CpuOpRecord> cpu_ops;           // imported traces only
   std::vector<AnnotationRecord> annotations;  // imported traces only
   std::vector<StepWindow> steps;              // imported traces only
+  std::vector<std::string> kernel_names;      // each distinct name once (KernelRecord::name_id)
   uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
   std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
 };
+
+// A kernel's name, wherever the importer put it ("" when it kept none).
+const std::string& kernel_name(const RecordSet& r, const KernelRecord& k);
 
 const char* to_string(ApiKind k);
 const char* to_string(CopyKind k);

@@ -51,6 +51,60 @@ std::vector<trace::ImportedTrace> import_hta(const std::string& path) {
   return traces;
 }
 
+// HTA's queue length summary and, at each queue size HTA was asked at, its time blocked on a
+// full queue; files written before HTA's queue figures were read hold neither and are skipped.
+void expect_queue_matches(simdjson::dom::element want, bool queue_raised, bool blocked_raised,
+                          const std::vector<const trace::ImportedTrace*>& ptrs,
+                          trace::HtaOptions hopt, const trace::HtaRank& g, int64_t rank, bool exact,
+                          const std::string& where) {
+  simdjson::dom::object queue;
+  if (want["queue_length"].get(queue) == simdjson::SUCCESS) {
+    if (queue_raised) {
+      EXPECT_FALSE(g.queue_error.empty()) << where << "HTA raised on the queue length";
+    } else {
+      EXPECT_TRUE(g.queue_error.empty()) << where << g.queue_error;
+      EXPECT_EQ(g.queue_length.size(), queue.size()) << where << "queue streams";
+      for (auto [stream_key, q] : queue) {
+        const int64_t stream = std::stoll(std::string(stream_key));
+        ASSERT_TRUE(g.queue_length.count(stream)) << where << "queue stream " << stream;
+        const auto& o = g.queue_length.at(stream);
+        const std::string ws = where + "queue stream " + std::to_string(stream) + " ";
+        EXPECT_EQ(o.count, uint64_t(q["count"])) << ws << "count";
+        for (auto [key, value] : {std::pair<const char*, double>{"mean", o.mean},
+                                  {"min", o.min},
+                                  {"p25", o.p25},
+                                  {"p50", o.p50},
+                                  {"p75", o.p75},
+                                  {"max", o.max}})
+          expect_agrees(value, double(q[key]), exact, ws + key);
+        if (q["std"].is_null())
+          EXPECT_TRUE(std::isnan(o.std)) << ws << "std";
+        else  // a square root of HTA's sum: never exact across summation orders
+          expect_agrees(o.std, double(q["std"]), false, ws + "std");
+      }
+    }
+  }
+  simdjson::dom::object blocked;
+  if (want["blocked_on_full_queue"].get(blocked) != simdjson::SUCCESS) return;
+  if (blocked_raised) {
+    EXPECT_FALSE(g.full_queue_error.empty()) << where << "HTA raised on the full queue";
+    return;
+  }
+  EXPECT_GT(blocked.size(), 0u) << where << "no queue size asked";
+  for (auto [limit_key, b] : blocked) {
+    hopt.max_queue_length = std::stoll(std::string(limit_key));
+    const auto at = trace::hta_breakdown(ptrs, hopt).at(rank);
+    const std::string wl = where + "blocked at " + std::string(limit_key) + " ";
+    EXPECT_TRUE(at.full_queue_error.empty()) << wl << at.full_queue_error;
+    simdjson::dom::object row = b;
+    EXPECT_EQ(at.full_queue.present, row.size() > 0) << wl << "a row";
+    if (!at.full_queue.present || row.size() == 0) continue;
+    EXPECT_EQ(at.full_queue.stream, int64_t(row["stream"])) << wl << "stream";
+    expect_agrees(at.full_queue.duration_us, double(row["duration_us"]), exact, wl + "duration");
+    expect_agrees(at.full_queue.relative, double(row["relative"]), false, wl + "relative");
+  }
+}
+
 // Every figure HTA computed (a figure under "hta_errors" is one HTA raised on) against ours.
 void expect_matches_hta(simdjson::dom::object want_ranks,
                         const std::vector<trace::ImportedTrace>& traces, bool rounding,
@@ -109,6 +163,8 @@ void expect_matches_hta(simdjson::dom::object want_ranks,
         expect_agrees(g.launch_delay.max, double(ld["max"]), exact, where + "launch max");
       }
     }
+    expect_queue_matches(want, hta_raised("queue_length"), hta_raised("blocked_on_full_queue"),
+                         ptrs, hopt, g, rank, exact, where);
   }
   EXPECT_EQ(ranks, got.size()) << name;
 }

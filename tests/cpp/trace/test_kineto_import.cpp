@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "trace/import/kineto/kineto_import.h"
@@ -144,6 +145,25 @@ TEST(KinetoImport, CudaGraphsTraceCounts) {
   ASSERT_EQ(u.records.kernels.size(), 6080u);
   EXPECT_TRUE(u.records.kernels[0].name.empty());
   EXPECT_EQ(u.records.kernels[100].correlation_id, t.records.kernels[100].correlation_id);
+}
+
+TEST(KinetoImport, KernelNamesOnceEachNameTheSameKernels) {
+  const auto t = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"));
+  for (const size_t region_bytes : {size_t{4096}, size_t{256} << 10}) {
+    trace::ImportOptions ids;  // what ./attribute reads: each distinct name once
+    ids.kernel_names = false, ids.kernel_name_ids = true;
+    ids.threads = 3, ids.region_bytes = region_bytes;  // many batches, merged and renumbered
+    const auto u = trace::import_trace(data("traces/a100-cuda-graphs-6streams.json.gz"), ids);
+    ASSERT_EQ(u.records.kernels.size(), t.records.kernels.size());
+    std::set<std::string> distinct;
+    for (size_t i = 0; i < t.records.kernels.size(); ++i) {
+      const auto& k = u.records.kernels[i];
+      EXPECT_TRUE(k.name.empty());
+      ASSERT_EQ(trace::kernel_name(u.records, k), t.records.kernels[i].name) << i;
+      distinct.insert(t.records.kernels[i].name);
+    }
+    EXPECT_EQ(u.records.kernel_names.size(), distinct.size());  // each once
+  }
 }
 
 TEST(KinetoImport, FolderOfRanks) {

@@ -14,6 +14,7 @@
 // (The normalisations here are the test's own regular expressions, not the reader's code.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -195,6 +196,64 @@ TEST_P(NsysAgreement, CopiesAndMemsetsAsGpuMemTimeSum) {
                            });
   ASSERT_FALSE(nsys.empty());
   EXPECT_EQ(ours, nsys);
+}
+
+// Per kernel name, API / queue / kernel time as Nsight Systems' cuda_kern_exec_sum defines them
+// (the packaged nsys, 2022.4, has no such report): each kernel joined in SQL to the runtime
+// call of its process with its correlation id; API = call end - start, queue = kernel start -
+// call end when positive, kernel = end - start (a call's --cudabacktrace copy left out); counts,
+// totals, extremes and medians computed here from those rows, against ./attribute's table
+// (kernel_times.h).
+TEST_P(NsysAgreement, KernelTimesAsCudaKernExecSumBySql) {
+  const auto t = trace::import_file(path());
+  const auto rep = trace::build_report(t);
+  std::string bytes = read_all(path());
+  const auto db = trace::SqliteDb::open_bytes(std::move(bytes), path());
+  struct Rows {
+    std::vector<uint64_t> api, queue, kernel;
+  };
+  std::map<std::string, Rows> sql;
+  // A call's --cudabacktrace copy (eventClass 67) is the same call: left out, as the reader does.
+  const bool copies = db.columns("CUPTI_ACTIVITY_KIND_RUNTIME").count("eventClass") > 0;
+  auto row = db.query(
+      "SELECT k.rowid, s.value, r.start, r.end, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND "
+      "r.globalTid / 16777216 = k.globalPid / 16777216 JOIN StringIds s ON s.id = k.demangledName" +
+          std::string(copies ? " WHERE r.eventClass IS NOT 67" : ""),
+      "CUPTI_ACTIVITY_KIND_KERNEL");
+  uint64_t joined = 0;
+  while (row.next()) {
+    Rows& r = sql[std::string(*row.opt_text(1, "value"))];
+    const int64_t call_start = row.req_int(2, "start"), call_end = row.req_int(3, "end");
+    const int64_t start = row.req_int(4, "start"), end = row.req_int(5, "end");
+    r.api.push_back(static_cast<uint64_t>(call_end - call_start));
+    if (start > call_end) r.queue.push_back(static_cast<uint64_t>(start - call_end));
+    r.kernel.push_back(static_cast<uint64_t>(end - start));
+    ++joined;
+  }
+  ASSERT_GT(joined, 0u);
+  EXPECT_EQ(joined + rep.kernels.kernels_without_call, t.records.kernels.size());
+  const auto expect_stats = [](std::vector<uint64_t> v, const trace::TimeStats& s,
+                               const std::string& what) {
+    std::sort(v.begin(), v.end());
+    ASSERT_EQ(s.count, v.size()) << what;
+    if (v.empty()) return;
+    uint64_t total = 0;
+    for (uint64_t x : v) total += x;
+    EXPECT_EQ(s.total_ns, total) << what;
+    EXPECT_EQ(s.min_ns, v.front()) << what;
+    EXPECT_EQ(s.max_ns, v.back()) << what;
+    const size_t n = v.size();
+    EXPECT_DOUBLE_EQ(s.median_ns, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0) << what;
+  };
+  ASSERT_EQ(rep.kernels.by_name.size(), sql.size());
+  for (const auto& k : rep.kernels.by_name) {
+    const auto it = sql.find(k.name);
+    ASSERT_NE(it, sql.end()) << k.name;
+    expect_stats(it->second.api, k.api, k.name + " API");
+    expect_stats(it->second.queue, k.queue, k.name + " queue");
+    expect_stats(it->second.kernel, k.kernel, k.name + " kernel");
+  }
 }
 
 // ./attribute itself on the export: a sync table with every blocking call, exit 0.

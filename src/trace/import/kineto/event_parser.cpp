@@ -151,6 +151,7 @@ void EventParser::begin(Partial* p) {
   out_ = &p->t;
   part_ = p;
   string_ids_.clear();
+  kernel_name_ids_.clear();
 }
 
 // `s` as an index into this batch's EventListing::strings (merge() renumbers them).
@@ -393,6 +394,12 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
     case Cat::Kernel:
       r.kernels.push_back(
           {start, end, corr, dev, str, opt_.kernel_names ? std::string(name_view) : std::string()});
+      if (!opt_.kernel_names && opt_.kernel_name_ids) {  // 1 + the batch's index (merge renumbers)
+        const auto [it, added] = kernel_name_ids_.try_emplace(
+            std::string(name_view), static_cast<uint32_t>(r.kernel_names.size() + 1));
+        if (added) r.kernel_names.emplace_back(name_view);
+        r.kernels.back().name_id = it->second;
+      }
       break;
     case Cat::Memcpy: {
       MemcpyRecord m;

@@ -57,7 +57,8 @@ class EventParser {
   // classify_api by name, remembered: a trace calls a few dozen APIs millions of times, and
   // classify_api searches the name for up to seven words (400 instructions a call here).
   std::unordered_map<std::string, ApiKind> api_kinds_;
-  std::unordered_map<std::string, uint32_t> string_ids_;  // the batch's listed strings
+  std::unordered_map<std::string, uint32_t> string_ids_;       // the batch's listed strings
+  std::unordered_map<std::string, uint32_t> kernel_name_ids_;  // the batch's kernel names
 };
 
 }  // namespace trace

@@ -84,13 +84,25 @@ void append_listing(EventListing* to, std::unordered_map<std::string, uint32_t>*
 }
 
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
-// string_ids: the trace's listed strings so far.
+// string_ids: the trace's listed strings so far; kernel_names: its kernel names (1 + index).
 void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end,
-           std::unordered_map<std::string, uint32_t>* string_ids, Partial&& p) {
+           std::unordered_map<std::string, uint32_t>* string_ids,
+           std::unordered_map<std::string, uint32_t>* kernel_names, Partial&& p) {
   if (p.error) std::rethrow_exception(p.error);
   ImportedTrace& t = p.t;
   RecordSet& r = out->records;
   append(&r.api, &t.records.api);
+  if (!t.records.kernel_names.empty()) {  // the batch's name ids renumbered into the trace's
+    std::vector<uint32_t> renumber(t.records.kernel_names.size());
+    for (size_t i = 0; i < renumber.size(); ++i) {
+      const auto [it, added] = kernel_names->try_emplace(
+          t.records.kernel_names[i], static_cast<uint32_t>(r.kernel_names.size() + 1));
+      if (added) r.kernel_names.push_back(t.records.kernel_names[i]);
+      renumber[i] = it->second;
+    }
+    for (auto& k : t.records.kernels)
+      if (k.name_id) k.name_id = renumber[k.name_id - 1];
+  }
   append(&r.kernels, &t.records.kernels);
   append(&r.memcpys, &t.records.memcpys);
   append(&r.memsets, &t.records.memsets);
@@ -124,13 +136,15 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
   for (unsigned w = 0; w < workers; ++w) parsers.emplace_back(name, options);
   std::string clock;
   uint64_t begin_end = 0;
-  std::unordered_map<std::string, uint32_t> string_ids;
+  std::unordered_map<std::string, uint32_t> string_ids, kernel_names;
   out.listing.listed = options.list_events;
   run_event_pipeline<Partial>(
       stream, workers, options.region_parse ? options.region_bytes : 0,
       [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
-      [&](Partial&& p) { merge(&out, &clock, &begin_end, &string_ids, std::move(p)); });
+      [&](Partial&& p) {
+        merge(&out, &clock, &begin_end, &string_ids, &kernel_names, std::move(p));
+      });
   out.bytes = stream.bytes();
   finish(&out, clock, begin_end);
   return out;

@@ -29,6 +29,10 @@ struct ImportOptions {
   // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
   // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
   bool kernel_names = true;
+  // Without kernel_names: each distinct kernel name once, in RecordSet::kernel_names, each
+  // kernel naming it by KernelRecord::name_id (the per-kernel table names kernels at the cost
+  // of their distinct names only).
+  bool kernel_name_ids = false;
   // traceEvents handed over in regions of whole events, found by their brackets alone
   // (json_event_stream.h), each parsed as one simdjson document, falling back to one document
   // per event (which names the first bad event) on any failure (event_parser.h). false: per
