@@ -307,6 +307,11 @@ def table(part, budget_s):
     return "\n".join(out)
 
 
+def default_budget_s(part):
+    """A call's seconds unless BUDGET_S says otherwise (gpu_check.sh's header lists them)."""
+    return {"1": 420, "2": 210, "custom": 210}.get(part, 900)
+
+
 def table_of(names, budget_s):
     """The plan's table for named steps only (a --steps run)."""
     full = table("all", budget_s).splitlines()
@@ -335,8 +340,7 @@ def run(args):
         names = [x.name for x in chosen(args.part) if x.name != "preflight"]
         problems, part = [], args.part
     # The budget is gpu_check.sh's (BUDGET_S), as the runner reads it.
-    default = {"1": 420, "2": 210, "custom": 210}.get(part, 900)
-    budget = args.budget_s or float(os.environ.get("BUDGET_S") or default)
+    budget = args.budget_s or float(os.environ.get("BUDGET_S") or default_budget_s(part))
     shown = table_of(names, budget) if part == "custom" else table(part, budget)
     print(shown, flush=True)
     pre = pathlib.Path(args.preflight) if args.preflight else None

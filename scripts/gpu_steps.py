@@ -29,6 +29,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "experiments"))
 import sweeps  # noqa: E402
 
+import gpu_plan  # noqa: E402  scripts/, beside this file: the estimates and fixed budgets
+
 RAN, NOT_RUN, CUT = 0, 3, 124
 # Steps that start when 20 s are left: bench's --budget_s stops starting rows at the budget.
 BENCH_STEPS = {
@@ -91,17 +93,16 @@ def replace_flag(flags, prefix, value):
 class Run:
     """One gpu_check.sh call: where things are, the budget, the record of the steps."""
 
-    def __init__(self, env, part, steps, out_dir):
+    def __init__(self, env, part, out_dir):
         self.env = env
-        self.part, self.steps, self.out_dir = part, steps, pathlib.Path(out_dir)
+        self.out_dir = pathlib.Path(out_dir)
         self.py = env.get("PYTHON", "python3")
         self.build_dir = pathlib.Path(env.get("GPU_BUILD_DIR", REPO / "build-gpu"))
         self.bench = self.build_dir / "bench"
         self.machine = env["MACHINE"]
         self.results = REPO / "results" / self.machine
         self.results.mkdir(parents=True, exist_ok=True)
-        default = {"1": 420, "2": 210, "custom": 210}.get(part, 900)
-        self.budget_s = int(env.get("BUDGET_S") or default)
+        self.budget_s = int(env.get("BUDGET_S") or gpu_plan.default_budget_s(part))
         self.cap_factor = int(env.get("CAP_FACTOR") or 3)
         self.grace_s = int(env.get("GRACE_S") or 30)
         self.t0 = float(env.get("GPU_CHECK_T0") or time.time())
@@ -238,8 +239,6 @@ def step_probe(r, limit):
     """Two traced rows in one process time the tracer's start (the first CUPTI session in a
     process can stall for seconds enabling concurrent-kernel tracing) and stop (flush, parse,
     detach); the plan's traced-pass budget is shared by every traced pass that will run."""
-    import gpu_plan
-
     probe = r.results / "probe"  # out of the analysis' folder: other epochs
     probe.mkdir(exist_ok=True)
     flags = r.flags("item_sync", trace_epochs=200)
@@ -495,7 +494,7 @@ def step_nsys(r, limit):  # the timeline with CUDA rows under our phases, into t
 # --- the scheduler ----------------------------------------------------------------------------
 def run_step(r, plan, name):
     est = round(plan[name].seconds)
-    left = r.left(plan_analysis_s())
+    left = r.left(gpu_plan.ANALYSIS_S)
     need = 20 if name in BENCH_STEPS else est
     if left < need:
         r.step(f"{name} NOT RUN: needs ~{est} s, {left} s of the {r.budget_s} s budget left")
@@ -520,16 +519,10 @@ def run_step(r, plan, name):
     r.pack()
 
 
-def plan_analysis_s():
-    import gpu_plan
-
-    return gpu_plan.ANALYSIS_S
-
-
 def analysis(r):
     r.step("analysis")
     t = time.time()
-    est = plan_analysis_s()
+    est = gpu_plan.ANALYSIS_S
     if not list(r.results.glob("item_sync_*.json")):
         # The report is built around the article's table: a part 2 or --steps run without it
         # leaves the report to the union of both parts' results, made after unpacking them.
@@ -560,7 +553,7 @@ def analysis(r):
 
 def run_plan(env, part, names, plan, out_dir, preflight):
     """preflight: (problems, warnings, seconds) from gpu_check.sh. Returns the exit code."""
-    r = Run(env, part, names, out_dir)
+    r = Run(env, part, out_dir)
     problems, warnings, secs = preflight
     for w in warnings:
         r.step(f"warning: {w}")

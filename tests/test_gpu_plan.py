@@ -4,8 +4,10 @@ writes to steps.tsv, the budget, the cap, the tarball after every step and the e
 The real steps run only on the GPU machine and in scripts/device_rehearsal.sh; this pins the
 scheduler's rules in CI, where nothing of the device's can run."""
 
+import json
 import os
 import pathlib
+import shutil
 import sys
 import tarfile
 
@@ -47,8 +49,6 @@ def run_env(tmp_path, monkeypatch):
         tmp_path,
         results,
     )
-    import shutil
-
     shutil.rmtree(results, ignore_errors=True)
 
 
@@ -138,8 +138,6 @@ def test_the_ladder_check_refuses_rows_off_float64_and_an_empty_check_with_a_gpu
     bad = {"name": "Ladder/cuda-y", "max_loss_error": 1e-2, "max_weight_error": 1e-5}
     skipped = {"name": "Ladder/cuda-z", "error_occurred": True, "error_message": "skipped: no GPU"}
     path = tmp_path / "ladder.json"
-    import json
-
     path.write_text(json.dumps({"benchmarks": [good]}))
     assert gpu_steps.ladder_errors(path, need_rows=True)[0] == 0
     path.write_text(json.dumps({"benchmarks": [good, bad]}))

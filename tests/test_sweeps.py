@@ -87,7 +87,7 @@ def test_flags_run_what_the_file_says():
     ],
 )
 def test_bad_files_are_refused_naming_the_value(tmp_path, old, new, message):
-    with pytest.raises(sweeps.SweepError, match=None) as e:
+    with pytest.raises(sweeps.SweepError) as e:
         sweeps.load(edited(tmp_path, old, new))
     assert message in str(e.value) and str(tmp_path) in str(e.value)
 

@@ -87,7 +87,10 @@ LaunchQueue::LaunchQueue(const std::vector<Work>& work, const QueueOptions& opti
     sorted_pieces.push_back(std::move(pieces[i]));
   }
   streams_.swap(sorted);
-  for (Lane& s : streams_) sort_if_needed(&s.enter), sort_if_needed(&s.leave);
+  for (Lane& s : streams_) {
+    sort_if_needed(&s.enter);
+    sort_if_needed(&s.leave);
+  }
 
   // A GPU's lane: its streams' merged.
   for (const Lane& s : streams_) {
