@@ -11,6 +11,7 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_roundtrip.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_attribution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_launch_queue.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_sync_drain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_kernel_times.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_nsys_import.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_nsys_agreement.cpp

@@ -119,6 +119,14 @@ CAUSE = {
     "blocked_us": float,
     "share_of_steps": float,
     "gpu_queued_us": float,
+    # What its calls drained and the first-order saving (src/trace/analyze/sync_drain.h).
+    "queue_depth_p50": int,
+    "queue_depth_max": int,
+    "drained": int,
+    "gpu_idle_after_us": float,
+    "saving_estimate_us": float,
+    "saving_estimate_by": OneOf("blocked time", "GPU idle after", "mixed", "no GPU work"),
+    "regime": OneOf(*REGIMES),
 }
 BLOCKING_CALL = {
     "api": str,
@@ -127,6 +135,18 @@ BLOCKING_CALL = {
     "blocked_us": float,
     "gpu_queued_us": float,
     "op": ANY,  # the innermost cpu_op, or null when none encloses the call
+    "queue_depth": int,
+    "drained": int,
+    "gpu_idle_after_us": float,
+    "regime": OneOf(*REGIMES),
+}
+# One step's queue depth over time, per GPU (src/trace/analyze/step_report.h): depth[k] holds from
+# t_us[k] to t_us[k + 1], the last to wall_us; times from the window's start.
+QUEUE_TIMELINE = {
+    "window": str,
+    "start_us": float,
+    "wall_us": float,
+    "gpus": [{"device": int, "t_us": list, "depth": list, "truncated": bool}],
 }
 # Per kernel name, Nsight Systems' cuda_kern_exec_sum split (src/trace/analyze/kernel_times.h).
 TIME_STATS = {k: float for k in ("total", "mean", "median", "min", "max")} | {"count": int}
@@ -142,6 +162,7 @@ TRACE = {
         "queue": {**QUEUE, "streams": [{**QUEUE_DEPTH, "device": int, "stream": int}]},
     },
     "queue_rule": QUEUE_RULE,
+    "queue_timeline": QUEUE_TIMELINE,
     "kernels_by_name": [KERNEL_TIMES],
     "kernels_without_call": int,
     "blocking_calls": BLOCKING_CALLS,

@@ -88,6 +88,10 @@ def sync(
         "start_us": start,
         "blocked_us": blocked,
         "gpu_queued_us": queued,
+        "queue_depth": 1,
+        "drained": 1,
+        "gpu_idle_after_us": 5.0,
+        "regime": "mixed",
     }
 
 
@@ -150,6 +154,13 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
                 "blocking_copy_us": 0.0,
                 "blocked_us": 0.0,
                 "gpu_queued_us": 0.0,
+                "queue_depth_p50": 1,
+                "queue_depth_max": 1,
+                "drained": 0,
+                "gpu_idle_after_us": 0.0,
+                "saving_estimate_us": 0.0,
+                "saving_estimate_by": "mixed",
+                "regime": "mixed",
             },
         )
         c["calls"] += 1
@@ -157,6 +168,9 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
         c["sync_us" if s["kind"] == "sync" else "blocking_copy_us"] += s["blocked_us"]
         c["blocked_us"] += s["blocked_us"]
         c["gpu_queued_us"] += s["gpu_queued_us"]
+        c["drained"] += s["drained"]
+        c["gpu_idle_after_us"] += s["gpu_idle_after_us"]
+        c["saving_estimate_us"] += min(s["blocked_us"], s["gpu_idle_after_us"])
     wall = sum(s["wall_us"] for s in steps) or total["wall_us"]
     for c in causes.values():
         c["share_of_steps"] = c["blocked_us"] / wall
@@ -180,6 +194,12 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
         "unmatched_correlations": 0,
         "warnings": [],
         "queue_rule": QUEUE_RULE,
+        "queue_timeline": {
+            "window": steps[0]["name"] if steps else "total",
+            "start_us": 0.0,
+            "wall_us": steps[0]["wall_us"] if steps else total["wall_us"],
+            "gpus": [{"device": 0, "t_us": [0.0, 10.0], "depth": [0, 2], "truncated": False}],
+        },
         "kernels_by_name": [],
         "kernels_without_call": 0,
     }

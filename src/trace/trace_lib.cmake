@@ -52,6 +52,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/kernel_times.cpp
   ${_t}/analyze/blocking_calls.cpp
   ${_t}/analyze/sync_causes.cpp
+  ${_t}/analyze/sync_drain.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp

@@ -173,4 +173,54 @@ QueueFigures LaunchQueue::figures(uint64_t w0, uint64_t w1, bool streams) const 
   return f;
 }
 
+uint64_t LaunchQueue::depth_at(uint64_t t) const {
+  uint64_t depth = 0;
+  for (const Lane& g : gpus_) depth += count_upto(g.enter, t) - count_upto(g.leave, t);
+  return depth;
+}
+
+uint64_t LaunchQueue::pieces() const {
+  uint64_t n = 0;
+  for (const Lane& g : gpus_) n += g.enter.size();
+  return n;
+}
+
+uint64_t LaunchQueue::finished_between(uint64_t a, uint64_t b) const {
+  uint64_t n = 0;
+  if (b <= a) return 0;
+  for (const Lane& g : gpus_) n += count_upto(g.leave, b) - count_upto(g.leave, a);
+  return n;
+}
+
+std::vector<LaunchQueue::DepthSeries> LaunchQueue::series(uint64_t w0, uint64_t w1,
+                                                          size_t max_points) const {
+  std::vector<DepthSeries> out;
+  if (w1 <= w0) return out;
+  for (const Lane& g : gpus_) {
+    DepthSeries s;
+    s.device = g.device;
+    size_t i = count_upto(g.enter, w0), j = count_upto(g.leave, w0);
+    s.t.push_back(w0);
+    s.depth.push_back(static_cast<uint32_t>(i - j));
+    while (true) {
+      const uint64_t next_in = i < g.enter.size() ? g.enter[i] : UINT64_MAX;
+      const uint64_t next_out = j < g.leave.size() ? g.leave[j] : UINT64_MAX;
+      const uint64_t next = std::min(next_in, next_out);
+      if (next >= w1) break;
+      while (i < g.enter.size() && g.enter[i] == next) ++i;
+      while (j < g.leave.size() && g.leave[j] == next) ++j;
+      const auto depth = static_cast<uint32_t>(i - j);
+      if (depth == s.depth.back()) continue;  // as many in as out at that instant
+      if (s.t.size() >= max_points) {
+        s.truncated = true;
+        break;
+      }
+      s.t.push_back(next);
+      s.depth.push_back(depth);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace trace

@@ -21,6 +21,7 @@
 //   GPU ran or held anything in the window.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -77,6 +78,22 @@ class LaunchQueue {
 
   // The figures of the window [w0, w1]; per stream too when `streams`.
   QueueFigures figures(uint64_t w0, uint64_t w1, bool streams = false) const;
+
+  // What a blocking call found and drained (sync_causes.h): the pieces in every GPU's queue at
+  // t (entered by t, not yet left), and the pieces that left the queues in (a, b].
+  uint64_t depth_at(uint64_t t) const;
+  uint64_t pieces() const;  // all the GPU work, every GPU
+  uint64_t finished_between(uint64_t a, uint64_t b) const;
+
+  // One GPU's depth over [w0, w1] as a step function: depth[k] holds from t[k] to t[k + 1] (the
+  // last to w1); t[0] = w0. At most max_points changes, the rest cut (truncated).
+  struct DepthSeries {
+    uint32_t device = 0;
+    std::vector<uint64_t> t;
+    std::vector<uint32_t> depth;
+    bool truncated = false;
+  };
+  std::vector<DepthSeries> series(uint64_t w0, uint64_t w1, size_t max_points) const;
 
  private:
   struct Lane {  // one stream or one GPU: when pieces entered and left its queue, each sorted

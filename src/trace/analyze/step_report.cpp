@@ -3,7 +3,29 @@
 #include <algorithm>
 #include <future>
 
+#include "trace/analyze/sync_drain.h"
+
 namespace trace {
+namespace {
+
+// The step of median wall time (ties: the earlier), else the whole trace: its depth over time.
+void add_timeline(TraceReport* rep, const LaunchQueue& queue) {
+  const StepFigures* pick = &rep->total;
+  if (!rep->steps.empty()) {
+    std::vector<const StepFigures*> by_wall;
+    for (const auto& f : rep->steps) by_wall.push_back(&f);
+    std::stable_sort(by_wall.begin(), by_wall.end(),
+                     [](auto* a, auto* b) { return a->wall_ns < b->wall_ns; });
+    pick = by_wall[(by_wall.size() - 1) / 2];
+  }
+  rep->timeline_window = pick->name;
+  rep->timeline_start_ns = pick->a.window_start_ns;
+  rep->timeline_end_ns = pick->a.window_start_ns + pick->a.window_ns;
+  rep->timeline =
+      queue.series(rep->timeline_start_ns, rep->timeline_end_ns, TraceReport::kTimelinePoints);
+}
+
+}  // namespace
 
 TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
   TraceReport rep;
@@ -72,6 +94,10 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   rep.total.queue = queue_of(rep.total.a, true);
   rep.kernels = std::move(built.second);
   rep.syncs = syncs.get();
+  std::vector<Regime> step_regimes;
+  for (const auto& f : rep.steps) step_regimes.push_back(f.queue.regime);
+  add_drain(&rep.syncs, queue, step_regimes, rep.total.queue.regime);
+  add_timeline(&rep, queue);
   return rep;
 }
 

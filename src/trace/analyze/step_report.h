@@ -30,6 +30,12 @@ struct TraceReport {
   uint64_t steps_wall_ns = 0;  // summed step wall time (the whole trace's without steps)
   QueueOptions queue_options;  // the thresholds the regimes were named by
   KernelTimesTable kernels;    // per kernel name: API, queue and kernel time (kernel_times.h)
+  // Each GPU's queue depth over one step, for a plot: the step of median wall time (the whole
+  // trace without steps), at most kTimelinePoints changes per GPU.
+  static constexpr size_t kTimelinePoints = 10000;
+  std::string timeline_window;
+  uint64_t timeline_start_ns = 0, timeline_end_ns = 0;
+  std::vector<LaunchQueue::DepthSeries> timeline;
 };
 
 TraceReport build_report(const ImportedTrace& trace, const AttributionOptions& options = {});

@@ -54,6 +54,14 @@ class BusyIndex {
     prefix_.push_back(0);
     for (const auto& [s, e] : merged_) prefix_.push_back(prefix_.back() + (e - s));
   }
+  // How long no GPU work ran after t: to the next busy interval's start (0 when busy at t, or
+  // when nothing ran after t: no GPU work waited on the host then).
+  uint64_t idle_after(uint64_t t) const {
+    const auto next = std::partition_point(merged_.begin(), merged_.end(),
+                                           [&](auto& x) { return x.second <= t; });
+    if (next == merged_.end() || next->first <= t) return 0;
+    return next->first - t;
+  }
   uint64_t busy(uint64_t a, uint64_t b) const {
     if (b <= a || merged_.empty()) return 0;
     const auto first = std::partition_point(merged_.begin(), merged_.end(),
@@ -102,6 +110,7 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
     c.blocked_ns = a.end_ns - a.start_ns;
     c.api_index = static_cast<uint32_t>(i);
     c.gpu_queued_ns = busy.busy(a.start_ns, a.end_ns);
+    c.idle_after_ns = busy.idle_after(a.end_ns);
     c.op = named_by_call ? a.name : "(no op)";
     if (auto it = ops.find(a.thread_id); it != ops.end()) {
       const ThreadOps& t = it->second;

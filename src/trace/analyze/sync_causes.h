@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trace/analyze/blocking_calls.h"
+#include "trace/analyze/launch_queue.h"
 #include "trace/model/records.h"
 
 namespace trace {
@@ -27,6 +28,18 @@ struct SyncCall {
   uint32_t api_index = 0;    // the call's index in RecordSet::api
   bool waits_for_gpu =
       true;  // blocking_calls.h waits_for_queued_gpu_work: what the replay's sync what-ifs remove
+  uint64_t idle_after_ns = 0;  // the GPUs idle from its end until any GPU work ran again
+  // What it found and drained, and the regime it ran in (sync_drain.h; 0 until add_drain).
+  uint64_t queue_depth = 0, drained = 0;
+  Regime regime = Regime::NoGpuWork;
+};
+
+// What bounds the saving of removing a cause's calls (sync_drain.h).
+enum class DrainAdvice : uint8_t {
+  NoGpuWork,  // nothing ran on a GPU: each call costs its own host time
+  OwnCost,    // the GPU sat idle after its calls longer than they waited: saves the blocked time
+  WaitMoves,  // the GPU was soon busy again: the wait moves to the next sync; saves the idle
+  Mixed,      // some calls of each kind
 };
 
 struct SyncCause {
@@ -35,6 +48,13 @@ struct SyncCause {
   uint64_t op_occurrences = 0;  // op occurrences that blocked (one .item() blocks in two calls)
   uint64_t sync_ns = 0, blocking_copy_ns = 0, blocked_ns = 0;  // blocked = sync + blocking copies
   uint64_t gpu_queued_ns = 0;
+  // sync_drain.h: the queue the calls found, what they drained, the GPUs' idle after them, and
+  // the first-order saving (per call the smaller of its blocked time and the idle after it).
+  uint64_t queue_depth_p50 = 0, queue_depth_max = 0, drained = 0;
+  uint64_t idle_after_ns = 0, saving_estimate_ns = 0;
+  Regime regime = Regime::NoGpuWork;  // of the steps holding most of its blocked time
+  DrainAdvice advice = DrainAdvice::NoGpuWork;
+  uint64_t idle_bound_ns = 0;  // blocked time of its calls the GPU idle after them bounds
 };
 
 struct SyncReport {

@@ -8,6 +8,20 @@ namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
+const char* drain_advice_label(DrainAdvice a) {
+  switch (a) {
+    case DrainAdvice::OwnCost:
+      return "blocked time";
+    case DrainAdvice::WaitMoves:
+      return "GPU idle after";
+    case DrainAdvice::Mixed:
+      return "mixed";
+    case DrainAdvice::NoGpuWork:
+      break;
+  }
+  return "no GPU work";
+}
+
 void depth_json(JsonOut& o, const QueueDepth& d) {
   o.key("empty_share").value(d.empty_share()).key("empty_us").value(us(d.empty_ns));
   o.key("depth_p50").value(static_cast<uint64_t>(d.p50));
@@ -162,6 +176,13 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.key("share_of_steps")
         .value(steps_wall > 0 ? static_cast<double>(c.blocked_ns) / steps_wall : 0.0);
     o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
+    o.key("queue_depth_p50").value(c.queue_depth_p50);
+    o.key("queue_depth_max").value(c.queue_depth_max);
+    o.key("drained").value(c.drained);
+    o.key("gpu_idle_after_us").value(us(c.idle_after_ns));
+    o.key("saving_estimate_us").value(us(c.saving_estimate_ns));
+    o.key("regime").value(to_string(c.regime));
+    o.key("saving_estimate_by").value(drain_advice_label(c.advice));
     o.end_object();
   }
   o.end_array();
@@ -183,9 +204,30 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.key("thread").value(static_cast<uint64_t>(c.thread_id));
     o.key("start_us").value(us(c.start_ns)).key("blocked_us").value(us(c.blocked_ns));
     o.key("gpu_queued_us").value(us(c.gpu_queued_ns));
+    o.key("queue_depth").value(c.queue_depth).key("drained").value(c.drained);
+    o.key("gpu_idle_after_us").value(us(c.idle_after_ns));
+    o.key("regime").value(to_string(c.regime));
     o.end_object();
   }
   o.end_array();
+  o.key("queue_timeline").begin_object();  // step_report.h: one step's depth, for a plot
+  o.key("window").value(rep.timeline_window);
+  o.key("start_us").value(us(rep.timeline_start_ns));
+  o.key("wall_us").value(us(rep.timeline_end_ns - rep.timeline_start_ns));
+  o.key("gpus").begin_array();
+  for (const auto& g : rep.timeline) {
+    o.begin_object().key("device").value(static_cast<uint64_t>(g.device));
+    o.key("t_us").begin_array();  // from the window's start
+    for (uint64_t t : g.t) o.value(us(t - rep.timeline_start_ns));
+    o.end_array();
+    o.key("depth").begin_array();
+    for (uint32_t d : g.depth) o.value(static_cast<uint64_t>(d));
+    o.end_array();
+    o.key("truncated").value(g.truncated);
+    o.end_object();
+  }
+  o.end_array();
+  o.end_object();
   o.key("kernels_by_name").begin_array();
   for (const auto& k : rep.kernels.by_name) {
     o.begin_object().key("name").value(k.name);

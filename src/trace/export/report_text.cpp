@@ -65,6 +65,38 @@ std::string kernel_times_line(const KernelTimesTable& k) {
   return out + "\n";
 }
 
+// What a cause's calls drained and what removing them could save (sync_drain.h), with the
+// what-if that replays it.
+std::string drain_line(const SyncCause& c) {
+  const char* why = "";
+  switch (c.advice) {
+    case DrainAdvice::OwnCost:
+      why = "its own blocked time: the GPU sat idle after each call longer than it waited";
+      break;
+    case DrainAdvice::WaitMoves:
+      why =
+          "only the GPU's idle after each call: the GPU was soon busy again, the wait moves to "
+          "the next sync";
+      break;
+    case DrainAdvice::Mixed:
+      why = "call by call the smaller of its blocked time and the GPU's idle after it";
+      break;
+    case DrainAdvice::NoGpuWork:
+      why = "its own host time: no GPU work";
+      break;
+  }
+  const std::string replay = c.op == "(no op)" ? std::string("no-syncs") : "no-syncs:op=" + c.op;
+  char line[1024];
+  std::snprintf(line, sizeof line,
+                "      %s: found %llu queued (p50; max %llu), drained %llu, GPU idle after %.1f us;"
+                " removing them saves about %.1f us (first order: %s); replay: --what-if %.80s\n",
+                to_string(c.regime), static_cast<unsigned long long>(c.queue_depth_p50),
+                static_cast<unsigned long long>(c.queue_depth_max),
+                static_cast<unsigned long long>(c.drained), us(c.idle_after_ns),
+                us(c.saving_estimate_ns), why, replay.c_str());
+  return line;
+}
+
 }  // namespace
 
 std::string report_table(const TraceReport& rep) {
@@ -111,12 +143,14 @@ std::string report_table(const TraceReport& rep) {
       static_cast<unsigned long long>(y.blocking_copies), us(y.blocking_copy_ns), us(y.blocked_ns));
   if (y.by_cause.empty()) out += "    none\n";
   const double wall = static_cast<double>(rep.steps_wall_ns);
-  for (const auto& c : y.by_cause)
+  for (const auto& c : y.by_cause) {
     add("    %-40.40s %5llu calls %10.1f us blocked (sync %.1f, copies %.1f)  %5.1f%% of the %s  "
         "GPU busy meanwhile %.1f us\n",
         c.op.c_str(), static_cast<unsigned long long>(c.calls), us(c.blocked_ns), us(c.sync_ns),
         us(c.blocking_copy_ns), wall > 0 ? 100.0 * static_cast<double>(c.blocked_ns) / wall : 0.0,
         rep.steps.empty() ? "trace" : "steps", us(c.gpu_queued_ns));
+    out += drain_line(c);
+  }
   return out;
 }
 

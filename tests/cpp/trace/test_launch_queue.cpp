@@ -113,3 +113,29 @@ TEST(LaunchQueue, FromTheAttributionsJoin) {
   EXPECT_EQ(f.gpus[0].depth.max, 2u);
   EXPECT_EQ(f.regime, Regime::LaunchBound);
 }
+
+TEST(LaunchQueue, DepthAtAnInstantAndWhatLeftBetween) {
+  // Queued at 10 (call end) and 20; they finish at 100 and 200; GPU 1 holds one on [0, 300).
+  const LaunchQueue q({piece(0, 10, 50, 100), piece(15, 20, 100, 200), piece(0, 0, 0, 300, 3, 1)});
+  EXPECT_EQ(q.depth_at(5), 1u);  // GPU 1's only
+  EXPECT_EQ(q.depth_at(20), 3u);
+  EXPECT_EQ(q.depth_at(150), 2u);
+  EXPECT_EQ(q.finished_between(20, 150), 1u);   // the first left at 100
+  EXPECT_EQ(q.finished_between(100, 300), 2u);  // (a, b]: the one at 100 is not counted
+  EXPECT_EQ(q.finished_between(300, 20), 0u);
+}
+
+TEST(LaunchQueue, DepthSeriesIsTheStepFunctionOfTheWindow) {
+  const LaunchQueue q({piece(0, 10, 50, 100), piece(0, 10, 100, 200)});
+  const auto s = q.series(0, 400, 100);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].t, (std::vector<uint64_t>{0, 10, 100, 200}));
+  EXPECT_EQ(s[0].depth, (std::vector<uint32_t>{0, 2, 1, 0}));
+  EXPECT_FALSE(s[0].truncated);
+  const auto inside = q.series(150, 400, 100)[0];  // starts with what was queued before it
+  EXPECT_EQ(inside.t, (std::vector<uint64_t>{150, 200}));
+  EXPECT_EQ(inside.depth, (std::vector<uint32_t>{1, 0}));
+  const auto cut = q.series(0, 400, 2)[0];
+  EXPECT_EQ(cut.t.size(), 2u);
+  EXPECT_TRUE(cut.truncated);
+}
