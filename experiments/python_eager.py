@@ -136,21 +136,22 @@ def context():
             model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    try:
-        commit = (
-            subprocess.run(
-                ["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"],
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            or "unknown"
-        )
-    except OSError:
-        commit = "unknown"
-    if commit == "unknown" and os.environ.get(
-        "IRIS_GIT_COMMIT"
-    ):  # a copy without .git (the GPU run)
-        commit = os.environ["IRIS_GIT_COMMIT"] + " (IRIS_GIT_COMMIT)"
+    # A commit the caller states wins over the copy's .git (bench's run_context.cpp says why).
+    commit = os.environ.get("IRIS_GIT_COMMIT", "")
+    if commit:
+        commit += " (IRIS_GIT_COMMIT)"
+    else:
+        try:
+            commit = (
+                subprocess.run(
+                    ["git", "-C", HERE, "rev-parse", "--short=12", "HEAD"],
+                    capture_output=True,
+                    text=True,
+                ).stdout.strip()
+                or "unknown"
+            )
+        except OSError:
+            commit = "unknown"
     cuda = torch.cuda.is_available()
     # Google Benchmark's names for the machine's load, so the report says how busy it was.
     load = (

@@ -23,8 +23,9 @@
 #   results-<machine>.tar.gz      results/<machine>/ (JSON, logs, steps-<part>.tsv; REPORT.md)
 # Unpack it at the repository root and commit results/<machine>/ (docs/gpu-run.md).
 # Env: PYTHON (python3), MACHINE, BUDGET_S (part 1: 420, part 2 and --steps: 210, all: 900), CAP_FACTOR (3),
-# GRACE_S (30), GPU_BUILD_DIR (build-gpu), IRIS_GIT_COMMIT (the commit, when the copy has no
-# .git), ALLOW_NO_GPU=1 (a CPU dry run, scripts/device_rehearsal.sh: what needs a GPU warns).
+# GRACE_S (30), GPU_BUILD_DIR (build-gpu), IRIS_GIT_COMMIT (the commit the tree was sent from:
+# recorded over the copy's .git, which may not match it), ALLOW_NO_GPU=1 (a CPU dry run,
+# scripts/device_rehearsal.sh: what needs a GPU warns).
 set -uo pipefail
 OUT_DIR="${1:?usage: scripts/gpu_check.sh OUT_DIR [--part 1|2|all | --steps NAME,...]}"
 shift
@@ -52,6 +53,8 @@ BUILD_DIR="${GPU_BUILD_DIR:-$REPO_ROOT/build-gpu}"
 MACHINE="${MACHINE:-$(machine_name)}"
 RESULTS="$REPO_ROOT/results/$MACHINE"
 mkdir -p "$RESULTS"
+# The commit as the caller states it: the device tool's copy may carry a .git whose HEAD is not
+# the tree it sent (bench and python_eager.py record a stated commit over their own git's).
 COMMIT="${IRIS_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 
 # --- 0. Preflight: every tool this run needs, or a readable reason to stop now ----------
@@ -115,7 +118,7 @@ printf '%s\n' "${problems[@]}" > "$PREFLIGHT/problems"
 printf '%s\n' "${warnings[@]}" > "$PREFLIGHT/warnings"
 echo $(( $(date +%s) - T0 )) > "$PREFLIGHT/seconds"
 export PYTHON="$PY" MACHINE GPU_BUILD_DIR="$BUILD_DIR" GPU_CHECK_T0="$T0" SANITIZER CTEST_J
-export IRIS_GIT_COMMIT="$COMMIT"  # bench's context names it when the copy has no .git
+[ -n "${IRIS_GIT_COMMIT:-}" ] && export IRIS_GIT_COMMIT  # stated: bench's context records it
 if [ "$PART" = custom ]; then plan=(--steps "$STEPS_ARG"); else plan=(--part "$PART"); fi
 "$PY" scripts/gpu_plan.py --run "$OUT_DIR" "${plan[@]}" --preflight "$PREFLIGHT"
 rc=$?

@@ -74,13 +74,15 @@ ContextEntries collect_run_context() {
   ContextEntries ctx;
   ctx.emplace_back("torch_version", TORCH_VERSION);
   const std::string dir = IRIS_SOURCE_DIR;
-  std::string commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
-  if (commit.empty()) {
-    // A copy without .git (the GPU machine gets a working tree): scripts/gpu_check.sh passes the
-    // commit it was prepared from, marked as such.
-    const char* given = std::getenv("IRIS_GIT_COMMIT");
-    commit = given && *given ? std::string(given) + " (IRIS_GIT_COMMIT)" : "unknown";
-  }
+  // A commit the caller states wins over the copy's .git: the GPU machine's copy of the working
+  // tree can carry a .git whose HEAD is not the tree that was sent (scripts/gpu_check.sh).
+  const char* given = std::getenv("IRIS_GIT_COMMIT");
+  std::string commit;
+  if (given && *given)
+    commit = std::string(given) + " (IRIS_GIT_COMMIT)";
+  else if ((commit = run_command("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null"))
+               .empty())
+    commit = "unknown";
   // Dirty means changed sources; results/ is rewritten by the very runs that record this.
   else if (!run_command(
                 "git -C '" + dir +
