@@ -82,6 +82,12 @@ std::string cause_text(const replay::LogEveryCurve& c) {
       return " Why: removing one saves about all the time it blocked (" + per + " of " + b +
              " us): the GPU work it waited for (" + q +
              " us) then runs while the CPU goes on, off the critical path.";
+    case Cause::SavesItsHostWork:
+      return " Why: removing one saves " + per + " us, more than the " + b +
+             " us it blocked: the rest is the site's own host work (its op's dispatch, the "
+             "copy's launch, the code around it), which goes with it; the GPU work it waited "
+             "for (" +
+             q + " us) then runs while the CPU goes on.";
     case Cause::EmptyQueue:
       return " Why: the syncs find the GPU queue (almost) empty (" + q +
              " us of GPU work ran while one blocked " + b +

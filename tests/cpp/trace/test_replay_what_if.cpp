@@ -190,6 +190,30 @@ TEST(ReplayWhatIf, ASyncWithNothingQueuedCostsItsFixedPriceAndTheCurveIsLinear) 
   EXPECT_NEAR(c.points[4].predicted_ns, 52000, 1);
 }
 
+// A launch-bound loop whose `aten::item` is 20 us of host time, of which its sync blocks 3 us:
+// removing one saves its host work, well over what it blocked.
+TEST(ReplayWhatIf, ASiteSavesItsHostWorkBeyondWhatItBlocked) {
+  trace::RecordSet r;
+  uint64_t t = 0;
+  for (uint32_t i = 0; i < 8; ++i, t += 32 * us) {
+    const uint32_t c = 3 * i + 1;
+    r.api.push_back(call("cudaLaunchKernel", t, t + 5 * us, c));
+    r.kernels.push_back(kernel(t + 6 * us, t + 8 * us, c));
+    r.api.push_back(call("cudaMemcpyAsync", t + 12 * us, t + 15 * us, c + 1));
+    r.memcpys.push_back(d2h(t + 15 * us, t + 16 * us, c + 1));
+    r.api.push_back(call("cudaStreamSynchronize", t + 15 * us, t + 18 * us, c + 2));
+    r.cpu_ops.push_back({t + 10 * us, t + 30 * us, 7, "aten::item"});
+    step(&r, "ProfilerStep#" + std::to_string(i), t, t + 32 * us);
+  }
+  const auto rep = replay_trace(imported(r), {parse_what_if("log-every=1,2,never:op=aten::item")});
+  ASSERT_EQ(rep.curves.size(), 1u);
+  const auto& c = rep.curves[0];
+  const std::string why = trace::log_every_why(c);
+  EXPECT_GT(c.saving_per_sync_ns, 1.25 * c.blocked_per_sync_ns) << why;
+  EXPECT_EQ(c.cause, LogEveryCurve::Cause::SavesItsHostWork) << why;
+  EXPECT_NE(why.find("more than the"), std::string::npos) << why;
+}
+
 TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
   const auto t = imported(gpu_bound_loop(10));
   const auto rep =

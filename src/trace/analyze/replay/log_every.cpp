@@ -46,6 +46,9 @@ LogEveryCurve::Cause cause_of(const LogEveryCurve& c) {
   const double per = c.saving_per_sync_ns, b = c.blocked_per_sync_ns, q = c.queued_per_sync_ns;
   if (b <= 0) return Cause::BlocksOnNothing;
   if (std::fabs(per) < kFlatNs) return Cause::OffCriticalPath;
+  // A site is more than its wait (the op's dispatch, the copy's launch, the code around it):
+  // a saving well over what it blocked is that host work going too.
+  if (per > 1.25 * b) return Cause::SavesItsHostWork;
   if (per >= 0.8 * b) return Cause::SavesWhatItBlocked;
   if (q < 0.1 * b) return Cause::EmptyQueue;
   return Cause::WaitMoves;

@@ -99,6 +99,7 @@ struct LogEveryCurve {
     BlocksOnNothing,     // no GPU work to wait for: a site saves its own host time
     OffCriticalPath,     // it blocked, but another thread or the GPU bounds the run
     SavesWhatItBlocked,  // the GPU work it waited for then overlaps the CPU
+    SavesItsHostWork,    // saves more than it blocked: the site's own host work goes with it
     EmptyQueue,          // the GPU queue is (almost) empty: each costs its fixed price
     WaitMoves,           // it waits behind queued work: the wait moves to the next sync
   };
