@@ -79,7 +79,7 @@ def section(folder, stats):
         path = os.path.join(folder, "replay", f"validation-{device}.json")
         if not os.path.exists(path):
             lines += [
-                f"- {device}: not replayed yet (run `experiments/replay_validation.sh {os.path.relpath(folder)}`).",
+                f"- {device}: not replayed yet (run `experiments/replay_validation.sh results/{os.path.basename(os.path.normpath(folder))}`).",
                 "",
             ]
             continue

@@ -103,13 +103,27 @@ def primitives_section(rows, stats, models, runs=()):
         intro += prose.PRIMITIVES_RUN.format(load=prose.load_note(run))
     md += [intro, ""] + report_tables.primitives_table(prims)
     ok = prose.SPREAD_OK_PCT
-    unstable = [k for k, p in prims.items() if p["spread_pct"] > ok or p["n"] < 3]
-    if unstable:
-        which = ", ".join(
-            f"{k} ({prims[k]['spread_pct']:.0f}%, n={prims[k]['n']})" for k in unstable
-        )
+    # Two reasons apart: a spread over the bound is measured instability; fewer than 3
+    # repetitions is too little to judge, whatever their spread.
+    wide = [k for k, p in prims.items() if p["n"] >= 3 and p["spread_pct"] > ok]
+    few = [k for k, p in prims.items() if p["n"] < 3]
+    if wide:
+        which = ", ".join(f"{k} ({prims[k]['spread_pct']:.0f}%, n={prims[k]['n']})" for k in wide)
         md += ["", prose.UNSTABLE.format(ok=ok, which=which)]
-    else:
+    if few:
+        spreads = [prims[k]["spread_pct"] for k in few]
+        md += [
+            "",
+            prose.TOO_FEW_REPS.format(
+                count=len(few),
+                n=max(prims[k]["n"] for k in few),
+                lo=min(spreads),
+                hi=max(spreads),
+                ok=ok,
+                over=", ".join(k for k in few if prims[k]["spread_pct"] > ok) or "none",
+            ),
+        ]
+    if not wide and not few:
         md += ["", prose.ALL_STABLE.format(ok=ok)]
     published = summary.published_comparison(prims)
     if published:

@@ -93,7 +93,14 @@ UNSTABLE = (
     "carry it."
 )
 ALL_STABLE = "Every primitive's spread is under {ok:g}% over at least 3 repetitions."
-PUBLISHED_INTRO = "Measured against published prices (ranges as issue #6 quotes them):"
+TOO_FEW_REPS = (
+    "**Too few repetitions to judge stability** ({count} primitives, at most n={n}; at least 3 are "
+    "needed): their spreads are {lo:.0f}-{hi:.0f}%, over {ok:g}% for: {over}. Predictions below "
+    "carry the spreads as measured."
+)
+PUBLISHED_INTRO = (
+    "Measured against published prices (the ranges of `PUBLISHED_PRICES` in analysis/summary.py):"
+)
 NO_PUBLISHED = "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here."
 PREDICTIONS_INTRO = (
     "Predictions from the primitives, each beside what was measured, with a verdict (analysis/noise.py): "
