@@ -8,7 +8,8 @@ from the modules that write the report, over committed files only:
 
 - the post's own figures: analysis.article (gpu_model: its two GPU runs solved for a cost per
   epoch and per `.item()`; RUNS: its CPU run);
-- ours: the CPU run in results/cpu-intel-xeon-processor-2c (analysis.report.load_folder), through
+- ours: the CPU run in results/cpu-intel-xeon-processor-2c and the GPU run in results/nvidia-h200
+  (analysis.report.load_folder), through
   analysis.summary (fit_devices, summarize, attribution_rows, primitives, predict_loop),
   analysis.report (prediction_cases), analysis.report_prose (skipped_lines) and
   analysis.machine_limit (rung_limits);
@@ -35,6 +36,7 @@ from analysis.tables import markdown_table, write_atomic  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 CPU_FOLDER = os.path.join(ROOT, "results", "cpu-intel-xeon-processor-2c")
+GPU_FOLDER = os.path.join(ROOT, "results", "nvidia-h200")
 SPEED_JSON = os.path.join(ROOT, "results", "traces", "speed.json")
 BEGIN = "<!-- results:begin (written by python -m analysis.readme_results; do not edit by hand) -->"
 END = "<!-- results:end -->"
@@ -76,29 +78,156 @@ def _speed_rows(path):
     return text
 
 
-def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.REAL_TRACES_JSON):
-    """The lines between the markers."""
+def _load(folder):
+    """(rows, ItemSync stats, fits by device) of one results folder, or None when absent."""
+    if not folder or not os.path.isdir(folder):
+        return None
     runs = report.load_folder(folder)
     rows = [r for run in runs for r in run.rows]
-    stats = summary.summarize(rows, "ItemSync")
-    models = summary.fit_devices(rows)
-    cpu = next(m for m in models if m.device == "cpu")
+    models = {m.device: m for m in summary.fit_devices(rows)}
+    return runs, rows, summary.summarize(rows, "ItemSync"), models
+
+
+def _fit_cell(model, name, what):
+    lo, hi = model.fit.interval(name)
+    return f"{what}{_ci(model.fit, name)}" + (
+        ": within noise (the interval holds 0)" if lo <= 0 <= hi else ""
+    )
+
+
+def _range(values, spec=".1f"):
+    lo, hi = f"{min(values):{spec}}", f"{max(values):{spec}}"
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def _epoch_prediction(rows, stats, models, device):
+    """The loop predicted from one tiny op, as the report's first prediction case words it."""
+    pred = next(
+        (
+            p
+            for p in summary.predict_loop(
+                summary.primitives(rows),
+                stats,
+                list(models.values()),
+                summary.attribution_rows(rows),
+            )
+            if p["device"] == device
+        ),
+        None,
+    )
+    if not pred:
+        return None
+    what, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
+    v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
+    return (
+        f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
+        f"measured: {v.text if v.kind == 'unknown' else v.kind} (the tiny op spread "
+        f"{pred['op_spread_pct']:.0f}%)"
+    )
+
+
+def _gpu_cells(gpu):
+    """The GPU run's cell of every row (None: that row has no GPU figure)."""
+    if gpu is None:
+        return {}
+    _, rows, stats, models = gpu
+    prims = summary.primitives(rows)
+    cells = {}
+    cuda, cpu = models.get("cuda"), models.get("cpu")
+    item = prims.get("Sync/item_idle")
+    if cuda:
+        cells["item"] = (
+            f"{item['us']:.1f} us on an idle GPU (`Sync/item_idle`, n={item['n']}); "
+            if item
+            else ""
+        ) + _fit_cell(cuda, "per_item", "the fit over whole runs: ")
+        cells["epoch"] = f"GPU {_ci(cuda.fit, 'per_epoch')}, fitted over {cuda.fit.n} runs" + (
+            f"; its CPU {_ci(cpu.fit, 'per_epoch')}" if cpu else ""
+        )
+    post_cpu = next(r for r in article.RUNS if r.label == "CPU")
+    ours = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
+    if ours:
+        cells["cpu_run"] = (
+            f"{ours.median_s:.3f} s (n={ours.n}; the GPU machine's CPU, LibTorch C++)"
+        )
+    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
+    g = answer._ours(stats, "cuda", post_gpu.interval, post_gpu.print100)
+    if g:
+        every = [c.median_s for c in stats if c.device == "cuda" and c.batch == 120]
+        text = f"{g.median_s:.3f} s (n={g.n}); the sweep's {len(every)} CUDA rows ran {_range(every, '.2f')} s"
+        if ours:
+            text += f"; {g.median_s / ours.median_s:.1f}x its CPU's {ours.median_s:.3f} s"
+        cells["gpu_run"] = text
+    attr = [a for a in summary.attribution_rows(rows) if a.device == "cuda"]
+    if attr:
+        busy = [a.values["attr_gpu_busy_us"] for a in attr if "attr_gpu_busy_us" in a.values]
+        api = [a.values["attr_launch_api_us"] for a in attr if "attr_launch_api_us" in a.values]
+        traced = [
+            a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values
+        ]
+        launches = [a.values["attr_launches"] for a in attr if "attr_launches" in a.values]
+        cells["where"] = (
+            f"GPU busy {_range(busy)} us of a traced epoch of {_range(traced)} us; "
+            f"{_range(launches, '.0f')} launches an epoch take {_range(api)} us of host API time (CUPTI, "
+            f"range over the medians of {len(attr)} configurations)"
+        )
+    p = _epoch_prediction(rows, stats, models, "cuda")
+    if p:
+        cells["predicted"] = p
+    sync = [(k, prims[k]) for k in ("Sync/stream_idle", "Sync/item_idle") if k in prims]
+    if sync:
+        cells["sync"] = (
+            "; ".join(f"`{k}` {v['us']:.2f} us (n={v['n']})" for k, v in sync)
+            + " (measured alone on the H200)"
+        )
+    rungs = {(r.device, r.rung): r for r in summary.ladder(rows)}
+    shown = [
+        rungs[k]
+        for k in (("cuda", "cuda_graph"), ("cuda", "persistent_kernel"), ("cpu", "fused_cpu"))
+        if k in rungs
+    ]
+    if shown:
+        cells["fused"] = "; ".join(
+            f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) {r.us_per_epoch:.2f} us/epoch, "
+            f"{r.speedup:.1f}x LibTorch eager"
+            for r in shown
+        )
+    batch = summary.batch_analysis(rows)
+    if batch.crossover:
+        cells["crossover"] = (
+            f"batch {batch.crossover} (the first batch of the sweep whose never-logging epoch is "
+            "faster on the GPU than on its CPU)"
+        )
+    return cells
+
+
+def results_block(
+    folder=CPU_FOLDER,
+    speed_json=SPEED_JSON,
+    traces_json=answer.REAL_TRACES_JSON,
+    gpu_folder=GPU_FOLDER,
+):
+    """The lines between the markers."""
+    runs, rows, stats, models = _load(folder)
+    gpu = _load(gpu_folder)
+    cells = _gpu_cells(gpu)
+    cpu = models["cpu"]
     report_md = _rel(os.path.join(folder, "REPORT.md"))
     machine = os.path.basename(folder.rstrip("/"))
     c_art, s_art = article.gpu_model()
     post_cpu = next(r for r in article.RUNS if r.label == "CPU")
+    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
     ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
+    pending = "pending" if gpu is None else "-"
 
     body = []
     # 1. the article's answer: what one .item() costs
-    lo, hi = cpu.fit.interval("per_item")
     body.append(
         [
             "one `.item()`",
             f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
-            f"CPU: {_ci(cpu.fit, 'per_item')}"
-            + (": within noise (the interval holds 0)" if lo <= 0 <= hi else "")
-            + "; GPU: pending",
+            _fit_cell(cpu, "per_item", ""),
+            cells.get("item", pending),
         ]
     )
     # 2. what stays: the per-epoch work
@@ -108,15 +237,25 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
             f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
             f"({post_cpu.seconds:.2f} s / {article.EPOCHS})",
             f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
+            cells.get("epoch", pending),
         ]
     )
-    # 3. the post's CPU run against our loop
+    # 3. the post's two runs against our loop
     body.append(
         [
             f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
             f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
             f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
             "C++, median)",
+            cells.get("cpu_run", pending),
+        ]
+    )
+    body.append(
+        [
+            "the post's GPU run (the same loop on CUDA)",
+            f"{post_gpu.seconds:.2f} s, {post_gpu.seconds / post_cpu.seconds:.1f}x its CPU run",
+            "-",
+            cells.get("gpu_run", pending),
         ]
     )
     # 4. where an epoch goes
@@ -132,29 +271,14 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
                 "-",
                 f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
                 f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)",
+                cells.get("where", pending),
             ]
         )
     # 5. the loop predicted from its primitives
-    pred = next(
-        (
-            p
-            for p in summary.predict_loop(
-                summary.primitives(rows), stats, models, summary.attribution_rows(rows)
-            )
-            if p["device"] == "cpu"
-        ),
-        None,
-    )
-    if pred:
-        what, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
-        v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
+    p = _epoch_prediction(rows, stats, models, "cpu")
+    if p:
         body.append(
-            [
-                "an epoch predicted from one tiny op",
-                "-",
-                f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
-                f"measured: {v.kind} (the tiny op spread {pred['op_spread_pct']:.0f}%)",
-            ]
+            ["an epoch predicted from one tiny op", "-", p, cells.get("predicted", pending)]
         )
     # 6. one sync on real GPUs
     paths = [os.path.join(traces_json, f"{n}.json") for n in answer.NVIDIA_TRACES]
@@ -163,34 +287,47 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
     if cost is not None and cost.idle_n:
         body.append(
             [
-                "one sync on real GPUs (A100, GP100 traces others recorded)",
+                "one sync (A100, GP100 traces others recorded; ours on the H200)",
                 "-",
                 f"{fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
                 f"({cost.idle_n} of {cost.n} calls); {fmt_us(cost.median_blocked_us)} us median "
                 f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))",
+                cells.get("sync", pending),
             ]
         )
     # 7. ./attribute's speed
     if os.path.exists(speed_json):
-        body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json)])
+        body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json), "-"])
     # 8. the machine limit
     fused = next((x for x in machine_limit.rung_limits(rows) if x.rung == "fused_cpu"), None)
     if fused:
         body.append(
             [
-                "the same training, hand-fused (CPU, 1 thread)",
+                "the same training, overhead removed",
                 "-",
-                f"{fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x LibTorch eager, "
-                f"{fused.pct_of_peak:.0f}% of the core's float32 FMA peak",
+                f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
+                f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak",
+                cells.get("fused", pending),
             ]
         )
-    skipped = [(run.path, name, msg) for run in runs for name, msg in run.skipped]
+    # 9. where the GPU starts to win
+    body.append(["the batch from which the GPU wins", "-", "-", cells.get("crossover", pending)])
+    gpu_name = os.path.basename(gpu_folder.rstrip("/")) if gpu else None
     lines = [
         f"Ours: the committed CPU run, `{machine}` (2-core Xeon VM, shared cores; every figure with its "
-        f"context in [REPORT.md]({report_md})). The post's: its own runs ({_rel(os.path.join(ROOT, 'analysis', 'article.py'))}).",
+        f"context in [REPORT.md]({report_md}))"
+        + (
+            f", and the GPU run, `{gpu_name}` (one H200 and its 16-core Xeon, lent for one session; "
+            f"[REPORT.md]({_rel(os.path.join(gpu_folder, 'REPORT.md'))}))"
+            if gpu
+            else ""
+        )
+        + f". The post's: its own runs ({_rel(os.path.join(ROOT, 'analysis', 'article.py'))}).",
         "",
     ]
-    lines += markdown_table(["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours"], body)
+    head = ["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours, CPU VM", "ours, H200 machine"]
+    lines += markdown_table(head, body)
+    skipped = [(run.path, name, msg) for run in runs for name, msg in run.skipped]
     if skipped:  # counted as report_prose.skipped_lines counts them: per family and reason
         by_reason = {}
         for _, name, msg in skipped:
@@ -198,12 +335,14 @@ def results_block(folder=CPU_FOLDER, speed_json=SPEED_JSON, traces_json=answer.R
             fam[name.split("/")[0]] = fam.get(name.split("/")[0], 0) + 1
         lines += [
             "",
-            f"Every GPU figure is pending: that run skipped {len(skipped)} rows ("
+            ("Every GPU figure is pending: the CPU run" if gpu is None else "The CPU run")
+            + f" skipped {len(skipped)} rows ("
             + "; ".join(
                 ", ".join(f"{f} {n}" for f, n in sorted(fams.items())) + f": `{msg}`"
                 for msg, fams in sorted(by_reason.items())
             )
-            + ").",
+            + ")"
+            + ("." if gpu is None else "; the GPU figures are the H200 run's."),
         ]
     return lines
 
