@@ -53,6 +53,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/blocking_calls.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/sync_drain.cpp
+  ${_t}/analyze/window_queue.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
   ${_t}/analyze/hta_breakdown.cpp

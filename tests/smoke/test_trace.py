@@ -112,6 +112,7 @@ def test_cpu_trace_end_to_end_and_attribution_counters(tmp_path):
     assert (
         "attr_kernels" not in row and "phase_forward_kernels" not in row
     )  # no GPU timeline on the CPU
+    assert row["attr_launch_queue"] == 0 and "attr_queue_empty_share" not in row  # nor a queue
     assert row["phase_forward_us"] + row["phase_backward_us"] < row["traced_us_per_epoch"]
     path = tmp_path / "ItemSync_cpu_interval-1_print100-0_batch-120.trace.json"
     doc, events = load_trace(path)
@@ -181,6 +182,12 @@ def test_cuda_trace_end_to_end_and_attribution_counters(tmp_path):
     assert idle + row["attr_gpu_busy_us"] == pytest.approx(row["attr_window_us"], rel=1e-6)
     assert row["attr_sync_api_us"] > 0 and row["item_us_per_call"] > 0
     assert row["traced_us_per_epoch"] > 0 and row["trace_overhead"] > 0
+    # The launch queue per epoch: a tiny model leaves it (nearly) empty, and every epoch falls
+    # in one regime or another.
+    assert row["attr_launch_queue"] == 1 and 0 < row["attr_queue_empty_share"] <= 1
+    assert row["attr_queue_depth_max"] >= 1
+    regimes = ("launch_bound", "gpu_bound", "mixed")
+    assert sum(row[f"attr_queue_{r}_share"] for r in regimes) == pytest.approx(1)
 
     doc, events = load_trace(tmp_path / "ItemSync_cuda_interval-1_print100-0_batch-120.trace.json")
     assert doc["otherData"]["clock"] == "cupti"

@@ -4,6 +4,7 @@
 #include "synthetic_records.h"
 #include "trace/analyze/attribution.h"
 #include "trace/analyze/launch_queue.h"
+#include "trace/analyze/window_queue.h"
 
 using trace::LaunchQueue;
 using trace::Regime;
@@ -138,4 +139,34 @@ TEST(LaunchQueue, DepthSeriesIsTheStepFunctionOfTheWindow) {
   const auto cut = q.series(0, 400, 2)[0];
   EXPECT_EQ(cut.t.size(), 2u);
   EXPECT_TRUE(cut.truncated);
+}
+
+TEST(WindowQueue, EpochsSummedUp) {
+  // Two epochs of one_epoch's shape, the second shifted by 1000 ns.
+  using namespace testdata;
+  trace::RecordSet r = one_epoch();
+  const trace::RecordSet second = one_epoch();
+  for (auto x : second.ranges)
+    r.ranges.push_back({x.start_ns + 1000, x.end_ns + 1000, x.thread_id, x.depth, x.name});
+  for (auto x : second.api) {
+    x.start_ns += 1000, x.end_ns += 1000, x.correlation_id += 10;
+    r.api.push_back(x);
+  }
+  for (auto x : second.kernels) {
+    x.start_ns += 1000, x.end_ns += 1000, x.correlation_id += 10;
+    r.kernels.push_back(x);
+  }
+  for (auto x : second.memcpys) {
+    x.start_ns += 1000, x.end_ns += 1000, x.correlation_id += 10;
+    r.memcpys.push_back(x);
+  }
+  const auto s = trace::summarize_queue(r);
+  EXPECT_EQ(s.windows, 2u);
+  // Each epoch [0, 1000]: queued from 20 (A's call end); A and B until 505, the copy [610,
+  // 710], C [810, 950]: empty on [0, 20), [505, 610), [710, 810) and [950, 1000].
+  const double empty = (20.0 + 105 + 100 + 50) / 1000;
+  EXPECT_DOUBLE_EQ(s.empty_share_median, empty);
+  EXPECT_EQ(s.depth_max, 2u);
+  EXPECT_EQ(s.by_regime[static_cast<size_t>(Regime::LaunchBound)], 2u);
+  EXPECT_EQ(trace::summarize_queue(r, "no such range").windows, 0u);
 }
