@@ -27,7 +27,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, article, machine_limit, noise, report, summary  # noqa: E402
+from analysis import answer, article, launch_queue, machine_limit, noise, report, summary  # noqa: E402
 from analysis.attribute_json.reader import load_attribution  # noqa: E402
 from analysis.fmt import fmt_us  # noqa: E402
 from analysis.trace_pages.stats import sync_cost  # noqa: E402
@@ -126,7 +126,7 @@ def _epoch_prediction(rows, stats, models, device):
     )
 
 
-def _gpu_cells(gpu):
+def _gpu_cells(gpu, gpu_folder):
     """The GPU run's cell of every row (None: that row has no GPU figure)."""
     if gpu is None:
         return {}
@@ -171,6 +171,14 @@ def _gpu_cells(gpu):
             f"{_range(launches, '.0f')} launches an epoch take {_range(api)} us of host API time (CUPTI, "
             f"range over the medians of {len(attr)} configurations)"
         )
+        queue = launch_queue.queue_rows(attr, gpu_folder)
+        if queue:
+            regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
+            cells["where"] += (
+                f"; the launch queue empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
+                f"of an epoch, at most {max(q.depth_max for q in queue)} deep: "
+                f"{' / '.join(regimes)} ({len(queue)} configurations)"
+            )
     p = _epoch_prediction(rows, stats, models, "cuda")
     if p:
         cells["predicted"] = p
@@ -210,7 +218,7 @@ def results_block(
     """The lines between the markers."""
     runs, rows, stats, models = _load(folder)
     gpu = _load(gpu_folder)
-    cells = _gpu_cells(gpu)
+    cells = _gpu_cells(gpu, gpu_folder)
     cpu = models["cpu"]
     report_md = _rel(os.path.join(folder, "REPORT.md"))
     machine = os.path.basename(folder.rstrip("/"))

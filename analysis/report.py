@@ -21,7 +21,16 @@ import sys
 if __package__ in (None, ""):  # run as a script: make `analysis` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import answer, bench_json, machine_limit, noise, plots, summary, tables  # noqa: E402
+from analysis import (  # noqa: E402
+    answer,
+    bench_json,
+    launch_queue,
+    machine_limit,
+    noise,
+    plots,
+    summary,
+    tables,
+)
 from analysis import fit as fitting  # noqa: E402
 from analysis import replay_validation  # noqa: E402
 from analysis import report_prose as prose  # noqa: E402
@@ -64,8 +73,13 @@ def attribution_section(rows, machine, folder):
     if gpu:
         md += ["", prose.GPU_TIMELINE, ""] + report_tables.gpu_timeline_table(gpu)
         md += ["", kernel_count_check(rows, gpu)]
+        queue = launch_queue.queue_rows(gpu, folder)
+        md += ["", prose.QUEUE_INTRO, ""]
+        md += report_tables.queue_table(queue) if queue else [prose.QUEUE_PENDING]
     else:
         md += ["", prose.GPU_TIMELINE_PENDING]
+    if any(a.values.get("attr_launch_queue") == 0 for a in attr if a.device == "cpu"):
+        md += ["", prose.NO_QUEUE_ON_CPU]
     png = plots.attribution_plot(attr, machine, os.path.join(folder, "attribution.png"))
     return md + markdown_figure("attribution", png, plots.ATTRIBUTION_CAPTION)
 

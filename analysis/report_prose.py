@@ -69,6 +69,23 @@ ATTRIBUTION_INTRO = (
 )
 GPU_TIMELINE = "GPU timeline per epoch (CUPTI):"
 GPU_TIMELINE_PENDING = "GPU timeline (CUPTI) pending: no CUDA rows in this folder."
+QUEUE_INTRO = (
+    "The launch queue per epoch (work launched and not yet finished on the GPU), as `./attribute` "
+    "defines it (docs/trace-tool.md, *The launch queue*): per epoch the GPU whose queue was empty "
+    "least, the median over the epochs of its share of the epoch with nothing queued and of its "
+    "median and p90 depth, the deepest queue seen, and the epochs' regimes by ./attribute's rule, "
+    "whose thresholds docs/trace-tool.md states (launch-bound: the queue is often empty, the GPU "
+    "waits for the host and a sync finds little to wait out; GPU-bound: the queue is rarely empty "
+    "and holds work, and a sync waits out what is queued ahead of it)."
+)
+QUEUE_PENDING = (
+    "No launch-queue figures: these rows predate bench's queue counters and no "
+    "`queue/` folder is here (`experiments/trace_queue.sh` makes it from the trace files)."
+)
+NO_QUEUE_ON_CPU = (
+    "On the CPU there is no launch queue: each op runs on the calling thread before the next "
+    "starts (the CPU rows' `attr_launch_queue` is 0)."
+)
 KERNEL_COUNT_PENDING = (
     "Kernel count cross-check pending (needs the never-logging CUDA row and python_eager "
     "--profile-kernels)."

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from analysis import noise, summary, tables
+from analysis import launch_queue, noise, summary, tables
 from analysis.fmt import fmt_fit_us, fmt_or
 
 ATTRIBUTION_HEADER = (
@@ -70,6 +70,37 @@ def gpu_timeline_table(gpu_attr):
         for a in gpu_attr
     ]
     return tables.markdown_table(GPU_TIMELINE_HEADER, body)
+
+
+QUEUE_HEADER = [
+    "interval",
+    "print100",
+    "queue empty %",
+    "depth p50",
+    "depth p90",
+    "depth max",
+    "regime of the epochs",
+    "from",
+]
+
+
+def queue_table(queue_rows):
+    body = [
+        [
+            tables.interval_label(q.interval),
+            str(q.print100),
+            f"{100 * q.empty_share:.1f}",
+            f"{q.depth_p50:g}",
+            f"{q.depth_p90:g}",
+            str(q.depth_max),
+            launch_queue.regime_text(q.regimes),
+            "bench's traced pass"
+            if q.source == "bench"
+            else f"`queue/{q.source}` ({q.epochs} epochs)",
+        ]
+        for q in queue_rows
+    ]
+    return tables.markdown_table(QUEUE_HEADER, body)
 
 
 PRIMITIVE_COUNTERS = (

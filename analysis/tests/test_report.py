@@ -169,6 +169,61 @@ def test_attribution_section_from_traced_rows(tmp_path):
     ) in text
     assert "| 200 | 1 | 21.0 | 60.0 | 21.0 | 40.0 | 3.0 | 500.0 | 10.0 | 10.0 | 6.0 |" in text
     assert (tmp_path / "attribution.png").stat().st_size > 10000
+    # Rows without bench's queue counters and no queue/ folder: the queue is said to be missing.
+    assert "No launch-queue figures" in text
+
+
+def _queue_step(empty_shares, regime):
+    gpus = [
+        {"device": d, "pieces": 3, "empty_share": e, "depth_p50": d, "depth_p90": 2 + d}
+        | {"depth_max": 5 + d, "full_queue_calls": 0, "full_queue_us": 0.0}
+        for d, e in enumerate(empty_shares)
+    ]
+    return {"name": "epoch", "queue": {"regime": regime, "gpus": gpus}}
+
+
+def test_launch_queue_from_bench_counters_or_the_trace_files(tmp_path):
+    """bench's attr_queue_* counters when a row has them; else ./attribute's JSON of the row's
+    trace in queue/ (experiments/trace_queue.sh), per epoch the GPU empty least."""
+    doc = item_sync_doc(500e-6, 40e-6, device="cuda", intervals=(200, 0), reps=1)
+    doc["context"]["gpu_name"] = "Test GPU"
+    for row in doc["benchmarks"]:
+        row.update({"attr_epochs": 2000.0, "traced_us_per_epoch": 560.0, "attr_kernels": 21.0})
+        if row["interval"] == 200:
+            row.update(
+                {
+                    "attr_launch_queue": 1.0,
+                    "attr_queue_empty_share": 0.9,
+                    "attr_queue_depth_p50": 0.0,
+                    "attr_queue_depth_p90": 1.0,
+                    "attr_queue_depth_max": 2.0,
+                    "attr_queue_launch_bound_share": 0.75,
+                    "attr_queue_gpu_bound_share": 0.0,
+                    "attr_queue_mixed_share": 0.25,
+                }
+            )
+    write(tmp_path / "item_sync.json", doc)
+    # The never-logging row's trace, three epochs on two GPUs, and a step of another name.
+    steps = [
+        _queue_step([0.5, 0.02], "GPU-bound"),
+        _queue_step([0.4, 0.01], "GPU-bound"),
+        _queue_step([0.3, 0.6], "mixed"),
+        {"name": "ProfilerStep#1", "queue": {"regime": "launch-bound", "gpus": []}},
+    ]
+    (tmp_path / "queue").mkdir()
+    name = "ItemSync_cuda_interval-0_print100-1_batch-120.trace.json"
+    write(tmp_path / "queue" / name, {"traces": [{"steps": steps}]})
+    assert report.main([str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert (
+        "| 200 | 1 | 90.0 | 0 | 1 | 2 | launch-bound 75%, mixed 25% | bench's traced pass |" in text
+    )
+    # Busiest GPU per epoch: 0.02 (gpu 1), 0.01 (gpu 1), 0.3 (gpu 0): median 2.0%; depth p50
+    # 1, 1, 0 -> 1; p90 3, 3, 2 -> 3; the deepest of all 6.
+    assert (
+        f"| never | 1 | 2.0 | 1 | 3 | 6 | GPU-bound 67%, mixed 33% | `queue/{name}` (3 epochs) |"
+        in text
+    )
 
 
 def test_loop_is_predicted_from_primitive_rows(tmp_path):
