@@ -479,3 +479,65 @@ def test_pages_build_from_the_committed_attribute_output(tmp_path):
     assert trace_report.main(files + ["--out", str(tmp_path)]) == 0
     assert (tmp_path / "index.md").exists()
     assert len(list(tmp_path.glob("*-steps.png"))) >= len(files)
+
+
+def with_queue(trace, regime, empty_share, p50, p90, device=0):
+    """The trace's whole-trace queue: one GPU with these figures, and its regime."""
+    gpu = {**QUEUE_GPU, "device": device, "empty_share": empty_share}
+    gpu.update(depth_p50=p50, depth_p90=p90, depth_max=max(p90, 1))
+    trace["total"]["queue"] = {"regime": regime, "gpus": [gpu], "streams": []}
+    return trace
+
+
+def row_cells(page, first):
+    """The cells of the table row whose first cell is `first`."""
+    row = next(line for line in page.splitlines() if line.startswith(f"| {first} |"))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+# Two rules and two sets of regimes that share no threshold and no regime per step: a page that
+# typed either in Python would pass one case at most.
+@pytest.mark.parametrize(
+    "rule, regimes, words",
+    [
+        (
+            {"launch_bound_empty_share": 0.4, "gpu_bound_empty_share": 0.02, "depth": 7},
+            ("launch-bound", "GPU-bound", "GPU-bound"),
+            ("for 40% of the window or more", "for under 2% with a median depth of 7 or more"),
+        ),
+        (
+            {"launch_bound_empty_share": 0.3, "gpu_bound_empty_share": 0.1, "depth": 3},
+            ("mixed", "launch-bound", "mixed"),
+            ("for 30% of the window or more", "for under 10% with a median depth of 3 or more"),
+        ),
+    ],
+)
+def test_regime_sentence_and_column_come_from_the_json(tmp_path, rule, regimes, words):
+    t = trace_doc()
+    t["queue_rule"] = {
+        "max_queue": 1024,
+        "launch_bound_empty_share": rule["launch_bound_empty_share"],
+        "gpu_bound_empty_share": rule["gpu_bound_empty_share"],
+        "gpu_bound_median_depth": rule["depth"],
+    }
+    for s, regime in zip(t["steps"], regimes[:2]):
+        s["queue"]["regime"] = regime
+    with_queue(t, regimes[2], 0.013, 9, 12, device=3)
+    out = tmp_path / "pages"
+    assert trace_report.main([write_doc(tmp_path / "a.json", t), "--out", str(out)]) == 0
+    page = (out / "train.md").read_text()
+    assert (
+        f"Launch queue over the whole trace: **{regimes[2]}**: GPU 3's queue was empty 1.3% of "
+        "the time (median depth 9, p90 12)." in page
+    )
+    for w in words:
+        assert w in page
+    header = row_cells(page, "step")
+    assert header[-1] == "regime"
+    assert row_cells(page, "ProfilerStep#1")[-1] == regimes[0]
+    assert row_cells(page, "ProfilerStep#2")[-1] == regimes[1]
+    assert row_cells(page, "outside the steps")[-1] == "-"  # a difference of windows: no queue
+    assert row_cells(page, "**whole trace**")[-1] == regimes[2]
+    index = (out / "index.md").read_text()
+    header = row_cells(index, "trace")
+    assert row_cells(index, "[train](train.md)")[header.index("regime")] == regimes[2]

@@ -39,7 +39,7 @@ def trace_page(trace, stem, plot_name, source):
     lines = prose.page_head(trace, source)
     if not trace["gpu_events"]:
         lines += [prose.NO_GPU_EVENTS, ""]
-    lines += [prose.whole_trace_line(trace), ""]
+    lines += [prose.whole_trace_line(trace), "", prose.regime_line(trace), ""]
     if trace["unmatched_correlations"]:
         lines += [prose.UNMATCHED.format(n=trace["unmatched_correlations"]), ""]
     if trace["warnings"]:

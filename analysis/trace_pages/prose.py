@@ -58,6 +58,17 @@ INDEX_DEFINITIONS = (
     "pageable host memory). Both over the whole trace; calls count API calls."
 )
 
+# The launch queue and its regime (from each window's `queue` and the file's `queue_rule`).
+REGIME_LINE = "Launch queue over the whole trace: **{regime}**: {gpus}."
+REGIME_GPU = "GPU {device}'s queue was empty {empty} of the time (median depth {p50}, p90 {p90})"
+NO_GPU_QUEUE = "no GPU's queue held any work"
+REGIME_RULE = (
+    "The rule (`queue_rule`), on the GPU whose queue was empty least: launch-bound when it was "
+    "empty for {launch} of the window or more, GPU-bound when for under {gpu} with a median depth "
+    "of {depth} or more, mixed otherwise."
+)
+REGIME_PER_STEP = " Each step's regime is in the per-step table's last column."
+
 # What one sync cost (sync_cost_markdown), part by part.
 NO_SYNC_LISTED = "No blocking sync is listed in these traces."
 SYNC_COST_OVER = (
@@ -238,3 +249,33 @@ def paragraphs(lines):
     for line in lines:
         out += [line, ""]
     return out[:-1]
+
+
+def _threshold(x):
+    """A rule's share as it was set (0.25 -> '25%'), not as a measured figure."""
+    return f"{100 * x:g}%"
+
+
+def regime_gpu(g):
+    return REGIME_GPU.format(
+        device=g["device"],
+        empty=fmt_share(g["empty_share"]),
+        p50=g["depth_p50"],
+        p90=g["depth_p90"],
+    )
+
+
+def regime_line(trace):
+    """The trace's regime with each GPU's figures, and the rule with the file's thresholds."""
+    q = trace["total"]["queue"]
+    gpus = "; ".join(regime_gpu(g) for g in stats.queue_gpus(q)) or NO_GPU_QUEUE
+    line = REGIME_LINE.format(regime=q["regime"], gpus=gpus)
+    if not q["gpus"]:
+        return line
+    r = trace["queue_rule"]
+    line += " " + REGIME_RULE.format(
+        launch=_threshold(r["launch_bound_empty_share"]),
+        gpu=_threshold(r["gpu_bound_empty_share"]),
+        depth=r["gpu_bound_median_depth"],
+    )
+    return line + (REGIME_PER_STEP if trace["steps"] else "")

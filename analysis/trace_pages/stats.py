@@ -45,6 +45,11 @@ def gpu_unaccounted_us(s):
     return max(s["wall_us"] - sum(s[k] for k in GPU_SPLIT), 0.0)
 
 
+def queue_gpus(queue):
+    """A window's per-GPU queue figures, by device."""
+    return sorted(queue["gpus"], key=lambda g: g["device"])
+
+
 def share(part, whole):
     return part / whole if whole > 0 else 0.0
 
