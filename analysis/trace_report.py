@@ -1,7 +1,8 @@
-"""Pages from `./attribute --json` output: one Markdown page per trace (a per-step stacked plot
-of where the step's time went, the per-step table, the syncs grouped by the op that caused them)
-and an index page; plus `sync_cost`, what one blocking sync cost on the traced GPUs, for the
-main report.
+"""Pages from `./attribute --json` output: one Markdown page per trace (the launch-queue regime,
+a per-step stacked plot of where the step's time went, the per-step table, the queue's depth over
+one step, the syncs grouped by the op that caused them) and an index page (with a deep queue set
+beside an empty one when the traces hold both); plus `sync_cost`, what one blocking sync cost on
+the traced GPUs, for the main report.
 
     python -m analysis.trace_report ATTRIBUTE_JSON... [--out results/traces/]
 
@@ -29,6 +30,8 @@ from analysis.attribute_json.reader import AttributeJsonError, load_attribution
 from analysis.tables import write_atomic
 from analysis.trace_pages import pages, plots, prose, stats
 
+QUEUE_FIGURE = "queue-depth.png"  # the index's deep queue beside an empty one
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -52,14 +55,23 @@ def main(argv=None):
             stem = pages.page_stem(trace["file"], taken)
             plot = f"{stem}-steps.png"
             plots.step_plot(trace, stem, os.path.join(args.out, plot))
+            queue_plot = None
+            if stats.timeline_gpus(trace):  # no timeline (no GPU work): no plot and no link
+                queue_plot = f"{stem}-queue.png"
+                plots.queue_plot(trace, stem, os.path.join(args.out, queue_plot))
             write_atomic(
                 os.path.join(args.out, f"{stem}.md"),
-                pages.trace_page(trace, stem, plot, os.path.basename(path)),
+                pages.trace_page(trace, stem, plot, os.path.basename(path), queue_plot),
             )
             entries.append((stem, trace))
             print(f"wrote {os.path.join(args.out, stem + '.md')}")
     cost = stats.sync_cost([(os.path.basename(p), d) for p, d in docs])
-    write_atomic(os.path.join(args.out, "index.md"), pages.index_page(entries, cost))
+    cases = stats.queue_cases(entries)
+    queue_figure = None
+    if cases:
+        plots.queue_comparison_plot(*cases, os.path.join(args.out, QUEUE_FIGURE))
+        queue_figure = (QUEUE_FIGURE, *cases)
+    write_atomic(os.path.join(args.out, "index.md"), pages.index_page(entries, cost, queue_figure))
     print(f"wrote {os.path.join(args.out, 'index.md')}")
     for line in prose.sync_cost_markdown(cost):
         print(line)

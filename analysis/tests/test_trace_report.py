@@ -479,3 +479,141 @@ def test_pages_build_from_the_committed_attribute_output(tmp_path):
     assert trace_report.main(files + ["--out", str(tmp_path)]) == 0
     assert (tmp_path / "index.md").exists()
     assert len(list(tmp_path.glob("*-steps.png"))) >= len(files)
+    # A queue plot per trace whose timeline has a GPU, and the deep-against-empty figure when
+    # the traces hold a GPU-bound and a launch-bound one.
+    traces = [t for f in files for t in load_attribution(f)["traces"]]
+    with_timeline = sum(1 for t in traces if stats.timeline_gpus(t))
+    assert len(list(tmp_path.glob("*-queue.png"))) == with_timeline
+    regimes = {t["total"]["queue"]["regime"] for t in traces}
+    if {"GPU-bound", "launch-bound"} <= regimes:
+        assert (tmp_path / "queue-depth.png").exists()
+        assert "(queue-depth.png)" in (tmp_path / "index.md").read_text()
+
+
+def with_queue(trace, regime, empty_share, p50, p90, device=0):
+    """The trace's whole-trace queue: one GPU with these figures, and its regime."""
+    gpu = {**QUEUE_GPU, "device": device, "empty_share": empty_share}
+    gpu.update(depth_p50=p50, depth_p90=p90, depth_max=max(p90, 1))
+    trace["total"]["queue"] = {"regime": regime, "gpus": [gpu], "streams": []}
+    return trace
+
+
+def row_cells(page, first):
+    """The cells of the table row whose first cell is `first`."""
+    row = next(line for line in page.splitlines() if line.startswith(f"| {first} |"))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+# Two rules and two sets of regimes that share no threshold and no regime per step: a page that
+# typed either in Python would pass one case at most.
+@pytest.mark.parametrize(
+    "rule, regimes, words",
+    [
+        (
+            {"launch_bound_empty_share": 0.4, "gpu_bound_empty_share": 0.02, "depth": 7},
+            ("launch-bound", "GPU-bound", "GPU-bound"),
+            ("for 40% of the window or more", "for under 2% with a median depth of 7 or more"),
+        ),
+        (
+            {"launch_bound_empty_share": 0.3, "gpu_bound_empty_share": 0.1, "depth": 3},
+            ("mixed", "launch-bound", "mixed"),
+            ("for 30% of the window or more", "for under 10% with a median depth of 3 or more"),
+        ),
+    ],
+)
+def test_regime_sentence_and_column_come_from_the_json(tmp_path, rule, regimes, words):
+    t = trace_doc()
+    t["queue_rule"] = {
+        "max_queue": 1024,
+        "launch_bound_empty_share": rule["launch_bound_empty_share"],
+        "gpu_bound_empty_share": rule["gpu_bound_empty_share"],
+        "gpu_bound_median_depth": rule["depth"],
+    }
+    for s, regime in zip(t["steps"], regimes[:2]):
+        s["queue"]["regime"] = regime
+    with_queue(t, regimes[2], 0.013, 9, 12, device=3)
+    out = tmp_path / "pages"
+    assert trace_report.main([write_doc(tmp_path / "a.json", t), "--out", str(out)]) == 0
+    page = (out / "train.md").read_text()
+    assert (
+        f"Launch queue over the whole trace: **{regimes[2]}**: GPU 3's queue was empty 1.3% of "
+        "the time (median depth 9, p90 12)." in page
+    )
+    for w in words:
+        assert w in page
+    header = row_cells(page, "step")
+    assert header[-1] == "regime"
+    assert row_cells(page, "ProfilerStep#1")[-1] == regimes[0]
+    assert row_cells(page, "ProfilerStep#2")[-1] == regimes[1]
+    assert row_cells(page, "outside the steps")[-1] == "-"  # a difference of windows: no queue
+    assert row_cells(page, "**whole trace**")[-1] == regimes[2]
+    index = (out / "index.md").read_text()
+    header = row_cells(index, "trace")
+    assert row_cells(index, "[train](train.md)")[header.index("regime")] == regimes[2]
+
+
+def cpu_only_trace(file):
+    """A trace without GPU events: no GPU queue, and a timeline without GPUs."""
+    t = trace_doc(file=file, steps=[], syncs=[])
+    t["gpu_events"] = False
+    t["total"]["queue"] = {"regime": "no GPU work", "gpus": [], "streams": []}
+    t["queue_timeline"]["gpus"] = []
+    return t
+
+
+def test_queue_plot_is_drawn_with_a_timeline_and_skipped_without(tmp_path):
+    gpu, cpu = trace_doc(file="a/gpu.json"), cpu_only_trace("b/cpu.json")
+    out = tmp_path / "pages"
+    assert trace_report.main([write_doc(tmp_path / "a.json", gpu, cpu), "--out", str(out)]) == 0
+    page = (out / "gpu.md").read_text()
+    assert (out / "gpu-queue.png").stat().st_size > 10000
+    lines = page.splitlines()
+    at = lines.index("![launch-queue depth](gpu-queue.png)")
+    # The caption: the timeline's window, the axis' unit (the window is 1000 us) and the deepest.
+    assert lines[at + 2] == (
+        "Each GPU's launch queue over ProfilerStep#1: the pieces of GPU work (kernels, copies, "
+        "sets) queued or running, against time from the window's start in us (microseconds); "
+        "deepest 2."
+    )
+    assert not (out / "cpu-queue.png").exists()
+    cpu_page = (out / "cpu.md").read_text()
+    assert "queue.png" not in cpu_page and "## The launch queue over one step" not in cpu_page
+    assert "Launch queue over the whole trace: **no GPU work**: no GPU's queue held any work." in (
+        cpu_page
+    )
+
+
+def test_queue_figure_sets_the_deepest_gpu_bound_beside_the_emptiest_launch_bound(tmp_path):
+    traces = [
+        with_queue(trace_doc(file="x/deep.json"), "GPU-bound", 0.01, 40, 60),
+        with_queue(trace_doc(file="x/deeper.json"), "GPU-bound", 0.03, 300, 400),
+        with_queue(trace_doc(file="x/starved.json"), "launch-bound", 0.9, 0, 1),
+        with_queue(trace_doc(file="x/half.json"), "launch-bound", 0.6, 0, 2),
+        with_queue(trace_doc(file="x/between.json"), "mixed", 0.99, 0, 0),
+        cpu_only_trace("x/cpu.json"),
+    ]
+    out = tmp_path / "pages"
+    assert trace_report.main([write_doc(tmp_path / "a.json", *traces), "--out", str(out)]) == 0
+    assert (out / "queue-depth.png").stat().st_size > 10000
+    index = (out / "index.md").read_text()
+    assert "![launch-queue depth, deep against empty](queue-depth.png)" in index
+    assert (
+        "[deeper](deeper.md) (GPU-bound: GPU 0's queue empty 3.0% of the time, median depth 300)"
+        in index
+    )
+    assert (
+        "[starved](starved.md) (launch-bound: GPU 0's queue empty 90.0% of the time, median "
+        "depth 0)" in index
+    )
+    assert "each sync waits out the work queued ahead of it" in index
+
+
+def test_no_queue_figure_without_both_regimes(tmp_path):
+    traces = [
+        with_queue(trace_doc(file="x/starved.json"), "launch-bound", 0.9, 0, 1),
+        with_queue(trace_doc(file="x/between.json"), "mixed", 0.1, 3, 5),
+    ]
+    out = tmp_path / "pages"
+    assert trace_report.main([write_doc(tmp_path / "a.json", *traces), "--out", str(out)]) == 0
+    assert not (out / "queue-depth.png").exists()
+    assert "queue-depth.png" not in (out / "index.md").read_text()

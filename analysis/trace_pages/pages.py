@@ -1,5 +1,5 @@
 """The trace pages put together: one page per trace and the index, from the prose, the tables and
-the plot's file name (the plot itself is drawn by plots.step_plot)."""
+the plots' file names (the plots themselves are drawn by plots)."""
 
 import os
 import re
@@ -35,11 +35,12 @@ def blocking_section(trace):
     return lines + ["", prose.by_call_line(trace)]
 
 
-def trace_page(trace, stem, plot_name, source):
+def trace_page(trace, stem, plot_name, source, queue_plot=None):
+    """queue_plot: the file of the queue-depth plot, None when the trace has no timeline."""
     lines = prose.page_head(trace, source)
     if not trace["gpu_events"]:
         lines += [prose.NO_GPU_EVENTS, ""]
-    lines += [prose.whole_trace_line(trace), ""]
+    lines += [prose.whole_trace_line(trace), "", prose.regime_line(trace), ""]
     if trace["unmatched_correlations"]:
         lines += [prose.UNMATCHED.format(n=trace["unmatched_correlations"]), ""]
     if trace["warnings"]:
@@ -53,6 +54,15 @@ def trace_page(trace, stem, plot_name, source):
         "",
     ]
     lines += tables.step_table(trace) + prose.step_table_notes(trace)
+    if queue_plot:
+        lines += [
+            "",
+            "## The launch queue over one step",
+            "",
+            f"![launch-queue depth]({queue_plot})",
+            "",
+            prose.queue_caption(trace),
+        ]
     lines += ["", "## Blocking calls and what caused them", ""] + blocking_section(trace)
     cost = stats.sync_cost([(stem, {"traces": [trace]})])
     if cost:
@@ -62,14 +72,16 @@ def trace_page(trace, stem, plot_name, source):
     return "\n".join(lines) + "\n"
 
 
-def index_page(entries, cost):
-    """The index: one row per trace page (entries: (stem, trace)) and what one sync cost."""
+def index_page(entries, cost, queue_figure=None):
+    """The index: one row per trace page (entries: (stem, trace)), the queue figure when there is
+    one (queue_figure: (file, deep case, empty case), as stats.queue_cases picks them) and what
+    one sync cost."""
     lines = ["# Traces read by `./attribute`", ""] + prose.INDEX_INTRO
     lines += tables.index_table(entries)
+    lines += ["", prose.INDEX_DEFINITIONS, ""]
+    if queue_figure:
+        lines += [prose.QUEUE_FIGURE_HEAD, ""] + prose.queue_figure_lines(*queue_figure) + [""]
     lines += [
-        "",
-        prose.INDEX_DEFINITIONS,
-        "",
         "## What one synchronisation call cost on these GPUs",
         "",
     ] + prose.paragraphs(prose.sync_cost_markdown(cost))

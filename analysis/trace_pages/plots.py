@@ -1,4 +1,5 @@
-"""The trace pages' plot: per step, where the host's and the GPU's time went."""
+"""The trace pages' plots: per step, where the host's and the GPU's time went; the launch queue's
+depth over one step; and the index's figure setting a deep queue beside an empty one."""
 
 import numpy as np
 
@@ -24,7 +25,11 @@ NO_GPU_EVENTS = "no GPU events in this trace"
 def axis_unit(trace):
     """(us per unit, the unit's name) of a trace's step plot: the unit follows the steps'
     length, so the numbers on the axis stay short and need no offset."""
-    longest = max(s["wall_us"] for _, s in stats.step_rows(trace))
+    return time_unit(max(s["wall_us"] for _, s in stats.step_rows(trace)))
+
+
+def time_unit(longest):
+    """(us per unit, the unit's name) for an axis spanning `longest` us."""
     return (
         (1e6, "s (seconds)")
         if longest >= 1e7
@@ -126,4 +131,71 @@ def step_plot(trace, stem, path):
     ax1.invert_yaxis()
     _label_segments(fig, segments)
     fig.suptitle(f"{stem}: per-step time breakdown (./attribute, rank {trace['rank']})", y=1.04)
+    return save_figure(fig, path)
+
+
+QUEUE_DEPTH_LABEL = "GPU work queued or running (pieces)"
+
+
+def timeline_window(trace):
+    """What the queue timeline spans, in words: its step, or the whole trace."""
+    w = trace["queue_timeline"]["window"]
+    return "the whole trace" if w == "total" else w
+
+
+def timeline_unit(trace):
+    return time_unit(trace["queue_timeline"]["wall_us"])
+
+
+def _draw_queue(ax, trace):
+    """Each GPU's queue depth as a step line: depth[k] holds from t_us[k] to the next change,
+    the last to the window's end."""
+    from matplotlib.ticker import MaxNLocator
+
+    tl = trace["queue_timeline"]
+    scale, unit = timeline_unit(trace)
+    for g in stats.timeline_gpus(trace):
+        t = np.append(np.asarray(g["t_us"], float), tl["wall_us"]) / scale
+        d = np.append(np.asarray(g["depth"], float), g["depth"][-1])
+        (line,) = ax.step(t, d, where="post", lw=0.8, label=f"GPU {g['device']}")
+        ax.fill_between(t, d, step="post", alpha=0.25, color=line.get_color())
+    if tl["wall_us"] > 0:
+        ax.set_xlim(0, tl["wall_us"] / scale)
+    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1))  # an empty queue still shows depth 1
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(f"{unit} from the start of {timeline_window(trace)}")
+    ax.set_ylabel(QUEUE_DEPTH_LABEL)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+
+
+def queue_plot(trace, stem, path):
+    """The launch queue's depth over the trace's `queue_timeline` window, one line per GPU."""
+    from analysis.figures import plt, save_figure  # matplotlib only when a plot is drawn
+
+    fig, ax = plt.subplots(figsize=(12, 3.6))
+    _draw_queue(ax, trace)
+    ax.set_title(
+        f"{stem}: launch-queue depth over {timeline_window(trace)} (./attribute, rank "
+        f"{trace['rank']})"
+    )
+    return save_figure(fig, path)
+
+
+def queue_comparison_plot(deep, empty, path):
+    """The index's figure: a deep queue (GPU-bound) beside an empty one (launch-bound); deep and
+    empty are (stem, trace). Each panel keeps its own axes: the two depths can differ a
+    hundredfold."""
+    from analysis.figures import plt, save_figure
+
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4))
+    for ax, (stem, trace) in zip(axes, (deep, empty)):
+        _draw_queue(ax, trace)
+        g = stats.busiest_gpu(trace["total"]["queue"])
+        ax.set_title(
+            f"{stem}: {trace['total']['queue']['regime']}, median depth {g['depth_p50']}",
+            fontsize=10,
+        )
+    fig.suptitle("Launch-queue depth over one step: a deep queue beside an empty one (./attribute)")
+    fig.tight_layout()
     return save_figure(fig, path)

@@ -58,6 +58,36 @@ INDEX_DEFINITIONS = (
     "pageable host memory). Both over the whole trace; calls count API calls."
 )
 
+# The launch queue and its regime (from each window's `queue` and the file's `queue_rule`).
+REGIME_LINE = "Launch queue over the whole trace: **{regime}**: {gpus}."
+REGIME_GPU = "GPU {device}'s queue was empty {empty} of the time (median depth {p50}, p90 {p90})"
+NO_GPU_QUEUE = "no GPU's queue held any work"
+REGIME_RULE = (
+    "The rule (`queue_rule`), on the GPU whose queue was empty least: launch-bound when it was "
+    "empty for {launch} of the window or more, GPU-bound when for under {gpu} with a median depth "
+    "of {depth} or more, mixed otherwise."
+)
+REGIME_PER_STEP = " Each step's regime is in the per-step table's last column."
+QUEUE_CAPTION = (
+    "Each GPU's launch queue over {window}: the pieces of GPU work (kernels, copies, sets) queued "
+    "or running, against time from the window's start in {unit}; deepest {deepest}{cut}."
+)
+QUEUE_CUT = ", the timeline cut at ./attribute's limit of changes"
+QUEUE_FIGURE_HEAD = "## The launch queue: deep against empty"
+QUEUE_FIGURE_CASE = "{regime}: GPU {device}'s queue empty {empty} of the time, median depth {p50}"
+QUEUE_FIGURE_TEXT = (
+    "[{figure}]({figure}) sets the launch queue of [{deep}]({deep}.md) ({deep_case}) beside that "
+    "of [{empty}]({empty}.md) ({empty_case}), each over the window its page's queue plot "
+    "shows. In a deep queue each sync waits out the work queued ahead of it: its cost is that "
+    "work's time, and the overlap of host and GPU is thrown away. In an empty queue the GPU waits "
+    "for the host, so a sync has nothing to wait out and costs its fixed price (below, with "
+    "nothing queued)."
+)
+QUEUE_FIGURE_CAPTION = (
+    "Left: {deep}; right: {empty}. Each GPU's queue depth (pieces of work queued or running) "
+    "against time from its window's start, each panel in its own units."
+)
+
 # What one sync cost (sync_cost_markdown), part by part.
 NO_SYNC_LISTED = "No blocking sync is listed in these traces."
 SYNC_COST_OVER = (
@@ -238,3 +268,70 @@ def paragraphs(lines):
     for line in lines:
         out += [line, ""]
     return out[:-1]
+
+
+def _threshold(x):
+    """A rule's share as it was set (0.25 -> '25%'), not as a measured figure."""
+    return f"{100 * x:g}%"
+
+
+def regime_gpu(g):
+    return REGIME_GPU.format(
+        device=g["device"],
+        empty=fmt_share(g["empty_share"]),
+        p50=g["depth_p50"],
+        p90=g["depth_p90"],
+    )
+
+
+def regime_line(trace):
+    """The trace's regime with each GPU's figures, and the rule with the file's thresholds."""
+    q = trace["total"]["queue"]
+    gpus = "; ".join(regime_gpu(g) for g in stats.queue_gpus(q)) or NO_GPU_QUEUE
+    line = REGIME_LINE.format(regime=q["regime"], gpus=gpus)
+    if not q["gpus"]:
+        return line
+    r = trace["queue_rule"]
+    line += " " + REGIME_RULE.format(
+        launch=_threshold(r["launch_bound_empty_share"]),
+        gpu=_threshold(r["gpu_bound_empty_share"]),
+        depth=r["gpu_bound_median_depth"],
+    )
+    return line + (REGIME_PER_STEP if trace["steps"] else "")
+
+
+def queue_caption(trace):
+    """The line under a queue plot, in the unit its time axis uses."""
+    gpus = stats.timeline_gpus(trace)
+    return QUEUE_CAPTION.format(
+        window=plots.timeline_window(trace),
+        unit=plots.timeline_unit(trace)[1],
+        deepest=max(max(g["depth"]) for g in gpus),
+        cut=QUEUE_CUT if any(g["truncated"] for g in gpus) else "",
+    )
+
+
+def queue_figure_lines(figure, deep, empty):
+    """The index's paragraph and caption around the deep-against-empty queue figure; deep and
+    empty are (stem, trace), their figures those of the GPU the regime was read from."""
+
+    def case(trace):
+        q = trace["total"]["queue"]
+        g = stats.busiest_gpu(q)
+        return QUEUE_FIGURE_CASE.format(
+            regime=q["regime"],
+            device=g["device"],
+            empty=fmt_share(g["empty_share"]),
+            p50=g["depth_p50"],
+        )
+
+    (ds, dt), (es, et) = deep, empty
+    return [
+        QUEUE_FIGURE_TEXT.format(
+            figure=figure, deep=ds, deep_case=case(dt), empty=es, empty_case=case(et)
+        ),
+        "",
+        f"![launch-queue depth, deep against empty]({figure})",
+        "",
+        QUEUE_FIGURE_CAPTION.format(deep=ds, empty=es),
+    ]

@@ -5,8 +5,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.attribute_json.schema import KIND_SYNC, STEP_COUNTS, STEP_NUMBERS
+from analysis.attribute_json.schema import KIND_SYNC, REGIMES, STEP_COUNTS, STEP_NUMBERS
 from analysis.fit import ols
+
+# The regime words as ./attribute writes them (schema.REGIMES), to pick the queue figure's cases.
+LAUNCH_BOUND, GPU_BOUND = REGIMES[0], REGIMES[1]
 
 ADDITIVE = STEP_NUMBERS + STEP_COUNTS  # figures that add up over disjoint windows
 GPU_SPLIT = ("gpu_busy_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
@@ -43,6 +46,52 @@ def host_other_us(s):
 def gpu_unaccounted_us(s):
     """Step wall time the GPU split does not cover (0 when busy + idle add up to the wall)."""
     return max(s["wall_us"] - sum(s[k] for k in GPU_SPLIT), 0.0)
+
+
+def queue_gpus(queue):
+    """A window's per-GPU queue figures, by device."""
+    return sorted(queue["gpus"], key=lambda g: g["device"])
+
+
+def busiest_gpu(queue):
+    """The GPU a window's regime is read from: the one whose queue was empty the least (None
+    when no GPU held work)."""
+    return min(queue["gpus"], key=lambda g: g["empty_share"], default=None)
+
+
+def timeline_gpus(trace):
+    """The GPUs of the trace's `queue_timeline` that have change points; [] when it has none
+    (no GPU work, or a JSON without the field), and then no queue plot is drawn."""
+    return [g for g in (trace.get("queue_timeline") or {}).get("gpus", []) if g["t_us"]]
+
+
+def queue_cases(entries):
+    """The two traces the queue figure sets side by side, ((stem, trace) deep, (stem, trace)
+    empty): the GPU-bound trace whose busiest queue was deepest (median, then p90, then max) and
+    the launch-bound one whose busiest queue was empty the most; among traces with a timeline.
+    None when either regime is missing, so another set of traces gets the figure only when it
+    holds both cases."""
+
+    def of(regime):
+        return [
+            (stem, t)
+            for stem, t in entries
+            if t["total"]["queue"]["regime"] == regime
+            and busiest_gpu(t["total"]["queue"])
+            and timeline_gpus(t)
+        ]
+
+    def depth(entry):
+        g = busiest_gpu(entry[1]["total"]["queue"])
+        return (g["depth_p50"], g["depth_p90"], g["depth_max"])
+
+    def empty(entry):
+        return busiest_gpu(entry[1]["total"]["queue"])["empty_share"]
+
+    deep, starved = of(GPU_BOUND), of(LAUNCH_BOUND)
+    if not deep or not starved:
+        return None
+    return max(deep, key=depth), max(starved, key=empty)
 
 
 def share(part, whole):

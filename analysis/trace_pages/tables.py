@@ -21,6 +21,7 @@ STEP_HEADER = [
     "idle kernel wait us",
     "idle other us",
     "launch delay p50/p90 us",
+    "regime",
 ]
 
 
@@ -32,6 +33,8 @@ def _launch_delay(s):
 
 
 def _step_cells(name, s, delay=True):
+    """One row; `outside the steps` (delay=False) is a difference of windows, with no launch
+    delays and no queue of its own."""
     return [
         name,
         fmt_us(s["wall_us"]),
@@ -49,6 +52,7 @@ def _step_cells(name, s, delay=True):
         fmt_us(s["idle_kernel_wait_us"]),
         fmt_us(s["idle_other_us"]),
         _launch_delay(s) if delay else "-",
+        s["queue"]["regime"] if delay else "-",
     ]
 
 
@@ -113,6 +117,7 @@ INDEX_HEADER = [
     "rank",
     "steps",
     "GPU events",
+    "regime",
     "wall us",
     "syncs",
     "sync us",
@@ -135,6 +140,7 @@ def index_table(entries):
                 str(trace["rank"]),
                 str(len(trace["steps"])),
                 "yes" if trace["gpu_events"] else "no",
+                t["queue"]["regime"],
                 fmt_us(t["wall_us"]),
                 str(t["syncs"]),
                 fmt_us(t["sync_api_us"]),
