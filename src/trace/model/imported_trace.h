@@ -19,7 +19,7 @@ struct ImportedTrace {
   std::string producer;         // otherData.producer of our own files, else ""
   bool hip = false;             // HIP runtime names seen (an AMD trace)
   uint64_t events = 0;          // traceEvents elements read
-  uint64_t ignored_events = 0;  // categories or phases not used (python_function, flows, ...)
+  uint64_t ignored_events = 0;  // categories or phases not used (flows, ...)
   uint64_t bytes = 0;  // decompressed JSON bytes (an Nsight Systems export: its SQLite bytes)
   std::string format =
       "JSON";  // "JSON" (Kineto, Chrome trace) or "SQLite" (an Nsight Systems export)

@@ -93,6 +93,28 @@ struct AnnotationRecord {
   std::string name;
 };
 
+// Traces recorded with stacks only: a Python frame (Kineto's `python_function`, torch.profiler
+// with_stack=True) on a host thread, from the function's entry to its return. Its name is the
+// profiler's: "dir/file.py(LINE): func" (LINE is where the function's definition starts, not
+// the line of a call), "<built-in method item of Tensor object>" (the importer drops the
+// object's address), or "nn.Module: Linear_0". Frames nest by time on their thread.
+struct PyFrameRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t thread_id = 0;
+  uint32_t name_id = 0;  // index into RecordSet::frame_names
+};
+
+// Nsight Systems exports recorded with --cudabacktrace: the native call stack of one runtime
+// call, innermost frame first (CUDA_CALLCHAINS rows of the call's callchainId).
+struct NativeFrame {
+  uint32_t symbol_id = 0, module_id = 0;  // indices into RecordSet::frame_names
+  bool unresolved = false;                // an address, not a function name
+};
+struct CallStack {
+  uint32_t api_index = 0;  // the call's index in RecordSet::api
+  std::vector<NativeFrame> frames;
+};
+
 // One training step: a `ProfilerStep#N` range of an imported trace, or one of our `epoch`
 // ranges. The per-step figures of ./attribute are taken over these windows.
 struct StepWindow {
@@ -111,6 +133,9 @@ struct RecordSet {
   std::vector<AnnotationRecord> annotations;  // imported traces only
   std::vector<StepWindow> steps;              // imported traces only
   std::vector<std::string> kernel_names;      // each distinct name once (KernelRecord::name_id)
+  std::vector<PyFrameRecord> py_frames;       // imported traces with Python stacks only
+  std::vector<CallStack> call_stacks;         // Nsight Systems exports with CUDA backtraces only
+  std::vector<std::string> frame_names;       // each distinct frame name or module once
   uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
   std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
 };

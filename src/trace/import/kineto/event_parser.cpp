@@ -19,6 +19,7 @@ enum class Cat : uint8_t {
   CpuOp,
   Annotation,
   GpuAnnotation,
+  PyFunction,
   Phase,
   Trace,
   Other
@@ -41,6 +42,7 @@ Cat category(std::string_view c) {
   if (eq(c, "cpu_op") || eq(c, "Operator")) return Cat::CpuOp;
   if (eq(c, "user_annotation")) return Cat::Annotation;
   if (eq(c, "gpu_user_annotation")) return Cat::GpuAnnotation;
+  if (eq(c, "python_function")) return Cat::PyFunction;
   if (eq(c, "phase")) return Cat::Phase;  // our own --trace_dir files
   if (eq(c, "Trace")) return Cat::Trace;
   return Cat::Other;
@@ -152,6 +154,7 @@ void EventParser::begin(Partial* p) {
   part_ = p;
   string_ids_.clear();
   kernel_name_ids_.clear();
+  frame_name_ids_.clear();
 }
 
 // `s` as an index into this batch's EventListing::strings (merge() renumbers them).
@@ -225,6 +228,25 @@ void EventParser::bad(uint64_t index, uint64_t offset, const std::string& what) 
                    std::to_string(offset) + "): " + what);
 }
 
+// A frame's name as an index into this batch's RecordSet::frame_names (merge() renumbers them).
+// "<built-in method item of Tensor object at 0x7f...>": the object's address is dropped, so that
+// one method on any object is one name (and one entry here).
+uint32_t EventParser::frame_name_id(std::string_view name) {
+  if (name.size() > 1 && name.front() == '<' && name.back() == '>') {
+    const size_t at = name.rfind(" at 0x");
+    if (at != std::string_view::npos) {
+      frame_name_buf_.assign(name.substr(0, at));
+      frame_name_buf_ += '>';
+      name = frame_name_buf_;
+    }
+  }
+  auto& names = out_->records.frame_names;
+  const auto [it, added] =
+      frame_name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names.size()));
+  if (added) names.emplace_back(name);
+  return it->second;
+}
+
 ApiKind EventParser::api_kind(const std::string& name) {
   const auto it = api_kinds_.find(name);
   if (it != api_kinds_.end()) return it->second;
@@ -253,7 +275,8 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   };
   const auto args_unused = [&] {
     return !listing && has_cat &&
-           (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::Trace || cat == Cat::Other);
+           (cat == Cat::CpuOp || cat == Cat::Annotation || cat == Cat::PyFunction ||
+            cat == Cat::Trace || cat == Cat::Other);
   };
   for (auto field : obj) {
     const char* key = field.key().value().raw();
@@ -436,6 +459,9 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       break;
     case Cat::GpuAnnotation:
       r.annotations.push_back({start, end, str, true, std::string(name_view)});
+      break;
+    case Cat::PyFunction:
+      r.py_frames.push_back({start, end, thread, frame_name_id(name_view)});
       break;
     case Cat::Phase:
       r.ranges.push_back({start, end, thread, static_cast<uint16_t>(depth.present ? depth.i : 0),

@@ -47,6 +47,7 @@ class EventParser {
   void parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset);
   [[noreturn]] void bad(uint64_t index, uint64_t offset, const std::string& what);
   uint32_t string_id(std::string_view s);
+  uint32_t frame_name_id(std::string_view name);
   ApiKind api_kind(const std::string& name);
 
   const std::string& name_;
@@ -59,6 +60,8 @@ class EventParser {
   std::unordered_map<std::string, ApiKind> api_kinds_;
   std::unordered_map<std::string, uint32_t> string_ids_;       // the batch's listed strings
   std::unordered_map<std::string, uint32_t> kernel_name_ids_;  // the batch's kernel names
+  std::unordered_map<std::string, uint32_t> frame_name_ids_;   // the batch's Python frame names
+  std::string frame_name_buf_;                                 // a name without its address
 };
 
 }  // namespace trace

@@ -83,26 +83,41 @@ void append_listing(EventListing* to, std::unordered_map<std::string, uint32_t>*
   to->dur_missing |= from->dur_missing, to->dur_fractional |= from->dur_fractional;
 }
 
+// A batch's names appended to the trace's where new: each batch name's index in `to` (+ base).
+std::vector<uint32_t> renumber_names(std::vector<std::string>* to,
+                                     std::unordered_map<std::string, uint32_t>* ids,
+                                     std::vector<std::string>* from, uint32_t base) {
+  std::vector<uint32_t> renumber(from->size());
+  for (size_t i = 0; i < from->size(); ++i) {
+    const auto [it, added] = ids->try_emplace((*from)[i], static_cast<uint32_t>(to->size() + base));
+    if (added) to->push_back(std::move((*from)[i]));
+    renumber[i] = it->second;
+  }
+  return renumber;
+}
+
+// The trace's names so far, by kind: listed strings, kernel names (1 + index), frame names.
+struct NameIds {
+  std::unordered_map<std::string, uint32_t> strings, kernels, frames;
+};
+
 // Adds one batch's results to the trace, in document order; rethrows the batch's error.
-// string_ids: the trace's listed strings so far; kernel_names: its kernel names (1 + index).
-void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end,
-           std::unordered_map<std::string, uint32_t>* string_ids,
-           std::unordered_map<std::string, uint32_t>* kernel_names, Partial&& p) {
+void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, NameIds* ids, Partial&& p) {
   if (p.error) std::rethrow_exception(p.error);
   ImportedTrace& t = p.t;
   RecordSet& r = out->records;
   append(&r.api, &t.records.api);
   if (!t.records.kernel_names.empty()) {  // the batch's name ids renumbered into the trace's
-    std::vector<uint32_t> renumber(t.records.kernel_names.size());
-    for (size_t i = 0; i < renumber.size(); ++i) {
-      const auto [it, added] = kernel_names->try_emplace(
-          t.records.kernel_names[i], static_cast<uint32_t>(r.kernel_names.size() + 1));
-      if (added) r.kernel_names.push_back(t.records.kernel_names[i]);
-      renumber[i] = it->second;
-    }
+    const auto renumber =
+        renumber_names(&r.kernel_names, &ids->kernels, &t.records.kernel_names, 1);
     for (auto& k : t.records.kernels)
       if (k.name_id) k.name_id = renumber[k.name_id - 1];
   }
+  if (!t.records.frame_names.empty()) {
+    const auto renumber = renumber_names(&r.frame_names, &ids->frames, &t.records.frame_names, 0);
+    for (auto& f : t.records.py_frames) f.name_id = renumber[f.name_id];
+  }
+  append(&r.py_frames, &t.records.py_frames);
   append(&r.kernels, &t.records.kernels);
   append(&r.memcpys, &t.records.memcpys);
   append(&r.memsets, &t.records.memsets);
@@ -111,7 +126,7 @@ void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end,
   append(&r.cpu_ops, &t.records.cpu_ops);
   append(&r.annotations, &t.records.annotations);
   append(&r.steps, &t.records.steps);
-  append_listing(&out->listing, string_ids, &t.listing);
+  append_listing(&out->listing, &ids->strings, &t.listing);
   out->events += t.events;
   out->ignored_events += t.ignored_events;
   out->negative_durations += t.negative_durations;
@@ -136,15 +151,13 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
   for (unsigned w = 0; w < workers; ++w) parsers.emplace_back(name, options);
   std::string clock;
   uint64_t begin_end = 0;
-  std::unordered_map<std::string, uint32_t> string_ids, kernel_names;
+  NameIds ids;
   out.listing.listed = options.list_events;
   run_event_pipeline<Partial>(
       stream, workers, options.region_parse ? options.region_bytes : 0,
       [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
-      [&](Partial&& p) {
-        merge(&out, &clock, &begin_end, &string_ids, &kernel_names, std::move(p));
-      });
+      [&](Partial&& p) { merge(&out, &clock, &begin_end, &ids, std::move(p)); });
   out.bytes = stream.bytes();
   finish(&out, clock, begin_end);
   return out;

@@ -26,6 +26,7 @@ constexpr const char* kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr const char* kMemset = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr const char* kSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr const char* kNvtx = "NVTX_EVENTS";
+constexpr const char* kCallchains = "CUDA_CALLCHAINS";
 constexpr const char* kOurDomain = "iris";  // capture/nvtx_phase.h kNvtxDomain
 
 // A value that must fit 32 bits (a device, a stream): out of range is bad input, except the
@@ -136,7 +137,8 @@ class Reader {
                                            {"globalTid", true},
                                            {"correlationId", true},
                                            {"nameId", true},
-                                           {"eventClass", false}}),
+                                           {"eventClass", false},
+                                           {"callchainId", false}}),
                          kRuntime);
     struct Raw {
       uint32_t pid;
@@ -149,6 +151,12 @@ class Reader {
       const auto cls = row.opt_int(6, "eventClass");
       if (cls && *cls == nsys::kCudaBacktrace) {
         ++backtrace_copies_;
+        // The copy carries the call's stack: kept by correlation, joined to the call below.
+        const auto chain = row.opt_int(7, "callchainId");
+        const auto corr = row.opt_int(4, "correlationId");
+        if (chain && corr)
+          backtraces_.push_back(
+              {nsys::pid_of(row.opt_int(3, "globalTid").value_or(0)), *corr, *chain});
         continue;
       }
       ApiRecord a;
@@ -168,6 +176,49 @@ class Reader {
     for (size_t i = 0; i < api.size(); ++i) {
       api[i].correlation_id = correlation(raw[i].pid, raw[i].corr);
       if (api[i].correlation_id) call_of_.emplace(api[i].correlation_id, static_cast<uint32_t>(i));
+    }
+    if (!backtraces_.empty() && db_.has_table(kCallchains)) call_stacks();
+  }
+
+  // CUDA_CALLCHAINS: each backtrace's frames (stackDepth 0 innermost), joined to its call.
+  void call_stacks() {
+    std::unordered_map<int64_t, std::vector<std::pair<int64_t, NativeFrame>>> chains;
+    for (const auto& b : backtraces_) chains[b.chain];
+    auto row = db_.query(nsys::select_sql(db_, kCallchains,
+                                          {{"id", true},
+                                           {"symbol", true},
+                                           {"module", true},
+                                           {"unresolved", false},
+                                           {"stackDepth", true}}),
+                         kCallchains);
+    std::unordered_map<int64_t, uint32_t> name_ids;  // StringIds id -> frame_names index
+    auto& names = out_->records.frame_names;
+    const auto name = [&](int64_t id) {
+      const auto [it, added] = name_ids.try_emplace(id, static_cast<uint32_t>(names.size()));
+      if (added) names.push_back(string_at(id));
+      return it->second;
+    };
+    while (row.next()) {
+      const auto it = chains.find(row.req_int(1, "id"));
+      if (it == chains.end()) continue;
+      NativeFrame f;
+      f.symbol_id = name(row.req_int(2, "symbol"));
+      f.module_id = name(row.req_int(3, "module"));
+      f.unresolved = row.opt_int(4, "unresolved").value_or(0) != 0;
+      it->second.push_back({row.req_int(5, "stackDepth"), f});
+    }
+    for (const auto& b : backtraces_) {
+      const uint32_t corr = correlation(b.pid, b.corr);
+      const auto call = call_of_.find(corr);
+      auto chain = chains.find(b.chain);
+      if (call == call_of_.end() || chain->second.empty()) continue;
+      auto& frames = chain->second;
+      std::sort(frames.begin(), frames.end(),
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      CallStack cs;
+      cs.api_index = call->second;
+      for (const auto& [depth, f] : frames) cs.frames.push_back(f);
+      out_->records.call_stacks.push_back(std::move(cs));
     }
   }
 
@@ -408,6 +459,11 @@ class Reader {
   };
   std::unordered_map<std::pair<uint32_t, int64_t>, uint32_t, PairHash> correlations_;
   std::unordered_map<uint32_t, uint32_t> call_of_;  // correlation -> index in api
+  struct Backtrace {
+    uint32_t pid;
+    int64_t corr, chain;
+  };
+  std::vector<Backtrace> backtraces_;  // the backtrace copies' callchains, by correlation
   std::unordered_map<uint64_t, uint32_t> threads_;
   std::unordered_map<uint32_t, uint64_t> tid_owner_;
   bool multi_process_ = false;
