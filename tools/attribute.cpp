@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analyze/advice.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
@@ -53,6 +54,9 @@ const char* kUsage =
     "                        scale-kernels=F[:name=PART]    kernels take F times as long\n"
     "                        scale-launches=F               launch calls take F times as long\n"
     "                        graph-steps[:launch-us=US]     one graph launch per step\n"
+    "  --advice / --no-advice  the findings that matter most, each with its fix and replayed\n"
+    "                      saving (default: on for traces under 100 MB, which replay in\n"
+    "                      seconds; a replay costs about 1-2x the read)\n"
     "  --time              print import and attribution time, MB/s of JSON and the gzip\n"
     "                      decoder (ISA-L or zlib) on stderr\n"
     "  --quiet             no table on stdout\n";
@@ -76,6 +80,9 @@ void write_json(const std::string& path, const std::string& text) {
   trace::write_file_atomically(path, text);
 }
 
+// Advice replays the trace: by default only where that takes seconds.
+constexpr uint64_t kAdviceBytes = 100u * 1000 * 1000;
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -85,6 +92,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
   std::string json_path, step_range;
   bool hta = false, quiet = false, timing = false;
+  int advice = -1;  // -1: by the trace's size (kAdviceBytes), 0: off, 1: on
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
                     std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
   bool replay = false;
@@ -134,6 +142,10 @@ int main(int argc, char** argv) {
       if (!what_if(argv[i])) return 2;
     } else if (a.rfind("--what-if=", 0) == 0) {
       if (!what_if(a.substr(10))) return 2;
+    } else if (a == "--advice") {
+      advice = 1;
+    } else if (a == "--no-advice") {
+      advice = 0;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--time") {
@@ -210,7 +222,16 @@ int main(int argc, char** argv) {
     } else {
       out.key("traces").begin_array();
       for (auto& t : traces) {
-        const auto report = trace::build_report(t);
+        auto report = trace::build_report(t);
+        if (advice == 1 || (advice < 0 && t.bytes < kAdviceBytes)) {
+          report.advice = trace::advise(report);
+          report.advice_ran = true;
+        } else {
+          report.advice_skipped =
+              advice == 0 ? "not asked for (--no-advice)"
+                          : "not given by default for a trace of 100 MB or more, whose replay "
+                            "takes a while: --advice asks for it";
+        }
         if (!quiet) std::printf("%s\n", trace::report_table(report).c_str());
         trace::write_report_json(out, report);
       }

@@ -139,6 +139,38 @@ BLOCKING_CALL = {
     "drained": int,
     "gpu_idle_after_us": float,
     "regime": OneOf(*REGIMES),
+    # Where it was made (src/trace/analyze/call_sites.h): its row in call_sites.sites, its
+    # caller frame (null without one) and its frames, outermost first.
+    "site": ANY,
+    "caller": ANY,
+    "stack": list,
+    "stack_cut": bool,
+}
+# A call site: blocking calls grouped by (caller, callee, op, order in the step).
+SITE = {
+    "site": str,
+    "caller": ANY,
+    "callee": ANY,
+    "user_frame": ANY,
+    "module": ANY,
+    "op": str,
+    "order": int,
+    "calls": int,
+    "occurrences": int,
+    "gpu_queued_us": float,
+    "share_of_steps": float,
+    "steps": int,
+    "steps_share": float,
+    "apis": list,
+}
+CALL_SITES = {
+    "stacks": OneOf("python", "native", "none"),
+    "without_caller": int,
+    "without_stack": int,
+    "sites": [{**SITE, "blocked_us": float}],
+    "gpu_work": bool,
+    # A trace without GPU work: the ops that would block on a GPU, with their own host time.
+    "would_sync": [{**SITE, "host_us": float}],
 }
 # One step's queue depth over time, per GPU (src/trace/analyze/step_report.h): depth[k] holds from
 # t_us[k] to t_us[k + 1], the last to wall_us; times from the window's start.
@@ -167,6 +199,8 @@ TRACE = {
     "kernels_without_call": int,
     "blocking_calls": BLOCKING_CALLS,
     "syncs_by_cause": [CAUSE],
+    "call_sites": CALL_SITES,
+    "advice": ANY,  # [findings] (src/trace/analyze/advice.h), or {"skipped": why}
     "syncs": [BLOCKING_CALL],
     "unmatched_correlations": int,
     "warnings": list,

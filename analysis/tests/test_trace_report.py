@@ -92,6 +92,10 @@ def sync(
         "drained": 1,
         "gpu_idle_after_us": 5.0,
         "regime": "mixed",
+        "site": None,
+        "caller": None,
+        "stack": [],
+        "stack_cut": False,
     }
 
 
@@ -202,6 +206,15 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
         },
         "kernels_by_name": [],
         "kernels_without_call": 0,
+        "call_sites": {
+            "stacks": "none",
+            "without_caller": 0,
+            "without_stack": 0,
+            "sites": [],
+            "gpu_work": True,
+            "would_sync": [],
+        },
+        "advice": [],
     }
 
 

@@ -53,6 +53,9 @@ add_library(iris_trace STATIC
   ${_t}/analyze/blocking_calls.cpp
   ${_t}/analyze/sync_causes.cpp
   ${_t}/analyze/sync_drain.cpp
+  ${_t}/analyze/frame_kinds.cpp
+  ${_t}/analyze/call_sites.cpp
+  ${_t}/analyze/advice.cpp
   ${_t}/analyze/window_queue.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_windows.cpp
@@ -76,6 +79,8 @@ add_library(iris_trace STATIC
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
+  ${_t}/export/call_sites_out.cpp
+  ${_t}/export/advice_out.cpp
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp
 )

@@ -97,6 +97,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   std::vector<Regime> step_regimes;
   for (const auto& f : rep.steps) step_regimes.push_back(f.queue.regime);
   add_drain(&rep.syncs, queue, step_regimes, rep.total.queue.regime);
+  rep.sites = find_call_sites(r, rep.syncs);
   add_timeline(&rep, queue);
   return rep;
 }

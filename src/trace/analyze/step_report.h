@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "trace/analyze/attribution.h"
+#include "trace/analyze/call_sites.h"
+#include "trace/analyze/finding.h"
 #include "trace/analyze/kernel_times.h"
 #include "trace/analyze/sync_causes.h"
 #include "trace/model/imported_trace.h"
@@ -27,6 +29,12 @@ struct TraceReport {
   std::vector<StepFigures> steps;  // empty when the trace has no step windows
   StepFigures total;               // the whole trace (our own files: first to last epoch)
   SyncReport syncs;
+  SiteReport sites;  // where in the program each blocking call was made (call_sites.h)
+  // advice.h's findings, when asked for (./attribute fills them after build_report); when not,
+  // advice_skipped says why ("" when advice ran).
+  std::vector<Finding> advice;
+  bool advice_ran = false;
+  std::string advice_skipped;
   uint64_t steps_wall_ns = 0;  // summed step wall time (the whole trace's without steps)
   QueueOptions queue_options;  // the thresholds the regimes were named by
   KernelTimesTable kernels;    // per kernel name: API, queue and kernel time (kernel_times.h)

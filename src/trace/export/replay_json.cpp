@@ -100,6 +100,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   for (const auto& s : rep.what_ifs) {
     o.begin_object();
     o.key("name").value(s.name).key("sites").value(s.sites).key("sites_kept").value(s.sites_kept);
+    if (!s.note.empty()) o.key("assumed").value(s.note);
     scenario_json(o, s, true);
     o.end_object();
   }

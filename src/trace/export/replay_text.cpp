@@ -37,7 +37,10 @@ std::string us_text(double ns) {
 // One site, as the curve's sentences name it: "sync", the op ("`log`") or the API's call.
 std::string one_site(const replay::SiteSelector& sel) {
   using By = replay::SiteSelector::By;
-  return sel.by == By::Op ? "`" + sel.name + "`" : sel.by == By::Api ? sel.name + " call" : "sync";
+  return sel.by == By::Op     ? "`" + sel.name + "`"
+         : sel.by == By::Api  ? sel.name + " call"
+         : sel.by == By::Site ? "call of site " + sel.name
+                              : "sync";
 }
 
 std::string shape_text(const replay::LogEveryCurve& c, const std::string& one) {
@@ -112,6 +115,8 @@ std::string site_selector_text(const replay::SiteSelector& sel) {
       return "op " + sel.name;
     case replay::SiteSelector::By::Api:
       return "api " + sel.name;
+    case replay::SiteSelector::By::Site:
+      return "site " + sel.name;
     default:
       return "blocking syncs";
   }
@@ -219,6 +224,7 @@ std::string replay_table(const replay::ReplayReport& rep) {
     };
     for (const auto& w : s.windows) row(w);
     if (s.windows.size() > 1) row(s.total);
+    if (!s.note.empty()) out += "  assumed: " + s.note + "\n";
   }
   for (const auto& c : rep.curves) {
     add("\n  %s (%s, %llu in the trace): predicted time per %s against syncs kept\n",

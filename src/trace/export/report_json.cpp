@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "trace/export/advice_out.h"
+#include "trace/export/call_sites_out.h"
+
 namespace trace {
 
 namespace {
@@ -186,8 +189,11 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.end_object();
   }
   o.end_array();
+  write_call_sites_json(o, rep);
+  write_advice_json(o, rep);
   o.key("syncs").begin_array();
-  for (const auto& c : rep.syncs.calls) {
+  for (size_t i = 0; i < rep.syncs.calls.size(); ++i) {
+    const SyncCall& c = rep.syncs.calls[i];
     o.begin_object();
     o.key("api").value(c.api).key("kind").value(blocking_label(c.kind));
     o.key("reason");
@@ -207,6 +213,7 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
     o.key("queue_depth").value(c.queue_depth).key("drained").value(c.drained);
     o.key("gpu_idle_after_us").value(us(c.idle_after_ns));
     o.key("regime").value(to_string(c.regime));
+    write_call_site_of(o, rep, i);
     o.end_object();
   }
   o.end_array();

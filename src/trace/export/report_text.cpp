@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include "trace/export/advice_out.h"
+#include "trace/export/call_sites_out.h"
+
 namespace trace {
 
 namespace {
@@ -111,6 +114,7 @@ std::string report_table(const TraceReport& rep) {
       static_cast<long long>(t.rank), static_cast<unsigned long long>(t.events),
       static_cast<double>(t.bytes) / 1e6, t.format.c_str(), t.records.clock.c_str());
   for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
+  out += advice_text(rep);
   add("\n  %-20s %10s %8s %10s %10s %10s %7s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us",
       "launch", "launch us", "sync us", "blk copy", "kernels", "kernel us", "busy us", "idle host",
       "idle kern", "idle oth", "delay p50", "delay p90");
@@ -151,6 +155,7 @@ std::string report_table(const TraceReport& rep) {
         rep.steps.empty() ? "trace" : "steps", us(c.gpu_queued_ns));
     out += drain_line(c);
   }
+  out += call_sites_text(rep);
   return out;
 }
 

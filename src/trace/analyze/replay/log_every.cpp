@@ -25,6 +25,10 @@ Scenario keep_only(const Graph& g, const std::vector<PlacedSite>& sites, size_t 
   return s;
 }
 
+const char* selector_key(SiteSelector::By by) {
+  return by == SiteSelector::By::Op ? "op" : by == SiteSelector::By::Api ? "api" : "site";
+}
+
 // Below a tenth of a microsecond per site, the replay cannot tell a site's cost from nothing.
 constexpr double kFlatNs = 100;
 
@@ -92,8 +96,7 @@ LogEveryCurve log_every_curve(const Graph& g, const std::vector<PlacedSite>& sit
     r.name = "log-every=" + (every ? std::to_string(every) : std::string("never")) +
              (what_if.sites.by == SiteSelector::By::Blocking
                   ? ""
-                  : ":" + std::string(what_if.sites.by == SiteSelector::By::Op ? "op=" : "api=") +
-                        what_if.sites.name);
+                  : ":" + std::string(selector_key(what_if.sites.by)) + "=" + what_if.sites.name);
     r.sites = c.sites;
     r.sites_kept = every == 0 ? 0 : (c.sites + every - 1) / every;
     LogEveryPoint p;

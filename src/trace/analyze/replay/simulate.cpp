@@ -25,9 +25,12 @@ Timeline simulate(const Graph& g, const Scenario& s) {
   for (uint32_t v : g.topo) {
     const uint8_t f = s.flag(v);
     const bool host = v < g.host_count, removed = (f & kRemoved) != 0;
+    const int64_t set = s.node_ns.empty() ? -1 : s.node_ns[v];
     int64_t d = g.duration[v];
     if (removed)
       d = 0;
+    else if (!host && set >= 0)
+      d = set;
     else if (f & kScaled)
       d = scaled(d, s.kernel_scale);
     t.duration[v] = d;
@@ -37,6 +40,10 @@ Timeline simulate(const Graph& g, const Scenario& s) {
     for (uint32_t k = b; k < e; ++k) {
       const Edge& x = g.in[k];
       if (x.from == kNone) continue;  // dropped to break a cycle
+      if (x.kind == EdgeKind::SyncWait &&
+          ((f & kUnblocked) || (!s.only_stream.empty() && s.only_stream[v] != kNone &&
+                                g.resource[x.from] != s.only_stream[v])))
+        continue;
       uint32_t from = x.from;
       int64_t w = x.delay;
       if (removed) {
@@ -51,7 +58,9 @@ Timeline simulate(const Graph& g, const Scenario& s) {
             : (f & kGraphHead) ? s.graph_launch_ns
                                : scaled(w, s.launch_scale);
       }
-      if (host && (f & kScaled) && k == b && g.first_is_chain[v])
+      if (host && set >= 0 && k == b && g.first_is_chain[v] && !removed)
+        w = set;
+      else if (host && (f & kScaled) && k == b && g.first_is_chain[v])
         w = scaled(w, s.cpu_scale);
       else if (x.kind == EdgeKind::Launch && !s.launch_from.empty() && s.launch_from[v] != kNone) {
         from = s.launch_from[v];

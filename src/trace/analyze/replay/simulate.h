@@ -17,9 +17,10 @@ enum NodeFlag : uint8_t {
       1,  // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
   kGraphMember =
       2,  // host node ending a launch call folded into a graph launch: the call costs nothing
-  kGraphHead = 4,  // host node ending the launch call that becomes the graph launch
-  kScaled = 8,     // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
-                   // leading to it (the chain edge) by cpu_scale
+  kGraphHead = 4,   // host node ending the launch call that becomes the graph launch
+  kScaled = 8,      // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
+                    // leading to it (the chain edge) by cpu_scale
+  kUnblocked = 16,  // host node ending a call that no longer waits for GPU work (pin-copies)
 };
 
 struct Scenario {
@@ -30,6 +31,12 @@ struct Scenario {
   int64_t graph_launch_ns = 0;        // a kGraphHead call's length
   std::vector<uint32_t> launch_from;  // per node: a kernel's new launch call end (graph launch),
                                       // else kNone; empty: none
+  // Per node, a new length (ns) or -1: a GPU node's duration; a host node's chain edge (the
+  // call or CPU time leading to it). Empty: none.
+  std::vector<int64_t> node_ns;
+  // Per node: a host node ending a device-wide sync that now waits for this stream (a resource)
+  // only, else kNone; empty: none.
+  std::vector<uint32_t> only_stream;
   // Every delay between resources (launch latency, stream gaps, waits, wake-ups) takes its
   // kind's typical value instead of the recorded one; durations and CPU time stay as recorded.
   // Replaying so asks how much of the trace the dependencies alone explain.

@@ -1,8 +1,12 @@
 #include "trace/analyze/replay/sites.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
+
+#include "trace/analyze/call_sites.h"
 
 namespace trace::replay {
 
@@ -12,6 +16,41 @@ void add_call(Site* s, const SyncCall& c) {
   s->calls.push_back(c.api_index);
   s->blocked_ns += c.blocked_ns;
   s->queued_ns += c.gpu_queued_ns;
+}
+
+// The row of the call-site table that `want` names (sites.h): its number, its label, or a part
+// of one label only.
+size_t site_row(const RecordSet& r, const SiteReport& sites, const std::string& want) {
+  const auto listing = [&] {
+    std::string out;
+    for (size_t i = 0; i < sites.sites.size() && i < 20; ++i)
+      out += "\n  " + std::to_string(i + 1) + ") " + site_label(r, sites.sites[i]);
+    if (sites.sites.size() > 20) out += "\n  ...";
+    return out;
+  };
+  const std::string what = "--what-if site=" + want + ": ";
+  if (sites.stacks == SiteReport::Stacks::None)
+    throw std::invalid_argument(what +
+                                "this trace has no stacks, so no call sites (record them with "
+                                "torch.profiler.profile(with_stack=True))");
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(want.c_str(), &end, 10);
+  if (!want.empty() && *end == '\0') {
+    if (n >= 1 && n <= sites.sites.size()) return n - 1;
+    throw std::invalid_argument(what + "no site numbered " + want + "; the sites:" + listing());
+  }
+  std::vector<size_t> part;
+  for (size_t i = 0; i < sites.sites.size(); ++i) {
+    const std::string label = site_label(r, sites.sites[i]);
+    if (label == want) return i;
+    if (label.find(want) != std::string::npos) part.push_back(i);
+  }
+  if (part.size() == 1) return part[0];
+  throw std::invalid_argument(what +
+                              (part.empty() ? "no site's label holds it"
+                                            : "several sites' labels "
+                                              "hold it: give its number") +
+                              "; the sites:" + listing());
 }
 
 }  // namespace
@@ -41,6 +80,26 @@ std::vector<Site> find_sites(const RecordSet& r, const SyncReport& report,
       add_call(&s, c);
       if (c.op_instance >= 0) by_op[c.op_instance] = out.size();
       out.push_back(std::move(s));
+    }
+  } else if (sel.by == SiteSelector::By::Site) {
+    // One site per occurrence of the row's callee: its calls together (one `.item()` is one).
+    const SiteReport sites = find_call_sites(r, report);
+    const SiteRow& row = sites.sites[site_row(r, sites, sel.name)];
+    std::map<uint64_t, size_t> by_occurrence;
+    for (uint32_t m : row.members) {
+      const SyncCall& c = report.calls[m];
+      if (!c.waits_for_gpu) continue;
+      const auto [it, added] = by_occurrence.try_emplace(sites.calls[m].occurrence, out.size());
+      if (added) {
+        Site s;
+        s.thread = c.thread_id;
+        s.start_ns = c.start_ns, s.end_ns = c.start_ns + c.blocked_ns;
+        out.push_back(std::move(s));
+      }
+      Site& s = out[it->second];
+      s.start_ns = std::min(s.start_ns, c.start_ns);
+      s.end_ns = std::max(s.end_ns, c.start_ns + c.blocked_ns);
+      add_call(&s, c);
     }
   } else if (sel.by == SiteSelector::By::Api) {
     for (const SyncCall* p : syncs) {

@@ -8,6 +8,11 @@
 //                       it and their GPU work. On a CPU run `.item()` blocks on nothing, and its
 //                       own time is what logging less often saves.
 //   api=NAME            every blocking call of that API (cudaStreamSynchronize, ...), one by one.
+//   site=SITE           the blocking calls of one call site (call_sites.h), each occurrence of
+//                       its callee one site; SITE is the row's number in ./attribute's call-site
+//                       table (1 = the most blocked), its label as written there, or a part of
+//                       the label that only one site's holds. No match, or several:
+//                       std::invalid_argument listing the sites.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +25,7 @@
 namespace trace::replay {
 
 struct SiteSelector {
-  enum class By : uint8_t { Blocking, Op, Api };
+  enum class By : uint8_t { Blocking, Op, Api, Site };
   By by = By::Blocking;
   std::string name;
   bool operator<(const SiteSelector& o) const { return by != o.by ? by < o.by : name < o.name; }

@@ -33,6 +33,38 @@ Scenario scale_launches(double factor);
 Scenario graph_steps(const Graph& graph, const RecordSet& records,
                      const std::vector<std::pair<uint64_t, uint64_t>>& windows, int64_t launch_ns);
 
+// What pin_copies assumed, each figure with where it came from, for the output to state.
+struct PinCopiesFacts {
+  uint64_t copies = 0, bytes = 0;  // the pageable copies made asynchronous
+  double htod_gbps = 0, dtoh_gbps = 0;
+  std::string htod_from, dtoh_from;  // "the trace's N pinned copies", or why the default
+  int64_t call_ns = 0;               // a copy call's host time once it no longer blocks
+  std::string call_from;
+};
+
+// Pinned host memory (`pin_memory=True`, `non_blocking=True`): every copy between the device and
+// pageable host memory becomes an asynchronous DMA at the pinned bandwidth of its direction, and
+// its call stops holding the host: it costs what an asynchronous copy call costs, and no longer
+// waits for the copy or the work queued before it; the next sync on its stream then waits for it
+// instead (the replay's sync waits follow stream order). Bandwidth per direction: the trace's own
+// pinned copies of at least kPinnedSampleBytes (bytes over time), else `gbps` when given, else
+// kDefaultPinnedGBps; a copy never gets slower than recorded. `gbps` > 0 overrides both.
+Scenario pin_copies(const Graph& graph, const RecordSet& records, double gbps,
+                    PinCopiesFacts* facts);
+
+constexpr uint64_t kPinnedSampleBytes = 1u << 20;
+// A PCIe 4.0 x16 link's practical pinned rate (about 25 of its 32 GB/s); the H200 machine's
+// PCIe 5.0 link moved 50 GB/s (results/nvidia-h200, Memcpy/HtoD-pinned, 16 MiB).
+constexpr double kDefaultPinnedGBps = 25.0;
+// An asynchronous copy call's host time when the trace has none to measure: the H200 machine's
+// pinned 4-byte cudaMemcpyAsync with its stream sync took 7.2 us, the call alone less.
+constexpr int64_t kDefaultAsyncCopyCallNs = 5000;
+
+// Each device-wide sync (cudaDeviceSynchronize, cuCtxSynchronize) waits only for the stream its
+// thread last queued work on, as a stream sync there would: what a device sync costs beyond
+// that is the other streams' work. A thread that queued nothing before it keeps its wait.
+Scenario stream_syncs(const Graph& graph, const RecordSet& records, uint64_t* changed);
+
 // The launch cost graph_steps uses by default: the median cudaGraphLaunch in the trace, else
 // the median launch call.
 int64_t typical_graph_launch_ns(const RecordSet& records);

@@ -2,6 +2,7 @@
 // scenario.
 #include "trace/analyze/replay/what_if.h"
 
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -89,6 +90,30 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
       case WhatIf::Kind::ScaleLaunches:
         rep.what_ifs.push_back(eval(scale_launches(w.factor), w.text));
         break;
+      case WhatIf::Kind::PinCopies: {
+        PinCopiesFacts f;
+        const Scenario s = pin_copies(g, r, w.gbps, &f);
+        ScenarioResult x = eval(s, w.text);
+        char note[768];
+        std::snprintf(note, sizeof note,
+                      "%llu pageable copies (%.1f MB) made asynchronous and pinned: host to device "
+                      "at %.1f GB/s (%s), device to host at %.1f GB/s (%s); each call %.1f us of "
+                      "host time (%s)",
+                      static_cast<unsigned long long>(f.copies), static_cast<double>(f.bytes) / 1e6,
+                      f.htod_gbps, f.htod_from.c_str(), f.dtoh_gbps, f.dtoh_from.c_str(),
+                      static_cast<double>(f.call_ns) / 1000.0, f.call_from.c_str());
+        x.note = note;
+        rep.what_ifs.push_back(std::move(x));
+        break;
+      }
+      case WhatIf::Kind::StreamSyncs: {
+        uint64_t changed = 0;
+        ScenarioResult x = eval(stream_syncs(g, r, &changed), w.text);
+        x.note = std::to_string(changed) +
+                 " device-wide syncs wait for the stream their thread last queued work on only";
+        rep.what_ifs.push_back(std::move(x));
+        break;
+      }
       case WhatIf::Kind::GraphSteps: {
         std::vector<std::pair<uint64_t, uint64_t>> spans;
         for (const PlacedWindow& x : replay.windows)

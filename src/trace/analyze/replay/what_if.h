@@ -20,22 +20,33 @@
 namespace trace::replay {
 
 struct WhatIf {
-  enum class Kind : uint8_t { NoSyncs, LogEvery, ScaleKernels, ScaleLaunches, GraphSteps };
+  enum class Kind : uint8_t {
+    NoSyncs,
+    LogEvery,
+    ScaleKernels,
+    ScaleLaunches,
+    GraphSteps,
+    PinCopies,
+    StreamSyncs
+  };
   Kind kind = Kind::NoSyncs;
   SiteSelector sites;           // NoSyncs, LogEvery
   std::vector<uint32_t> every;  // LogEvery: keep every N-th site; 0 = never
   double factor = 1.0;          // ScaleKernels, ScaleLaunches
   std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
   int64_t launch_ns = -1;       // GraphSteps: the graph launch's cost; -1 = typical_graph_launch_ns
+  double gbps = -1;             // PinCopies: the pinned bandwidth; -1 = the trace's, or a default
   std::string text;             // as written
 };
 
 // Parses one --what-if argument:
-//   no-syncs[:op=NAME|:api=NAME]           remove the blocking syncs (sites.h)
-//   log-every=N[,N...][:op=NAME|:api=NAME] keep every N-th of them (N: 1, 2, ..., or never)
+//   no-syncs[:op=NAME|:api=NAME|:site=SITE]           remove the blocking syncs (sites.h)
+//   log-every=N[,N...][:op=NAME|:api=NAME|:site=SITE] keep every N-th of them (N: 1, 2, ..., never)
 //   scale-kernels=F[:name=PART]            kernels (whose name contains PART) take F times as long
 //   scale-launches=F                       launch calls take F times as long
 //   graph-steps[:launch-us=US]             one graph launch per step (transforms.h)
+//   pin-copies[:gbps=N]                    pageable copies become async, pinned (transforms.h)
+//   stream-syncs                           device syncs wait for their thread's stream only
 // NAME and PART run to the end of the argument, so they may hold ':' (aten::item).
 // Throws std::invalid_argument saying what was expected.
 WhatIf parse_what_if(const std::string& spec);
@@ -61,6 +72,7 @@ struct ScenarioResult {
   // Without steps: the whole trace's span.
   WindowResult total;
   uint64_t sites = 0, sites_kept = 0;  // for the sync what-ifs
+  std::string note;  // what the what-if assumed, with where each figure came from ("" = none)
 };
 
 struct LogEveryPoint {

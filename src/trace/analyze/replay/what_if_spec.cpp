@@ -32,7 +32,7 @@ WhatIf parse_what_if(const std::string& spec) {
   // to the end, since op names hold ':' themselves.
   std::string head = spec, key, value;
   size_t cut = std::string::npos;
-  for (const char* k : {":op=", ":api=", ":name=", ":launch-us="}) {
+  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":launch-us=", ":gbps="}) {
     const size_t at = spec.find(k);
     if (at != std::string::npos && at < cut)
       cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
@@ -51,8 +51,10 @@ WhatIf parse_what_if(const std::string& spec) {
       w.sites = {SiteSelector::By::Op, value};
     else if (key == "api")
       w.sites = {SiteSelector::By::Api, value};
+    else if (key == "site")
+      w.sites = {SiteSelector::By::Site, value};
     else if (!key.empty())
-      bad(spec, name + " takes :op=NAME or :api=NAME, not :" + key + "=");
+      bad(spec, name + " takes :op=NAME, :api=NAME or :site=SITE, not :" + key + "=");
   };
   if (name == "no-syncs") {
     w.kind = WhatIf::Kind::NoSyncs;
@@ -99,9 +101,21 @@ WhatIf parse_what_if(const std::string& spec) {
     if (!value.empty())
       w.launch_ns =
           static_cast<int64_t>(std::llround(positive_number(spec, value, "launch-us=US") * 1000.0));
+  } else if (name == "stream-syncs") {
+    w.kind = WhatIf::Kind::StreamSyncs;
+    if (has_arg || !key.empty()) bad(spec, "stream-syncs takes no value or option");
+  } else if (name == "pin-copies") {
+    w.kind = WhatIf::Kind::PinCopies;
+    if (has_arg) bad(spec, "pin-copies takes no value (its option is :gbps=N)");
+    if (!key.empty() && key != "gbps") bad(spec, "pin-copies takes :gbps=N, not :" + key + "=");
+    if (!value.empty()) {
+      w.gbps = positive_number(spec, value, "gbps=N");
+      if (w.gbps <= 0) bad(spec, "gbps=N: the bandwidth must be above 0");
+    }
   } else {
     bad(spec,
-        "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F or graph-steps");
+        "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F, graph-steps, "
+        "pin-copies or stream-syncs");
   }
   return w;
 }

@@ -1,0 +1,198 @@
+#include "trace/analyze/advice.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "trace/analyze/replay/what_if.h"
+
+namespace trace {
+
+namespace {
+
+std::string count(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string ms_or_us(int64_t ns) {
+  char b[64];
+  if (ns >= 1000000)
+    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(ns) / 1e6);
+  else
+    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
+  return b;
+}
+
+// A site that reads a value back to the host: the op or the Python call that made it says so.
+bool reads_a_value(const RecordSet& r, const SiteRow& s) {
+  static const std::set<std::string> ops = {"aten::item",          "aten::_local_scalar_dense",
+                                            "aten::is_nonzero",    "aten::to",
+                                            "aten::_to_copy",      "aten::copy_",
+                                            "aten::cpu",           "aten::nonzero",
+                                            "aten::masked_select", "aten::tolist"};
+  if (ops.count(s.op)) return true;
+  if (s.callee == kNoFrame) return false;
+  const std::string& c = r.frame_names[s.callee];
+  for (const char* word : {"item", "cpu", "tolist", "numpy", "print", "__format__", "__repr__"})
+    if (c.find(word) != std::string::npos) return true;
+  return false;
+}
+
+struct Candidate {
+  Finding f;
+  replay::WhatIf w;
+};
+
+}  // namespace
+
+const char* to_string(Finding::Kind k) {
+  switch (k) {
+    case Finding::Kind::ValueRead:
+      return "value read";
+    case Finding::Kind::Sync:
+      return "sync";
+    case Finding::Kind::PageableCopies:
+      return "pageable copies";
+    case Finding::Kind::DeviceSync:
+      return "device-wide sync";
+    case Finding::Kind::LaunchBound:
+      break;
+  }
+  return "launch-bound";
+}
+
+std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
+  const ImportedTrace& t = *rep.trace;
+  const RecordSet& r = t.records;
+  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) return {};
+  std::vector<Candidate> cands;
+  const auto add = [&](Finding f, const std::string& spec) {
+    f.what_if = spec;
+    cands.push_back({std::move(f), replay::parse_what_if(spec)});
+  };
+
+  // Blocking call sites, the most blocked first (by op without stacks).
+  const SiteReport& sites = rep.sites;
+  if (sites.stacks != SiteReport::Stacks::None) {
+    for (size_t i = 0; i < sites.sites.size() && i < opt.sites; ++i) {
+      const SiteRow& s = sites.sites[i];
+      bool waits = false;
+      for (uint32_t m : s.members) waits |= rep.syncs.calls[m].waits_for_gpu;
+      if (!waits) continue;
+      Finding f;
+      f.kind = reads_a_value(r, s) ? Finding::Kind::ValueRead : Finding::Kind::Sync;
+      f.where = site_label(r, s);
+      f.what = count(s.calls, "blocking call", "blocking calls") + " (" +
+               count(s.occurrences, "occurrence", "occurrences") + ") held the host " +
+               ms_or_us(static_cast<int64_t>(s.blocked_ns)) + ", " +
+               ms_or_us(static_cast<int64_t>(s.gpu_queued_ns)) + " of it with GPU work running";
+      f.fix = f.kind == Finding::Kind::ValueRead
+                  ? "read the value less often (log every N steps), or keep it on the GPU and "
+                    "read it once at the end"
+                  : "remove this sync, or move it out of the step";
+      add(f, "no-syncs:site=" + std::to_string(i + 1));
+    }
+  } else {
+    size_t n = 0;
+    for (const auto& c : rep.syncs.by_cause) {
+      if (c.op == "(no op)" || n == opt.sites) continue;
+      ++n;
+      Finding f;
+      f.kind = Finding::Kind::Sync;
+      f.where = c.op;
+      f.what = count(c.calls, "blocking call", "blocking calls") + " under " + c.op +
+               " held the host " + ms_or_us(static_cast<int64_t>(c.blocked_ns));
+      f.fix =
+          "find where the program calls it (record with stacks to see the line), then read the "
+          "value less often or keep it on the GPU";
+      add(f, "no-syncs:op=" + c.op);
+    }
+  }
+
+  // Copies to or from pageable host memory.
+  uint64_t pageable = 0;
+  for (const auto& m : r.memcpys)
+    pageable += (m.kind == CopyKind::HtoD && m.src == MemoryKind::Pageable) ||
+                (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable);
+  if (pageable) {
+    Finding f;
+    f.kind = Finding::Kind::PageableCopies;
+    f.what = count(pageable, "copy", "copies") +
+             " between the GPU and pageable host memory: each one is staged through a pinned "
+             "buffer and holds the host";
+    f.fix =
+        "pin the host memory (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+        "non_blocking=True";
+    add(f, "pin-copies");
+  }
+
+  // Device-wide syncs where more than one stream ran.
+  std::set<uint32_t> streams;
+  for (const auto& k : r.kernels) streams.insert(k.stream_id);
+  for (const auto& m : r.memcpys) streams.insert(m.stream_id);
+  uint64_t device_syncs = 0;
+  for (const auto& c : rep.syncs.calls)
+    device_syncs += c.api.find("DeviceSynchronize") != std::string::npos ||
+                    c.api.find("CtxSynchronize") != std::string::npos;
+  if (device_syncs && streams.size() > 1) {
+    Finding f;
+    f.kind = Finding::Kind::DeviceSync;
+    f.what = count(device_syncs, "device-wide sync waits", "device-wide syncs wait") + " for all " +
+             std::to_string(streams.size()) + " streams";
+    f.fix =
+        "wait for the stream that holds the result (torch.cuda.current_stream().synchronize()) "
+        "or for an event recorded after it, not the whole device";
+    add(f, "stream-syncs");
+  }
+
+  // A launch-bound trace: the host cannot keep the GPU fed.
+  size_t launch_bound = 0;
+  for (const auto& s : rep.steps) launch_bound += s.queue.regime == Regime::LaunchBound;
+  const bool bound = rep.steps.empty() ? rep.total.queue.regime == Regime::LaunchBound
+                                       : 2 * launch_bound > rep.steps.size();
+  if (bound && rep.total.a.launches) {
+    Finding f;
+    f.kind = Finding::Kind::LaunchBound;
+    char b[256];
+    std::snprintf(
+        b, sizeof b,
+        "launch-bound: the GPU's queue was empty %.0f%% of the time while the host "
+        "made %llu launch calls",
+        rep.total.queue.gpus.empty()
+            ? 100.0
+            : 100.0 * std::min_element(rep.total.queue.gpus.begin(), rep.total.queue.gpus.end(),
+                                       [](const GpuQueue& a, const GpuQueue& b) {
+                                         return a.depth.empty_share() < b.depth.empty_share();
+                                       })
+                          ->depth.empty_share(),
+        static_cast<unsigned long long>(rep.total.a.launches));
+    f.what = b;
+    f.fix =
+        "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode="
+        "\"reduce-overhead\")), or do more work per launch (a larger batch, fused ops)";
+    add(f, "graph-steps");
+  }
+  if (cands.empty()) return {};
+
+  std::vector<replay::WhatIf> what_ifs;
+  for (const auto& c : cands) what_ifs.push_back(c.w);
+  const replay::ReplayReport replayed = replay::replay_trace(t, what_ifs);
+  std::vector<Finding> out;
+  for (size_t i = 0; i < cands.size() && i < replayed.what_ifs.size(); ++i) {
+    const auto& x = replayed.what_ifs[i];
+    Finding f = cands[i].f;
+    f.total_ns = x.total.replayed_ns;
+    f.saving_ns = x.total.replayed_ns - x.total.predicted_ns;
+    f.assumed = x.note;
+    if (f.saving_ns < opt.min_saving_ns ||
+        static_cast<double>(f.saving_ns) < opt.min_share * static_cast<double>(f.total_ns))
+      continue;
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  if (out.size() > opt.max_findings) out.resize(opt.max_findings);
+  return out;
+}
+
+}  // namespace trace
