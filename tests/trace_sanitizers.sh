@@ -33,8 +33,9 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 if [ "$fuzz" = ON ] && [ "$fuzz_seconds" -gt 0 ]; then
   corpus="$out/fuzz-corpus"
   rm -rf "$corpus" && mkdir -p "$corpus"
-  # Seeds: the small real traces (gzip and plain), so the fuzzer starts from real structure.
-  for f in "$src"/tests/data/traces/*.json.gz; do
+  # Seeds: the small real traces (gzip and plain), so the fuzzer starts from real structure; one
+  # with Python frames (python_function), which the call sites read.
+  for f in "$src"/tests/data/traces/*.json.gz "$src"/tests/data/traces_stacks/*.json.gz; do
     [ "$(stat -c %s "$f")" -lt 100000 ] || continue
     cp "$f" "$corpus/"
     gzip -dc "$f" > "$corpus/$(basename "$f" .gz)"

@@ -238,6 +238,38 @@ TEST(CallSites, KinetoImportKeepsFramesOnePerNameWithoutAddresses) {
   }
 }
 
+TEST(CallSites, MalformedFramesGiveAClearErrorOrNoCaller) {
+  const auto frames = [](const std::string& events) {
+    return R"({"traceEvents": [)" + events +
+           R"(, {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1,
+               "tid": 7, "ts": 10, "dur": 5, "args": {"correlation": 9}}]})";
+  };
+  // A name that is not a string, and a complete event without its duration: errors naming them.
+  EXPECT_NE(
+      tracetest::import_error(
+          frames(
+              R"({"ph": "X", "cat": "python_function", "name": 5, "tid": 7, "ts": 0, "dur": 9})"))
+          .find("\"name\" is not a valid string"),
+      std::string::npos);
+  EXPECT_NE(tracetest::import_error(
+                frames(R"({"ph": "X", "cat": "python_function", "name": "a.py(1): f", "ts": 0})"))
+                .find("without \"dur\""),
+            std::string::npos);
+  // A frame without a line, one with an empty name, parent ids in a cycle (the stack follows
+  // time, not the ids): the frame with a file is the caller, the empty one is none.
+  const auto t = tracetest::import_text(frames(
+      R"({"ph": "X", "cat": "python_function", "name": "a.py(): f", "tid": 7, "ts": 0, "dur": 90,
+          "args": {"Python id": 1, "Python parent id": 2}},
+         {"ph": "X", "cat": "python_function", "name": "", "tid": 7, "ts": 1, "dur": 80,
+          "args": {"Python id": 2, "Python parent id": 1}})"));
+  const auto rep = trace::find_call_sites(t.records, trace::find_syncs(t.records));
+  ASSERT_EQ(rep.calls.size(), 1u);
+  EXPECT_EQ(rep.calls[0].stack.size(), 2u);
+  EXPECT_EQ(rep.calls[0].caller, 0);
+  EXPECT_EQ(t.records.frame_names[rep.calls[0].stack[0]], "a.py(): f");
+  EXPECT_EQ(rep.without_caller, 0u);
+}
+
 TEST(WhatIfSite, RemovesOneSitesCallsAndNamesTheSitesOnABadSelector) {
   trace::ImportedTrace t;
   t.records = article_loop();
