@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "arrays.h"
+#include "quiet_signals.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/import/trace_file.h"
 
@@ -16,6 +17,7 @@ nanobind::dict hta_frames_py(const std::vector<std::string>& paths, bool ns_roun
   std::map<int64_t, trace::HtaFrame> frames;
   {
     nb::gil_scoped_release release;
+    pyiris::QuietSignals quiet;
     trace::ImportOptions io;  // as ./attribute --hta
     io.list_events = true, io.kernel_names = true;
     std::vector<trace::ImportedTrace> traces;

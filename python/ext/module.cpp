@@ -13,6 +13,7 @@
 
 #include "arrays.h"
 #include "hta_frames_py.h"
+#include "quiet_signals.h"
 #include "rank_run.h"
 #include "trace/export/json_out.h"
 #include "trace/import/byte_source.h"
@@ -49,6 +50,7 @@ NB_MODULE(_core, m) {
       "expand_paths",
       [](const std::vector<std::string>& paths) {
         nb::gil_scoped_release release;
+        pyiris::QuietSignals quiet;
         return pyiris::expand_paths(paths);
       },
       "paths"_a, "The trace files a list of paths names, as ./attribute expands them.");
@@ -59,6 +61,7 @@ NB_MODULE(_core, m) {
         pyiris::RankRun r;
         {
           nb::gil_scoped_release release;
+          pyiris::QuietSignals quiet;
           r = pyiris::run_rank(path, {step_range});
         }
         return rank_dict(std::move(r));
@@ -78,6 +81,7 @@ NB_MODULE(_core, m) {
         pyiris::WhatIfRun r;
         {
           nb::gil_scoped_release release;
+          pyiris::QuietSignals quiet;
           r = pyiris::run_what_if(path, specs, {step_range});
         }
         nb::dict d;

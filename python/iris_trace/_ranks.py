@@ -84,8 +84,8 @@ def run_parallel(task, files, workers=None, max_memory=None):
     workers = max(1, min(int(workers), len(files) or 1))
     if max_memory is None:
         max_memory = default_max_memory()
-    if workers == 1 and len(files) <= 1:
-        return [task(f) for f in files]
+    if not files:
+        return []
     need = [memory_estimate(f) for f in files]
     results = [None] * len(files)
     errors = [None] * len(files)
@@ -119,18 +119,24 @@ def run_parallel(task, files, workers=None, max_memory=None):
                 state["memory"] -= need[i]
                 cond.notify_all()
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    # Not daemons: a thread still inside the C++ reader when the interpreter exits must finish
+    # first (Python waits for it), since a daemon thread retaking the GIL then aborts.
+    threads = [threading.Thread(target=worker) for _ in range(workers)]
     for t in threads:
         t.start()
+    # Waiting on the condition, not Thread.join: Ctrl-C in a join marks the thread stopped
+    # (Python 3.11's _wait_for_tstate_lock), and the exit would then not wait for it.
     try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.1)  # a timed join lets Ctrl-C through to this thread
+        with cond:
+            while state["next"] < len(files) and not state["stop"] or state["in_flight"]:
+                cond.wait(0.1)
     except KeyboardInterrupt:
         with cond:
             state["stop"] = True
             cond.notify_all()
         raise
+    for t in threads:
+        t.join()
     for e in errors:
         if e is not None:
             raise e

@@ -11,6 +11,7 @@ step filter) is the trace library's (src/trace/analyze/hta_frames.h, the same ru
 source (analyzers/breakdown_analysis.py, analyzers/cuda_kernel_analysis.py, utils/utils.py),
 on the few columns they read. visualize=True draws with matplotlib (HTA uses plotly)."""
 
+import inspect
 import os
 from collections import defaultdict
 
@@ -23,6 +24,15 @@ from ._errors import check_exists, trace_error
 # HTA's IdleTimeType (utils/utils.py) and its names in the frames.
 HOST_WAIT, KERNEL_WAIT, OTHER = 0, 1, 2
 IDLE_NAMES = {HOST_WAIT: "host_wait", KERNEL_WAIT: "kernel_wait", OTHER: "other"}
+
+
+# HTA's join(..., rsuffix="_runtime"), spelled as the installed pandas wants it (pandas 3.1
+# deprecates rsuffix for suffixes, which older pandas lacks).
+_RUNTIME_SUFFIX = (
+    {"suffixes": ("", "_runtime")}
+    if "suffixes" in inspect.signature(pd.DataFrame.join).parameters
+    else {"rsuffix": "_runtime"}
+)
 
 
 def _int(bits):
@@ -63,8 +73,11 @@ def _rank_frames(f):
 
 
 def merge_kernel_intervals(kernel_df):
-    """HTA's utils.merge_kernel_intervals: sorts kernel_df in place, as HTA does."""
-    kernel_df.sort_values(by="ts", inplace=True)
+    """HTA's utils.merge_kernel_intervals. HTA sorts its argument in place and its caller reads
+    it afterwards, so this returns (kernel_df sorted by ts, the merged intervals)."""
+    kernel_df = kernel_df.sort_values(by="ts")
+    sorted_df = kernel_df
+    kernel_df = kernel_df.copy()
     kernel_df["end"] = kernel_df["ts"] + kernel_df["dur"]
     kernel_df["group"] = (kernel_df["ts"] > kernel_df["end"].shift().cummax()).cumsum()
     kernel_df = (
@@ -73,7 +86,7 @@ def merge_kernel_intervals(kernel_df):
         .drop(["group"], axis=1)
         .sort_values(by="ts")
     )
-    return kernel_df
+    return sorted_df, kernel_df
 
 
 class TraceAnalysis:
@@ -118,11 +131,10 @@ class TraceAnalysis:
         """Idle, compute and non-compute time of each rank's GPU (us), as HTA 0.5.0."""
         result = defaultdict(list)
         for rank in self.ranks:
-            gpu_kernels = self._rank(rank)[0].copy()
-            merged = merge_kernel_intervals(gpu_kernels)
+            gpu_kernels, merged = merge_kernel_intervals(self._rank(rank)[0])
             kernel_time = merged.iloc[-1]["end"] - merged.iloc[0]["ts"]
             idle_time = kernel_time - (merged.end.sum() - merged.ts.sum())
-            comp = merge_kernel_intervals(gpu_kernels[gpu_kernels["compute"]].copy())
+            _, comp = merge_kernel_intervals(gpu_kernels[gpu_kernels["compute"]])
             compute_time = comp.end.sum() - comp.ts.sum()
             non_compute_time = kernel_time - compute_time - idle_time
             assert idle_time <= kernel_time
@@ -176,7 +188,7 @@ class TraceAnalysis:
         total = result.idle_interval.sum()
         result["stream"] = stream
         result["idle_time_ratio"] = result["idle_interval"] / total
-        result.rename(columns={"idle_interval": "idle_time"}, inplace=True)
+        result = result.rename(columns={"idle_interval": "idle_time"})
         return result, stats
 
     def _idle_for_rank(
@@ -184,7 +196,7 @@ class TraceAnalysis:
     ):
         gpu, runtime, _, _ = self._rank(rank)
         pre = gpu[gpu["kernel_cat"]].copy().set_index("index_correlation")
-        gpu_kernels = pre.join(runtime[["ts", "index"]], on="index_correlation", rsuffix="_runtime")
+        gpu_kernels = pre.join(runtime[["ts", "index"]], on="index_correlation", **_RUNTIME_SUFFIX)
         if streams is None or len(streams) == 0:
             streams = list(gpu_kernels.stream.unique())
         results, stats = [], []
@@ -194,8 +206,7 @@ class TraceAnalysis:
             if st is not None:
                 stats.append(st)
         result_df = pd.concat(results)
-        result_df.rename(mapper=IDLE_NAMES, axis=0, inplace=True)
-        result_df.reset_index(inplace=True)
+        result_df = result_df.rename(mapper=IDLE_NAMES, axis=0).reset_index()
         if visualize:
             from . import plots
 
@@ -204,7 +215,7 @@ class TraceAnalysis:
         stats_df = pd.concat(stats).round(2) if show_stats else None
         if stats_df is not None:
             stats_df.insert(0, "rank", rank)
-            stats_df.rename(mapper=IDLE_NAMES, axis=0, inplace=True)
+            stats_df = stats_df.rename(mapper=IDLE_NAMES, axis=0)
         result_df = result_df[
             ["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"]
         ].round(2)
