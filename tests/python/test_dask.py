@@ -9,11 +9,13 @@ distributed = pytest.importorskip("distributed", reason="dask.distributed is not
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        with distributed.Client(cluster) as c:
-            yield c
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
 
 
 def test_cluster_result_equals_serial(client):

@@ -14,7 +14,7 @@ from hta_compare import compare, our_frames
 
 
 def stem(p):
-    return p.name[: -len(".json.gz")] if p.name.endswith(".json.gz") else p.name
+    return p.name.removesuffix(".json.gz")
 
 
 @pytest.mark.parametrize("trace", kineto_traces(), ids=stem)
@@ -55,7 +55,6 @@ def test_visualize_draws_with_matplotlib(monkeypatch):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from iris_trace.hta import TraceAnalysis
 
     shown = []
