@@ -4,8 +4,10 @@ on sys.path and on PYTHONPATH (for the Dask workers and the console-script subpr
 IRIS_TRACE_PKG=DIR uses a folder installed that way already. ATTRIBUTE names the ./attribute
 binary the package is compared with (ctest passes the build's); else the package's own."""
 
+import atexit
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ def _build_package():
             "(scripts/setup.sh installs requirements.txt)"
         )
     target = tempfile.mkdtemp(prefix="iris-trace-pkg-")
+    atexit.register(shutil.rmtree, target, True)
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps"]
     cmd += ["--target", target, str(REPO)]
     env = dict(
