@@ -49,6 +49,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import python_speed  # noqa: E402
+
 DEFAULT_HTA_PYTHON = "/work/scratch/hta-venv/bin/python"
 # The issues' targets, printed beside the measurements (they are not asserted here).
 TARGET_MB_S = 300.0  # issue #10: whole process, any trace
@@ -149,6 +152,9 @@ def measure(trace, args):
         "attribute_gz": {"runs": []},
         "parse_limit": {"runs": []},
         "hta": {"runs": []},
+        "python_attribute": {"runs": []},
+        "python_hta": {"runs": []},
+        "hta3": {"runs": []},
     }
     have_attr = executable(args.attribute)
     if not have_attr:
@@ -218,6 +224,32 @@ def measure(trace, args):
             if run["rc"] != 0:
                 res["parse_limit"]["error"] = text.strip()[-2000:]
                 have_limit = False
+        if args.python:
+            for side in ("python_attribute", "python_hta"):
+                run = python_speed.measure(
+                    side, args.python, trace, run_child, args.attribute_timeout_s
+                )
+                res[side]["runs"].append(run)
+                print(
+                    f"  {side} rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.3f} s "
+                    f"(process {run['process_wall_s']:.3f} s)",
+                    flush=True,
+                )
+            if hta_ok and rep < args.hta_reps:
+                run = python_speed.measure(
+                    "hta3",
+                    hta_py,
+                    trace,
+                    run_child,
+                    args.hta_timeout_s,
+                    env=env,
+                    mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+                )
+                res["hta3"]["runs"].append(run)
+                print(
+                    f"  HTA + 3 calls rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.2f} s",
+                    flush=True,
+                )
         if hta_ok and rep < args.hta_reps:
             rc, wall, rss, text = run_child(
                 [str(hta_py), "-c", HTA_CHILD, str(trace)],
@@ -239,7 +271,7 @@ def measure(trace, args):
                     f"{args.hta_timeout_s} s): " + " | ".join(tail)
                 )
                 hta_ok = False  # do not repeat a failure that costs minutes
-    for side in ("attribute", "attribute_gz", "parse_limit", "hta"):
+    for side in ("attribute", "attribute_gz", "parse_limit", "hta", *PY_SIDES):
         s = summarise(res[side]["runs"], size)
         if s:
             res[side].update(s)
@@ -255,6 +287,11 @@ def measure(trace, args):
         res["gz_over_plain"] = g["wall_s_median"] / a["wall_s_median"]
     if "wall_s_median" in a and "wall_s_median" in lim:
         res["plain_over_parse_limit"] = a["wall_s_median"] / lim["wall_s_median"]
+    pa, ph, h3 = res["python_attribute"], res["python_hta"], res["hta3"]
+    if "wall_s_median" in a and "wall_s_median" in pa:
+        res["python_over_attribute"] = pa["wall_s_median"] / a["wall_s_median"]
+    if "wall_s_median" in ph and "wall_s_median" in h3:
+        res["speedup_hta3_over_python_hta"] = h3["wall_s_median"] / ph["wall_s_median"]
     return res
 
 
@@ -267,7 +304,13 @@ SIDES = (
     ("attribute_gz", "attribute, .gz"),
     ("parse_limit", "parse limit"),
     ("hta", "HTA 0.5.0"),
+    ("python_attribute", "Python attribute() + .json (the call)"),
+    ("python_hta", "Python TraceAnalysis + 3 calls (the calls)"),
+    ("hta3", "HTA 0.5.0 TraceAnalysis + 3 calls (the calls)"),
 )
+PY_SIDES = ("python_attribute", "python_hta", "hta3")
+TARGET_PY_RATIO = 1.15  # the Python package: attribute() within 1.15x of ./attribute (1 GB)
+TARGET_HTA3_SPEEDUP = 50.0  # TraceAnalysis + its 3 calls >= 50x faster than HTA's (274 MB)
 
 
 def markdown(doc):
@@ -294,6 +337,8 @@ def markdown(doc):
         name = Path(r["trace"]).name
         for side, label in SIDES:
             s = r[side]
+            if side in PY_SIDES and not s["runs"]:
+                continue
             if side == "attribute_gz" and s.get("inflater"):
                 label += f" ({s['inflater']})"
             if side == "parse_limit" and s.get("threads"):
@@ -381,6 +426,24 @@ def verdicts(doc):
                 ">=",
                 "MB/s",
             )
+        if r.get("python_over_attribute") is not None:
+            line(
+                name,
+                "Python attribute() / ./attribute",
+                r["python_over_attribute"],
+                TARGET_PY_RATIO,
+                "<=",
+                "x",
+            )
+        if r.get("speedup_hta3_over_python_hta") is not None:
+            line(
+                name,
+                "HTA's TraceAnalysis + 3 calls / ours",
+                r["speedup_hta3_over_python_hta"],
+                TARGET_HTA3_SPEEDUP,
+                ">=",
+                "x",
+            )
         if r.get("plain_over_parse_limit") is not None:
             out.append(
                 f"- {name}: plain attribute wall / parse-limit wall = {r['plain_over_parse_limit']:.2f}x"
@@ -420,6 +483,13 @@ def main():
     ap.add_argument("--hta-mem-gib", type=float, default=16)
     ap.add_argument("--attribute-timeout-s", type=int, default=600)
     ap.add_argument("--skip-hta", action="store_true")
+    ap.add_argument(
+        "--python",
+        default=None,
+        help="a Python with the iris_trace package: also time attribute() and TraceAnalysis "
+        "(+ HTA's TraceAnalysis and its 3 calls in HTA's venv) in the same run "
+        "(experiments/python_speed.py)",
+    )
     ap.add_argument(
         "--hta-max-mb",
         type=float,

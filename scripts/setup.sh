@@ -12,6 +12,7 @@
 #      into the cached environment (scripts/cuda_from_pypi.sh). The torch wheel is a CUDA
 #      build whose CMake files require a toolkit even for the CPU-only parts.
 #   4. CMake configure + build into build/ (the CUDA parts compile without a GPU).
+#   5. The Python package iris_trace (pyproject.toml) pip-installed into the environment.
 # Environment: IRIS_BENCH_CACHE (cache folder), BUILD_DIR, PYTHON (base interpreter),
 # CMAKE_BUILD_TYPE (default Release), IRIS_CUDA_FROM_PYPI=1 (use the PyPI toolkit even
 # when the system has one: how the no-toolkit path is tested on a machine with one).
@@ -73,7 +74,7 @@ lap packages
 # a broken environment). The same call gives LibTorch's CMake folder.
 VENV=$(venv_dir)
 probe_venv() {
-  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, ruff, torch, torch.utils
+  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed, torch, torch.utils
 print(torch.utils.cmake_prefix_path); print(torch.version.cuda or "none")' 2>/dev/null
 }
 PROBE=""
@@ -91,7 +92,7 @@ else
   "$PYTHON_BASE" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install --progress-bar off -r requirements.txt
-  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn, ruff and torch"
+  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed and torch"
   touch "$VENV/.complete"   # written last: an interrupted install is redone next time
 fi
 ln -sfn "$VENV" .venv
@@ -165,4 +166,22 @@ fi
 PATH="$(dirname "$NVCC"):$PATH" cmake --build "$BUILD_DIR"
 rm -f "$BUILDING"
 lap build
+
+# --- 5. The Python package: pip install . into the environment ------------------------
+# scikit-build-core builds it in build-py/ (kept: a rebuild compiles only what changed). The
+# environment is shared by the clones that use the same requirements, so the stamp names this
+# clone, and the install is redone when it is another's or a file it is built from is newer.
+PKG_STAMP="$VENV/.iris-trace-installed"
+pkg_sources=(pyproject.toml python src/trace tools/attribute.cpp)
+if [ "$(cat "$PKG_STAMP" 2>/dev/null)" = "$REPO_ROOT" ] && \
+   [ -z "$(find "${pkg_sources[@]}" -newer "$PKG_STAMP" -print -quit)" ]; then
+  say "Python package iris_trace up to date in $VENV"
+else
+  rm -f "$PKG_STAMP"
+  say "installing the Python package iris_trace (pip install .) into $VENV"
+  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(cores)}" \
+    "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps "$REPO_ROOT"
+  printf '%s\n' "$REPO_ROOT" > "$PKG_STAMP.tmp" && mv "$PKG_STAMP.tmp" "$PKG_STAMP"
+fi
+lap "Python package"
 say "ready in $SECONDS s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g')): ./bench --help"

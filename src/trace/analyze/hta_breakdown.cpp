@@ -6,6 +6,9 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "trace/analyze/hta_frames.h"
 
 // File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0),
 // numpy 2.4 and pandas 3.1, the versions tests/data/hta_expected/README.md records.
@@ -257,13 +260,13 @@ void queue_length(const std::vector<const Row*>& df, Dtypes types, const HtaOpti
   }
 }
 
-HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const HtaOptions& opt) {
-  HtaRank out;
-
+// A rank's frame after HTA's load: index_correlation set on `rows`, the step filter applied.
+std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) {
   // trace.py, transform_correlation_to_index: index_correlation starts as min(correlation, 0);
   // rows with correlation != -1 are split into CPU and GPU rows and merged on correlation, and
   // each row takes the index of the last partner the merge lists (partners in file order).
   std::unordered_map<int64_t, int64_t> last_cpu, last_gpu;
+  last_cpu.reserve(rows.size()), last_gpu.reserve(rows.size());  // no rehash on 1M rows
   for (const Row& r : rows)
     if (r.e->correlation != -1) (r.gpu ? last_gpu : last_cpu)[r.e->correlation] = r.e->index;
   for (Row& r : rows) {
@@ -284,6 +287,7 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
         last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
     std::vector<const Row*> cpu;
     std::unordered_map<int64_t, int> kept_by_corr;
+    kept_by_corr.reserve(rows.size());
     for (const Row& r : rows)
       if (!r.gpu && r.ts < last_start) cpu.push_back(&r), ++kept_by_corr[r.e->correlation];
     for (const Row& r : rows)
@@ -294,6 +298,12 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
   } else {
     for (const Row& r : rows) df.push_back(&r);
   }
+  return df;
+}
+
+HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const HtaOptions& opt) {
+  HtaRank out;
+  const std::vector<const Row*> df = loaded_frame(rows, filter_steps);
 
   // breakdown_analysis.py, get_temporal_breakdown and _get_idle_time_for_kernels. kernel time
   // is merged.iloc[-1]["end"] - merged.iloc[0]["ts"]: a row of both columns, float64 unless both
@@ -394,6 +404,49 @@ HtaRank one_rank(std::vector<Row>& rows, Dtypes types, bool filter_steps, const 
   return out;
 }
 
+// hta_frames.h: the rows HTA's three calls read, from one rank's loaded frame.
+HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
+                  bool filter_steps) {
+  HtaFrame f;
+  f.ts_bits = types.ts_bits, f.dur_bits = types.dur_bits;
+  if (rows.empty()) return f;
+  int64_t s_lo = INT64_MAX, s_hi = INT64_MIN, c_lo = INT64_MAX, c_hi = INT64_MIN;
+  for (const auto& e : events.rows) {
+    s_lo = std::min(s_lo, e.stream), s_hi = std::max(s_hi, e.stream);
+    c_lo = std::min(c_lo, e.correlation), c_hi = std::max(c_hi, e.correlation);
+  }
+  f.stream_bits = downcast_bits(s_lo, s_hi), f.correlation_bits = downcast_bits(c_lo, c_hi);
+  const std::vector<const Row*> df = loaded_frame(rows, filter_steps);
+  std::unordered_set<int64_t> wanted, corrs;
+  wanted.reserve(df.size()), corrs.reserve(df.size());
+  for (const Row* r : df) {
+    if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName))
+      corrs.insert(r->e->correlation);
+    if (r->e->stream == -1) continue;
+    f.gpu_index.push_back(r->e->index), f.gpu_stream.push_back(r->e->stream);
+    f.gpu_correlation.push_back(r->e->correlation);
+    f.gpu_index_correlation.push_back(r->index_corr);
+    f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur);
+    f.gpu_kernel_cat.push_back((r->e->flags & HtaEvent::kKernelCat) != 0);
+    f.gpu_compute.push_back((r->e->flags & HtaEvent::kComputeName) != 0);
+    if (r->e->flags & HtaEvent::kKernelCat) wanted.insert(r->index_corr);
+  }
+  for (const Row* r : df) {
+    if (wanted.count(r->e->index))
+      f.runtime_index.push_back(r->e->index), f.runtime_ts.push_back(r->ts);
+    if (r->e->stream == -1 && corrs.count(r->e->correlation)) {
+      f.cpu_correlation.push_back(r->e->correlation);
+      f.cpu_ts.push_back(r->ts), f.cpu_dur.push_back(r->dur);
+    }
+  }
+  f.launch_correlations.assign(corrs.begin(), corrs.end());
+  std::sort(f.launch_correlations.begin(), f.launch_correlations.end());
+  // ts + dur in HTA's column types, as hta_breakdown computes it (a wrap is flagged).
+  for (size_t i = 0; i < f.gpu_ts.size(); ++i)
+    column_op(f.gpu_ts[i], f.gpu_dur[i], types.end_bits(), &f.int_wrapped);
+  return f;
+}
+
 }  // namespace
 
 // numpy/lib/_function_base_impl.py: method "linear" (virtual index (n - 1) * q), _lerp.
@@ -408,8 +461,17 @@ double linear_percentile(const std::vector<double>& v, double p) {
   return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
 }
 
-std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces,
-                                         const HtaOptions& options) {
+namespace {
+
+// Every rank's rows as HTA's parse, rounding and alignment leave them (before its filter).
+struct LoadedRanks {
+  std::vector<HtaEvents> events;
+  std::vector<std::vector<Row>> rows;
+  std::vector<Dtypes> types;
+  bool filter_steps = false;
+};
+
+LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const HtaOptions& options) {
   // HTA parses the ranks in sorted order (Trace.parse_traces); the alignment's min() keeps the
   // first of equal minima, and with it that rank's column type.
   std::vector<size_t> order(traces.size());
@@ -421,9 +483,11 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
   // end = ts + dur down, dur = end - ts), then trace.py, Trace._align_all_ranks: ts minus the
   // smallest ts of all ranks. Columns: ts is int64 when the file's ts are all integers, or
   // rounded with none missing; dur when all present and integers, or rounded likewise.
-  std::vector<HtaEvents> events(traces.size());
-  std::vector<std::vector<Row>> rows(traces.size());
-  std::vector<Dtypes> types(traces.size());
+  LoadedRanks loaded;
+  auto& events = loaded.events;
+  auto& rows = loaded.rows;
+  auto& types = loaded.types;
+  events.resize(traces.size()), rows.resize(traces.size()), types.resize(traces.size());
   bool have_min = false, min_is_int = false;
   double min_ts = 0;
   for (size_t k : order) {
@@ -464,9 +528,28 @@ std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>
   // The step filter runs when the symbol table of all ranks holds two or more step names.
   std::set<std::string> step_names;
   for (const auto& e : events) step_names.insert(e.step_names.begin(), e.step_names.end());
+  loaded.filter_steps = step_names.size() >= 2;
+  return loaded;
+}
+
+}  // namespace
+
+std::map<int64_t, HtaRank> hta_breakdown(const std::vector<const ImportedTrace*>& traces,
+                                         const HtaOptions& options) {
+  LoadedRanks loaded = load_ranks(traces, options);
   std::map<int64_t, HtaRank> out;
   for (size_t k = 0; k < traces.size(); ++k)
-    out[traces[k]->rank] = one_rank(rows[k], types[k], step_names.size() >= 2, options);
+    out[traces[k]->rank] = one_rank(loaded.rows[k], loaded.types[k], loaded.filter_steps, options);
+  return out;
+}
+
+std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& traces,
+                                       const HtaOptions& options) {
+  LoadedRanks loaded = load_ranks(traces, options);
+  std::map<int64_t, HtaFrame> out;
+  for (size_t k = 0; k < traces.size(); ++k)
+    out[traces[k]->rank] =
+        frame_of(loaded.events[k], loaded.rows[k], loaded.types[k], loaded.filter_steps);
   return out;
 }
 

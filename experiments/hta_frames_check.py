@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""iris_trace.hta.TraceAnalysis against HTA 0.5.0's pickled frames
+(experiments/hta_frames_reference.py), on real or generated traces: every frame with
+pandas.testing.assert_frame_equal. Run with a Python that has the package installed:
+
+    python experiments/hta_frames_check.py --ref DIR TRACE...      # DIR/<stem>.pkl per TRACE
+    # generated: experiments/hta_trace_gen.py --seed N --out out/hta-gen/N, then the reference
+
+Prints one line per trace (EQUAL, or each difference) and a count; exit 1 on any difference.
+"""
+
+import argparse
+import pickle
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "python"))
+import hta_compare
+from hta_frames_reference import stem
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ref", required=True)
+    ap.add_argument("traces", nargs="+")
+    args = ap.parse_args()
+    from iris_trace.hta import TraceAnalysis
+
+    bad = 0
+    for t in args.traces:
+        with open(Path(args.ref) / f"{stem(t)}.pkl", "rb") as f:
+            ref = pickle.load(f)
+        try:
+            ours = hta_compare.our_frames(TraceAnalysis(trace_dir=t), ref["ranks"])
+            diffs = hta_compare.compare(ref, ours)
+        except Exception as e:  # noqa: BLE001 - a load that fails is a difference
+            diffs = [f"load: {type(e).__name__}: {e}"]
+        bad += bool(diffs)
+        print(f"{t}: {'EQUAL' if not diffs else ' | '.join(diffs)}", flush=True)
+    print(f"{len(args.traces) - bad} equal, {bad} different")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""HTA 0.5.0's own DataFrames for its three calls that iris_trace.hta.TraceAnalysis answers
+(get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
+get_cuda_kernel_launch_stats), on every Kineto trace of tests/data/traces, pickled for
+tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl).
+
+HTA is a tool of this check, never a dependency of the package: run it with the scratch
+venv's Python, whose pandas must be the project's (pickles are read by the project's pandas):
+
+    python3 -m venv /work/scratch/hta-venv
+    /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0 pandas==3.1.1
+    /work/scratch/hta-venv/bin/python experiments/hta_frames_reference.py [--out DIR] [TRACE...]
+
+TRACE: a file or a folder of ranks (default: every trace of tests/data/traces). Each trace is
+linked into a folder of its own (HTA reads a folder) and read in a child process, since HTA's
+module state is global. A call that raises is recorded as its exception's type and message.
+"""
+
+import argparse
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TRACES = REPO / "tests" / "data" / "traces"
+OUT = REPO / "tests" / "data" / "hta_frames"
+
+
+def stem(path):
+    p = Path(path)
+    return p.name[: -len(".json.gz")] if p.name.endswith(".json.gz") else p.stem
+
+
+def default_traces():
+    files = sorted(TRACES.glob("*.json.gz"))
+    folders = sorted(d for d in TRACES.iterdir() if d.is_dir() and any(d.glob("*.json.gz")))
+    return files + folders
+
+
+def call(f):
+    try:
+        return ("ok", f())
+    except Exception as e:  # noqa: BLE001 - HTA raising is itself the reference
+        return ("error", f"{type(e).__name__}: {e}")
+
+
+def frames_of(trace_dir):
+    """The three calls on every rank, visualize=False (the child's side)."""
+    from hta.trace_analysis import TraceAnalysis
+
+    a = TraceAnalysis(trace_dir=trace_dir)
+    ranks = sorted(a.t.traces)
+    return {
+        "ranks": ranks,
+        "temporal": call(lambda: a.get_temporal_breakdown(visualize=False)),
+        "idle": call(
+            lambda: a.get_idle_time_breakdown(
+                ranks=ranks, visualize=False, show_idle_interval_stats=True
+            )
+        ),
+        "launch": call(lambda: a.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)),
+    }
+
+
+def child(trace, out):
+    with tempfile.TemporaryDirectory(prefix="hta-frames-") as d:
+        src = Path(trace).resolve()
+        files = (
+            sorted(src.glob("*.json.gz")) + sorted(src.glob("*.json")) if src.is_dir() else [src]
+        )
+        for f in files:
+            os.symlink(f, Path(d) / f.name)
+        result = frames_of(d)
+    tmp = Path(str(out) + ".partial")
+    with open(tmp, "wb") as f:
+        pickle.dump(result, f)
+    os.replace(tmp, out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("traces", nargs="*")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--child", nargs=2, metavar=("TRACE", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    os.environ.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for t in args.traces or default_traces():
+        dest = out / f"{stem(t)}.pkl"
+        print(f"{t} -> {dest}", flush=True)
+        subprocess.run(
+            [sys.executable, __file__, "--child", str(t), str(dest)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+
+if __name__ == "__main__":
+    main()

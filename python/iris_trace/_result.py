@@ -1,0 +1,183 @@
+"""What attribute() returns: ./attribute's figures for one or many ranks, as its text (str()),
+its JSON (.json) and pandas DataFrames with units in the column names."""
+
+import json as _json
+import os
+import tempfile
+
+import pandas as pd
+
+from . import _core, _tables
+
+TABLES = (
+    "steps",
+    "blocking_calls",
+    "syncs_by_cause",
+    "copies",
+    "idle",
+    "launch_delays",
+    "kernels",
+)
+
+
+def write_atomically(path, text):
+    """text to path through a temporary file in the same folder, renamed when complete."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".partial-", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class AttributeResult:
+    """./attribute's figures for the traces it read, one entry per rank (file).
+
+    str(result) is ./attribute's text; result.json its --json output; each table (steps,
+    blocking_calls, syncs_by_cause, copies, idle, launch_delays, kernels) a DataFrame with a
+    leading `rank` column; cross_rank and waits_for compare the ranks' steps."""
+
+    def __init__(self, runs, files, step_range=None, runner=None):
+        self._runs = list(runs)
+        self.files = [str(f) for f in files]
+        self.step_range = step_range
+        self._runner = runner  # runs a per-file task the way these were read (threads, Dask)
+        self._frames = {}
+        ranks = [r["rank"] for r in self._runs]
+        # A rank is the trace's distributedInfo.rank when the files have distinct ones, else the
+        # file's position (single-process traces all say rank 0).
+        self.ranks = ranks if len(set(ranks)) == len(ranks) else list(range(len(ranks)))
+
+    def __str__(self):
+        return "".join(r["text"] for r in self._runs).removesuffix("\n")
+
+    def __repr__(self):
+        return f"<AttributeResult: {len(self._runs)} trace(s): {', '.join(self.files[:3])}{' ...' if len(self.files) > 3 else ''}>"
+
+    @property
+    def json(self):
+        """./attribute --json's output, byte for byte (a final newline included)."""
+        traces = ",".join(r["json"] for r in self._runs)
+        return f'{{"tool":"attribute","version":{_core.json_version},"traces":[{traces}]}}\n'
+
+    def to_dict(self):
+        return _json.loads(self.json)
+
+    def save_json(self, path):
+        write_atomically(path, self.json)
+
+    def _table(self, name):
+        if name not in self._frames:
+            self._frames[name] = _tables.concat(
+                [_tables.frame(r["tables"][name], rank) for r, rank in zip(self._runs, self.ranks)]
+            )
+        return self._frames[name]
+
+    steps = property(lambda self: self._table("steps"), doc="per step and whole trace")
+    blocking_calls = property(
+        lambda self: self._table("blocking_calls"), doc="every blocking call, in time order"
+    )
+    syncs_by_cause = property(
+        lambda self: self._table("syncs_by_cause"), doc="blocking calls by the op that issued them"
+    )
+    copies = property(lambda self: self._table("copies"), doc="copies per step and kind")
+    idle = property(lambda self: self._table("idle"), doc="GPU idle time per step, by cause")
+    launch_delays = property(
+        lambda self: self._table("launch_delays"), doc="launch delay distribution per step"
+    )
+    kernels = property(lambda self: self._table("kernels"), doc="API, queue, kernel time per name")
+
+    @property
+    def cross_rank(self):
+        """Per step name: the slowest rank and the spread of wall time across ranks."""
+        s = self.steps
+        s = s[~s["is_total"]]
+        if s.empty:
+            return pd.DataFrame(
+                columns=[
+                    "step",
+                    "ranks",
+                    "slowest_rank",
+                    "slowest_wall_us",
+                    "fastest_wall_us",
+                    "spread_us",
+                ]
+            )
+        g = s.groupby("step", observed=True, sort=False)
+        slowest = s.loc[g["wall_us"].idxmax()]
+        out = pd.DataFrame(
+            {
+                "step": slowest["step"].astype(str).to_numpy(),
+                "ranks": g["rank"].nunique().to_numpy(),
+                "slowest_rank": slowest["rank"].to_numpy(),
+                "slowest_wall_us": slowest["wall_us"].to_numpy(),
+                "fastest_wall_us": g["wall_us"].min().to_numpy(),
+            }
+        )
+        out["spread_us"] = out["slowest_wall_us"] - out["fastest_wall_us"]
+        return out
+
+    @property
+    def waits_for(self):
+        """The rank that is slowest in the most steps (the one every step waits for), or None
+        with one rank or no steps. Ties: the lowest rank."""
+        c = self.cross_rank
+        if len(self._runs) < 2 or c.empty:
+            return None
+        counts = c["slowest_rank"].value_counts()
+        best = counts.max()
+        return int(min(r for r, n in counts.items() if n == best))
+
+    def what_if(self, spec):
+        """./attribute --what-if SPEC on the same traces (read again: their records were
+        dropped); spec is one string or a list of them."""
+        specs = [spec] if isinstance(spec, str) else list(spec)
+        texts = _core.what_if_texts(specs)  # ValueError for a bad spec, before any read
+        from . import _ranks
+
+        runs = self._runner(
+            _ranks.run_what_if, self.files, specs=specs, step_range=self.step_range or ""
+        )
+        return WhatIfResult(runs, texts, self.ranks)
+
+
+class WhatIfResult:
+    """./attribute --what-if's answer: str() is its text, .json its JSON, .windows a DataFrame
+    of every scenario's measured, replayed and predicted window (us)."""
+
+    def __init__(self, runs, texts, ranks):
+        self._runs = list(runs)
+        self.specs = list(texts)
+        self._ranks = ranks
+        self._windows = None
+
+    def __str__(self):
+        return "".join(r["text"] for r in self._runs).removesuffix("\n")
+
+    @property
+    def json(self):
+        specs = ",".join(_core.json_string(t) for t in self.specs)
+        replays = ",".join(r["json"] for r in self._runs)
+        return (
+            f'{{"tool":"attribute","version":{_core.json_version},"what_if":[{specs}],'
+            f'"replays":[{replays}]}}\n'
+        )
+
+    def to_dict(self):
+        return _json.loads(self.json)
+
+    def save_json(self, path):
+        write_atomically(path, self.json)
+
+    @property
+    def windows(self):
+        if self._windows is None:
+            self._windows = _tables.concat(
+                [_tables.frame(r["windows"], k) for r, k in zip(self._runs, self._ranks)]
+            )
+        return self._windows

@@ -1,0 +1,45 @@
+"""visualize=True for iris_trace.hta: the charts HTA draws with plotly, drawn with matplotlib
+(an optional dependency: pip install 'iris-trace[plot]')."""
+
+
+def _plt():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError(
+            "visualize=True draws with matplotlib: pip install matplotlib, or pass visualize=False"
+        ) from e
+    return plt
+
+
+def temporal(df):
+    plt = _plt()
+    ax = df.plot.bar(x="rank", y=["idle_time", "compute_time", "non_compute_time"], stacked=True)
+    ax.set_title("Temporal breakdown across ranks")
+    ax.set_ylabel("share of kernel time")
+    plt.show()
+
+
+def idle(df, rank, pctg):
+    plt = _plt()
+    col = "idle_time_ratio" if pctg else "idle_time"
+    table = df.pivot_table(index="stream", columns="idle_category", values=col, aggfunc="sum")
+    ax = table.plot.bar(stacked=True)
+    ax.set_title(f"Idle time breakdown on rank {rank} per CUDA stream")
+    ax.set_ylabel("share of idle time" if pctg else "idle time (us)")
+    plt.show()
+
+
+def launch_stats(rank, events, runtime_cutoff, launch_delay_cutoff):
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    axes[0].scatter(events["cpu_duration"], events["gpu_duration"], s=4)
+    axes[0].set_xlabel("CPU duration (us)")
+    axes[0].set_ylabel("GPU duration (us)")
+    axes[0].set_title(f"rank {rank}: launch call vs its GPU event")
+    axes[1].hist(events["launch_delay"], bins=50)
+    axes[1].axvline(launch_delay_cutoff, color="red")
+    axes[1].set_xlabel("launch delay (us)")
+    axes[1].set_title(f"launch delays (cutoff {launch_delay_cutoff} us)")
+    fig.tight_layout()
+    plt.show()

@@ -1,0 +1,82 @@
+"""iris_trace.hta.TraceAnalysis returns HTA 0.5.0's own DataFrames: compared with
+pandas.testing.assert_frame_equal against HTA's frames for every committed trace
+(tests/data/hta_frames, written by experiments/hta_frames_reference.py in a scratch venv with
+HTA), and, when HTA_PYTHON names a Python with HTA 0.5.0, against HTA run now."""
+
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA, REPO, kineto_traces
+from hta_compare import compare, our_frames
+
+
+def stem(p):
+    return p.name.removesuffix(".json.gz")
+
+
+@pytest.mark.parametrize("trace", kineto_traces(), ids=stem)
+def test_frames_equal_htas(trace):
+    from iris_trace.hta import TraceAnalysis
+
+    with open(DATA / "hta_frames" / f"{stem(trace)}.pkl", "rb") as f:
+        ref = pickle.load(f)
+    a = TraceAnalysis(trace_dir=str(trace))
+    assert a.ranks == ref["ranks"]
+    assert compare(ref, our_frames(a, ref["ranks"])) == []
+
+
+def test_every_committed_trace_has_a_reference():
+    assert {p.stem for p in (DATA / "hta_frames").glob("*.pkl")} == {
+        stem(t) for t in kineto_traces()
+    }
+
+
+def test_trace_files_and_defaults_as_htas():
+    from iris_trace.hta import TraceAnalysis
+
+    folder = DATA / "traces" / "two-ranks"
+    a = TraceAnalysis(trace_files={0: "rank-0.json.gz", 1: "rank-1.json.gz"}, trace_dir=str(folder))
+    b = TraceAnalysis(trace_dir=str(folder))
+    assert a.get_temporal_breakdown(visualize=False).equals(
+        b.get_temporal_breakdown(visualize=False)
+    )
+    idle, stats = b.get_idle_time_breakdown(visualize=False)  # ranks default to [0]
+    assert stats is None and set(idle["rank"]) == {0}
+    with pytest.raises(NotImplementedError):
+        TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=True)
+
+
+def test_visualize_draws_with_matplotlib(monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from iris_trace.hta import TraceAnalysis
+
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(len(plt.get_fignums())))
+    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "a100-alexnet-syncs.json.gz"))
+    a.get_temporal_breakdown(visualize=True)
+    a.get_idle_time_breakdown(visualize=True)
+    a.get_cuda_kernel_launch_stats(visualize=True)
+    assert len(shown) == 3 and all(n > 0 for n in shown)
+
+
+@pytest.mark.skipif(not os.environ.get("HTA_PYTHON"), reason="HTA_PYTHON unset: no live HTA 0.5.0")
+def test_frames_equal_hta_run_now(tmp_path):
+    script = REPO / "experiments" / "hta_frames_reference.py"
+    traces = [str(t) for t in kineto_traces()]
+    subprocess.run(
+        [os.environ["HTA_PYTHON"], str(script), "--out", str(tmp_path), *traces], check=True
+    )
+    check = REPO / "experiments" / "hta_frames_check.py"
+    p = subprocess.run(
+        [sys.executable, str(check), "--ref", str(tmp_path), *traces],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stdout
