@@ -22,6 +22,7 @@
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/html_page.h"
 #include "trace/export/replay_json.h"
 #include "trace/export/replay_text.h"
 #include "trace/export/report_json.h"
@@ -42,6 +43,8 @@ const char* kUsage =
     "  --step-range NAME   the host ranges named NAME are the steps (NVTX ranges: with or\n"
     "                      without their domain, \"iris:epoch\" or \"epoch\")\n"
     "  --json FILE         every figure as JSON (units in the key names), written atomically\n"
+    "  --html FILE         one self-contained page: the advice, each step's time, the call\n"
+    "                      sites and the replayed curve of step time against the syncs kept\n"
     "  --hta               Holistic Trace Analysis 0.5.0's definitions (temporal breakdown,\n"
     "                      per-stream idle breakdown, kernel launch delay), per rank\n"
     "  --hta-no-rounding   as HTA with HTA_DISABLE_NS_ROUNDING=1 (also read from the environment)\n"
@@ -66,8 +69,9 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
-// A regular file (or a new one) is written atomically (temp + rename); anything else that
-// exists, such as /dev/null or a pipe, is written in place: renaming over it would replace it.
+// --json's and --html's file. A regular file (or a new one) is written atomically (temp + rename);
+// anything else that exists, such as /dev/null or a pipe, is written in place: renaming over it
+// would replace it.
 void write_json(const std::string& path, const std::string& text) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -90,7 +94,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path, step_range;
+  std::string json_path, html_path, step_range;
   bool hta = false, quiet = false, timing = false;
   int advice = -1;  // -1: by the trace's size (kAdviceBytes), 0: off, 1: on
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
@@ -120,6 +124,9 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--json=", 0) == 0) {
       json_path = a.substr(7);
       if (json_path.empty()) return usage_error("--json needs a file name");
+    } else if (a == "--html") {
+      if (++i >= argc || !*argv[i]) return usage_error("--html needs a file name");
+      html_path = argv[i];
     } else if (a == "--step-range") {
       if (++i >= argc || !*argv[i]) return usage_error("--step-range needs a range name");
       step_range = argv[i];
@@ -159,6 +166,8 @@ int main(int argc, char** argv) {
   if (inputs.empty()) return usage_error("no trace given");
   if (hta && replay)
     return usage_error("--hta and --replay/--what-if are separate reports: pick one");
+  if (!html_path.empty() && (hta || replay))
+    return usage_error("--html is the attribution's page: not with --hta, --replay or --what-if");
 
   try {
     const auto t0 = std::chrono::steady_clock::now();
@@ -190,6 +199,7 @@ int main(int argc, char** argv) {
     const double import_s = seconds_since(t0);
 
     trace::JsonOut out;
+    std::string html;  // --html's page
     // The version (src/trace/export/attribute_json_version.txt, via CMake) changes whenever a
     // reader of this JSON must read it differently.
     out.begin_object()
@@ -221,8 +231,13 @@ int main(int argc, char** argv) {
       out.end_array();
     } else {
       out.key("traces").begin_array();
+      std::vector<trace::TraceReport> reports;  // kept for the page (--html)
+      std::vector<trace::replay::ReplayReport> curves;
+      reports.reserve(traces.size());
+      curves.reserve(traces.size());
       for (auto& t : traces) {
-        auto report = trace::build_report(t);
+        reports.push_back(trace::build_report(t));
+        auto& report = reports.back();
         if (advice == 1 || (advice < 0 && t.bytes < kAdviceBytes)) {
           report.advice = trace::advise(report);
           report.advice_ran = true;
@@ -236,6 +251,21 @@ int main(int argc, char** argv) {
         trace::write_report_json(out, report);
       }
       out.end_array();
+      if (!html_path.empty()) {
+        std::vector<trace::HtmlTrace> page;
+        for (const auto& report : reports) {
+          trace::HtmlTrace h;
+          h.report = &report;
+          const std::string spec = trace::html_curve_what_if(report);
+          if (!spec.empty()) {
+            curves.push_back(
+                trace::replay::replay_trace(*report.trace, {trace::replay::parse_what_if(spec)}));
+            if (!curves.back().curves.empty()) h.curve = &curves.back().curves.front();
+          }
+          page.push_back(h);
+        }
+        html = trace::html_page(page);
+      }
     }
     out.end_object();
     const double total_s = seconds_since(t0);
@@ -251,6 +281,7 @@ int main(int argc, char** argv) {
                             : "attribution",
                    total_s, static_cast<double>(bytes) / 1e6 / total_s);
     if (!json_path.empty()) write_json(json_path, out.str() + "\n");
+    if (!html_path.empty()) write_json(html_path, html);
   } catch (const std::exception& e) {  // bad input (trace::InputError) or a failed write
     std::fprintf(stderr, "attribute: %s\n", e.what());
     return 2;

@@ -81,6 +81,7 @@ add_library(iris_trace STATIC
   ${_t}/export/report_text.cpp
   ${_t}/export/call_sites_out.cpp
   ${_t}/export/advice_out.cpp
+  ${_t}/export/html_page.cpp
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp
 )
