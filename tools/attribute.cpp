@@ -84,9 +84,6 @@ void write_json(const std::string& path, const std::string& text) {
   trace::write_file_atomically(path, text);
 }
 
-// Advice replays the trace: by default only where that takes seconds.
-constexpr uint64_t kAdviceBytes = 100u * 1000 * 1000;
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -96,7 +93,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
   std::string json_path, html_path, step_range;
   bool hta = false, quiet = false, timing = false;
-  int advice = -1;  // -1: by the trace's size (kAdviceBytes), 0: off, 1: on
+  trace::AdviceMode advice = trace::AdviceMode::BySize;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
                     std::strcmp(std::getenv("HTA_DISABLE_NS_ROUNDING"), "1") == 0);
   bool replay = false;
@@ -150,9 +147,9 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--what-if=", 0) == 0) {
       if (!what_if(a.substr(10))) return 2;
     } else if (a == "--advice") {
-      advice = 1;
+      advice = trace::AdviceMode::On;
     } else if (a == "--no-advice") {
-      advice = 0;
+      advice = trace::AdviceMode::Off;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--time") {
@@ -238,15 +235,7 @@ int main(int argc, char** argv) {
       for (auto& t : traces) {
         reports.push_back(trace::build_report(t));
         auto& report = reports.back();
-        if (advice == 1 || (advice < 0 && t.bytes < kAdviceBytes)) {
-          report.advice = trace::advise(report);
-          report.advice_ran = true;
-        } else {
-          report.advice_skipped =
-              advice == 0 ? "not asked for (--no-advice)"
-                          : "not given by default for a trace of 100 MB or more, whose replay "
-                            "takes a while: --advice asks for it";
-        }
+        trace::add_advice(&report, advice);
         if (!quiet) std::printf("%s\n", trace::report_table(report).c_str());
         trace::write_report_json(out, report);
       }

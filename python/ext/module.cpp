@@ -57,16 +57,16 @@ NB_MODULE(_core, m) {
 
   m.def(
       "run_rank",
-      [](const std::string& path, const std::string& step_range) {
+      [](const std::string& path, const std::string& step_range, int advice) {
         pyiris::RankRun r;
         {
           nb::gil_scoped_release release;
           pyiris::QuietSignals quiet;
-          r = pyiris::run_rank(path, {step_range});
+          r = pyiris::run_rank(path, {step_range, advice});
         }
         return rank_dict(std::move(r));
       },
-      "path"_a, "step_range"_a = "",
+      "path"_a, "step_range"_a = "", "advice"_a = -1,
       "One trace's ./attribute figures: text, JSON and tables; its records are dropped.");
 
   m.def(

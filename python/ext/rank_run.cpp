@@ -1,5 +1,6 @@
 #include "rank_run.h"
 
+#include "trace/analyze/advice.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/step_windows.h"
 #include "trace/export/json_out.h"
@@ -89,6 +90,15 @@ void declare_tables(std::map<std::string, Table>* tables) {
   for (const char* n : {"start_us", "blocked_us", "gpu_queued_us"}) b.declare(n, K::F64);
   b.declare("queue_depth", K::I64), b.declare("drained", K::I64);
   b.declare("gpu_idle_after_us", K::F64), b.declare("regime", K::Text);
+  for (const char* n : {"site", "caller", "stack"}) b.declare(n, K::Text);
+  for (const char* name : {"call_sites", "would_sync"}) {
+    Table& w = (*tables)[name];
+    for (const char* n : {"site", "caller", "callee", "user_frame", "module", "op"})
+      w.declare(n, K::Text);
+    for (const char* n : {"order", "calls", "occurrences"}) w.declare(n, K::I64);
+    w.declare(std::string(name) == "call_sites" ? "blocked_us" : "host_us", K::F64);
+    w.declare("gpu_queued_us", K::F64), w.declare("steps", K::I64);
+  }
   Table& s = (*tables)["syncs_by_cause"];
   s.declare("op", K::Text);
   for (const char* n : {"calls", "op_occurrences"}) s.declare(n, K::I64);
@@ -101,6 +111,27 @@ void declare_tables(std::map<std::string, Table>* tables) {
     k.declare(q + "_count", K::I64);
     for (const char* n : {"_total_us", "_mean_us", "_median_us", "_min_us", "_max_us"})
       k.declare(q + n, K::F64);
+  }
+}
+
+// One row per call site (call_sites.h); `cost` names the time column.
+void site_rows(const trace::RecordSet& r, const std::vector<trace::SiteRow>& rows, const char* cost,
+               Table* t) {
+  const auto frame = [&](const char* column, uint32_t n) {
+    if (n == trace::kNoFrame)
+      t->missing_text(column);
+    else
+      t->text(column, r.frame_names[n]);
+  };
+  for (const auto& s : rows) {
+    t->text("site", trace::site_label(r, s));
+    frame("caller", s.caller), frame("callee", s.callee), frame("user_frame", s.user);
+    frame("module", s.module);
+    t->text("op", s.op);
+    t->i64("order", s.order), t->i64("calls", static_cast<int64_t>(s.calls));
+    t->i64("occurrences", static_cast<int64_t>(s.occurrences));
+    t->f64(cost, us(s.blocked_ns)), t->f64("gpu_queued_us", us(s.gpu_queued_ns));
+    t->i64("steps", static_cast<int64_t>(s.steps));
   }
 }
 
@@ -126,7 +157,10 @@ RankRun run_rank(const std::string& path, const RankOptions& options) {
   if (!options.step_range.empty() && trace::use_step_ranges(&t, options.step_range) == 0)
     throw trace::InputError(path + ": no host range named " + options.step_range +
                             " (--step-range)");
-  const trace::TraceReport rep = trace::build_report(t);
+  trace::TraceReport rep = trace::build_report(t);
+  trace::add_advice(&rep, options.advice < 0    ? trace::AdviceMode::BySize
+                          : options.advice == 0 ? trace::AdviceMode::Off
+                                                : trace::AdviceMode::On);
   RankRun out;
   out.file = t.file, out.rank = t.rank, out.format = t.format, out.bytes = t.bytes;
   out.text = trace::report_table(rep) + "\n";
@@ -147,7 +181,9 @@ RankRun run_rank(const std::string& path, const RankOptions& options) {
   delay_rows(rep.total, &delays);
 
   Table& calls = out.tables["blocking_calls"];
-  for (const auto& c : rep.syncs.calls) {
+  const trace::SiteReport& sites = rep.sites;
+  for (size_t i = 0; i < rep.syncs.calls.size(); ++i) {
+    const trace::SyncCall& c = rep.syncs.calls[i];
     calls.text("api", c.api);
     calls.text("kind", trace::blocking_label(c.kind));
     if (c.kind == trace::Blocking::Sync)
@@ -166,7 +202,28 @@ RankRun run_rank(const std::string& path, const RankOptions& options) {
     calls.i64("drained", static_cast<int64_t>(c.drained));
     calls.f64("gpu_idle_after_us", us(c.idle_after_ns));
     calls.text("regime", trace::to_string(c.regime));
+    // Where it was made: its site's label, its caller frame, its stack (outermost first).
+    const int32_t row = i < sites.site_of_call.size() ? sites.site_of_call[i] : -1;
+    if (row >= 0 && sites.stacks != trace::SiteReport::Stacks::None)
+      calls.text("site", trace::site_label(t.records, sites.sites[static_cast<size_t>(row)]));
+    else
+      calls.missing_text("site");
+    const trace::CallSite* cs = i < sites.calls.size() ? &sites.calls[i] : nullptr;
+    if (cs && cs->caller >= 0)
+      calls.text("caller", t.records.frame_names[cs->stack[static_cast<size_t>(cs->caller)]]);
+    else
+      calls.missing_text("caller");
+    if (cs && !cs->stack.empty()) {
+      std::string stack;
+      for (uint32_t n : cs->stack) stack += (stack.empty() ? "" : " > ") + t.records.frame_names[n];
+      calls.text("stack", stack);
+    } else {
+      calls.missing_text("stack");
+    }
   }
+  if (sites.stacks != trace::SiteReport::Stacks::None)
+    site_rows(t.records, sites.sites, "blocked_us", &out.tables["call_sites"]);
+  site_rows(t.records, sites.would_sync_sites, "host_us", &out.tables["would_sync"]);
   Table& causes = out.tables["syncs_by_cause"];
   for (const auto& c : rep.syncs.by_cause) {
     causes.text("op", c.op);

@@ -14,6 +14,8 @@ namespace pyiris {
 
 struct RankOptions {
   std::string step_range;  // ./attribute --step-range; "" keeps the trace's own steps
+  int advice = -1;         // ./attribute's default (-1: by the trace's size), --no-advice (0),
+                           // --advice (1)
 };
 
 struct RankRun {

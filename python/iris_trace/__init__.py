@@ -46,10 +46,14 @@ def expand(path_or_paths):
         raise trace_error(e, paths[0] if len(paths) == 1 else None) from None
 
 
-def attribute(path_or_paths, step_range=None, *, workers=None, max_memory=None, client=None):
+def attribute(
+    path_or_paths, step_range=None, *, advice=None, workers=None, max_memory=None, client=None
+):
     """./attribute on a trace file, a folder of per-rank traces, or a list of either.
 
     step_range: as --step-range, the host ranges of that name are the steps.
+    advice: as ./attribute, the replayed findings for traces under 100 MB (None); True or False
+    as --advice / --no-advice.
     workers, max_memory: ranks read at once, and the memory (bytes) they may take together
     (estimated from each file's size; default: half of the available memory); a rank's
     records are dropped once its figures are made.
@@ -69,7 +73,7 @@ def attribute(path_or_paths, step_range=None, *, workers=None, max_memory=None, 
                 lambda f: task(f, **kw), fs, workers=workers, max_memory=max_memory
             )
 
-    runs = runner(_ranks.run_rank, files, step_range=step_range or "")
+    runs = runner(_ranks.run_rank, files, step_range=step_range or "", advice=advice)
     return AttributeResult(runs, files, step_range, runner)
 
 

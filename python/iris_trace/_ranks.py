@@ -57,11 +57,12 @@ def default_max_memory():
     return avail // 2 if avail else 4 << 30
 
 
-def run_rank(path, step_range=""):
+def run_rank(path, step_range="", advice=None):
     """One rank's figures (a dict of text, JSON and column arrays); TraceError on bad input.
+    advice: None as ./attribute (traces under 100 MB), True or False to force it.
     Module-level so that a Dask worker can run it."""
     try:
-        return _core.run_rank(str(path), step_range or "")
+        return _core.run_rank(str(path), step_range or "", -1 if advice is None else int(advice))
     except _core.InputError as e:
         raise trace_error(e, str(path)) from None
 

@@ -13,6 +13,8 @@ TABLES = (
     "steps",
     "blocking_calls",
     "syncs_by_cause",
+    "call_sites",
+    "would_sync",
     "copies",
     "idle",
     "launch_delays",
@@ -39,8 +41,8 @@ class AttributeResult:
     """./attribute's figures for the traces it read, one entry per rank (file).
 
     str(result) is ./attribute's text; result.json its --json output; each table (steps,
-    blocking_calls, syncs_by_cause, copies, idle, launch_delays, kernels) a DataFrame with a
-    leading `rank` column; cross_rank and waits_for compare the ranks' steps."""
+    blocking_calls, syncs_by_cause, call_sites, would_sync, copies, idle, launch_delays,
+    kernels) a DataFrame with a leading `rank` column; cross_rank and waits_for compare the ranks' steps."""
 
     def __init__(self, runs, files, step_range=None, runner=None):
         self._runs = list(runs)
@@ -84,6 +86,14 @@ class AttributeResult:
     )
     syncs_by_cause = property(
         lambda self: self._table("syncs_by_cause"), doc="blocking calls by the op that issued them"
+    )
+    call_sites = property(
+        lambda self: self._table("call_sites"),
+        doc="blocking calls by call site (traces with stacks: torch.profiler with_stack=True)",
+    )
+    would_sync = property(
+        lambda self: self._table("would_sync"),
+        doc="a trace without GPU work: the ops that would block on a GPU, by call site",
     )
     copies = property(lambda self: self._table("copies"), doc="copies per step and kind")
     idle = property(lambda self: self._table("idle"), doc="GPU idle time per step, by cause")

@@ -143,3 +143,21 @@ def test_save_json_is_atomic(tmp_path):
     r.save_json(out)
     assert out.read_text() == r.json
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_call_sites_as_the_json():
+    """A trace with Python stacks: each blocking call's site, caller and stack, and the sites
+    table, as ./attribute's JSON has them."""
+    from iris_trace import attribute
+
+    r = attribute(TRACES.parent / "traces_stacks" / "h100-timesformer-k400.json.gz")
+    doc = r.to_dict()["traces"][0]
+    sites = r.call_sites
+    assert list(sites["site"]) == [s["site"] for s in doc["call_sites"]["sites"]]
+    assert list(sites["calls"]) == [s["calls"] for s in doc["call_sites"]["sites"]]
+    assert sites["blocked_us"].sum() == pytest.approx(doc["blocking_calls"]["blocked_us"])
+    assert not any(sites[c].dtype == object for c in sites.columns)
+    calls = r.blocking_calls
+    assert list(calls["caller"].astype(object)) == [c["caller"] for c in doc["syncs"]]
+    assert list(calls["stack"].astype(object)) == [" > ".join(c["stack"]) for c in doc["syncs"]]
+    assert r.would_sync.empty  # it ran on a GPU

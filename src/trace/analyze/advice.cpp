@@ -195,4 +195,16 @@ std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
   return out;
 }
 
+void add_advice(TraceReport* rep, AdviceMode mode) {
+  if (mode == AdviceMode::On || (mode == AdviceMode::BySize && rep->trace->bytes < kAdviceBytes)) {
+    rep->advice = advise(*rep);
+    rep->advice_ran = true;
+    return;
+  }
+  rep->advice_skipped = mode == AdviceMode::Off
+                            ? "not asked for (--no-advice)"
+                            : "not given by default for a trace of 100 MB or more, whose replay "
+                              "takes a while: --advice asks for it";
+}
+
 }  // namespace trace

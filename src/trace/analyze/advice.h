@@ -35,4 +35,12 @@ struct AdviceOptions {
 // Replays the trace with each candidate's what-if (one graph for all of them).
 std::vector<Finding> advise(const TraceReport& report, const AdviceOptions& options = {});
 
+// Advice replays the trace: by default (AdviceMode::BySize) only for traces under
+// kAdviceBytes of input, which replay in seconds.
+enum class AdviceMode : uint8_t { BySize, On, Off };
+constexpr uint64_t kAdviceBytes = 100u * 1000 * 1000;
+
+// Fills report->advice (advice_ran) as `mode` says, or advice_skipped with why not.
+void add_advice(TraceReport* report, AdviceMode mode);
+
 }  // namespace trace
