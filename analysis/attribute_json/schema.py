@@ -149,6 +149,7 @@ BLOCKING_CALL = {
 # A call site: blocking calls grouped by (caller, callee, op, order in the step).
 SITE = {
     "site": str,
+    "replayed_saving_us": ANY,  # removing it, replayed by the advice (null: not tried)
     "caller": ANY,
     "callee": ANY,
     "user_frame": ANY,

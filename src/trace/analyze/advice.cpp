@@ -41,6 +41,7 @@ bool reads_a_value(const RecordSet& r, const SiteRow& s) {
 struct Candidate {
   Finding f;
   replay::WhatIf w;
+  int site = -1;  // the call-site row it removes, if any
 };
 
 }  // namespace
@@ -61,14 +62,15 @@ const char* to_string(Finding::Kind k) {
   return "launch-bound";
 }
 
-std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
+std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt,
+                            std::vector<int64_t>* site_saving_ns) {
   const ImportedTrace& t = *rep.trace;
   const RecordSet& r = t.records;
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) return {};
   std::vector<Candidate> cands;
-  const auto add = [&](Finding f, const std::string& spec) {
+  const auto add = [&](Finding f, const std::string& spec, int site = -1) {
     f.what_if = spec;
-    cands.push_back({std::move(f), replay::parse_what_if(spec)});
+    cands.push_back({std::move(f), replay::parse_what_if(spec), site});
   };
 
   // Blocking call sites, the most blocked first (by op without stacks).
@@ -90,7 +92,7 @@ std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
                   ? "read the value less often (log every N steps), or keep it on the GPU and "
                     "read it once at the end"
                   : "remove this sync, or move it out of the step";
-      add(f, "no-syncs:site=" + std::to_string(i + 1));
+      add(f, "no-syncs:site=" + std::to_string(i + 1), static_cast<int>(i));
     }
   } else {
     size_t n = 0;
@@ -184,6 +186,11 @@ std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
     f.total_ns = x.total.replayed_ns;
     f.saving_ns = x.total.replayed_ns - x.total.predicted_ns;
     f.assumed = x.note;
+    if (site_saving_ns && cands[i].site >= 0) {
+      if (site_saving_ns->size() <= static_cast<size_t>(cands[i].site))
+        site_saving_ns->resize(static_cast<size_t>(cands[i].site) + 1, -1);
+      (*site_saving_ns)[static_cast<size_t>(cands[i].site)] = f.saving_ns;
+    }
     if (f.saving_ns < opt.min_saving_ns ||
         static_cast<double>(f.saving_ns) < opt.min_share * static_cast<double>(f.total_ns))
       continue;
@@ -197,7 +204,7 @@ std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt) {
 
 void add_advice(TraceReport* rep, AdviceMode mode) {
   if (mode == AdviceMode::On || (mode == AdviceMode::BySize && rep->trace->bytes < kAdviceBytes)) {
-    rep->advice = advise(*rep);
+    rep->advice = advise(*rep, {}, &rep->site_saving_ns);
     rep->advice_ran = true;
     return;
   }

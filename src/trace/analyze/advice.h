@@ -32,8 +32,11 @@ struct AdviceOptions {
   size_t sites = 5;  // the most blocked sites (or ops) tried
 };
 
-// Replays the trace with each candidate's what-if (one graph for all of them).
-std::vector<Finding> advise(const TraceReport& report, const AdviceOptions& options = {});
+// Replays the trace with each candidate's what-if (one graph for all of them). site_saving_ns,
+// when given: the replayed saving of removing each call site tried (by its row in
+// report.sites.sites; -1 for one not tried), whether or not it made a finding.
+std::vector<Finding> advise(const TraceReport& report, const AdviceOptions& options = {},
+                            std::vector<int64_t>* site_saving_ns = nullptr);
 
 // Advice replays the trace: by default (AdviceMode::BySize) only for traces under
 // kAdviceBytes of input, which replay in seconds.

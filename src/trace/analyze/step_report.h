@@ -33,6 +33,7 @@ struct TraceReport {
   // advice.h's findings, when asked for (./attribute fills them after build_report); when not,
   // advice_skipped says why ("" when advice ran).
   std::vector<Finding> advice;
+  std::vector<int64_t> site_saving_ns;  // per call-site row: its replayed saving, -1: not tried
   bool advice_ran = false;
   std::string advice_skipped;
   uint64_t steps_wall_ns = 0;  // summed step wall time (the whole trace's without steps)

@@ -28,20 +28,28 @@ std::string name_of(const RecordSet& r, uint32_t n) {
   return n == kNoFrame ? std::string() : r.frame_names[n];
 }
 
-std::string rows_text(const TraceReport& rep, const std::vector<SiteRow>& rows, const char* cost) {
+// savings: per row, the replayed saving of removing it (ns, -1: not replayed), or nullptr.
+std::string rows_text(const TraceReport& rep, const std::vector<SiteRow>& rows, const char* cost,
+                      const std::vector<int64_t>* savings) {
   const RecordSet& r = rep.trace->records;
   std::string out;
   char line[1024];
-  std::snprintf(line, sizeof line, "    %6s %12s %10s %7s  %s\n", "calls", cost, "GPU busy us",
-                "steps", "site (caller -> callee, op)");
+  std::snprintf(line, sizeof line, "    %6s %12s %10s %7s %12s  %s\n", "calls", cost, "GPU busy us",
+                "steps", "saves us", "site (caller -> callee, op)");
   out += line;
   const double steps = static_cast<double>(rep.steps.size());
-  for (const SiteRow& s : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SiteRow& s = rows[i];
     std::string apis;
     for (const auto& a : s.apis) apis += (apis.empty() ? "" : ", ") + a;
-    std::snprintf(line, sizeof line, "    %6llu %12.1f %10.1f %6.0f%%  %s [%s]\n",
+    // The replayed saving of removing it (no-syncs:site=N), for the sites advice tried.
+    const bool replayed = savings && i < savings->size() && (*savings)[i] >= 0;
+    char saves[32] = "-";
+    if (replayed)
+      std::snprintf(saves, sizeof saves, "%.1f", static_cast<double>((*savings)[i]) / 1000.0);
+    std::snprintf(line, sizeof line, "    %6llu %12.1f %10.1f %6.0f%% %12s  %s [%s]\n",
                   static_cast<unsigned long long>(s.calls), us(s.blocked_ns), us(s.gpu_queued_ns),
-                  steps > 0 ? 100.0 * static_cast<double>(s.steps) / steps : 100.0,
+                  steps > 0 ? 100.0 * static_cast<double>(s.steps) / steps : 100.0, saves,
                   site_label(r, s).c_str(), apis.c_str());
     out += line;
     std::string where;
@@ -64,13 +72,17 @@ std::string call_sites_text(const TraceReport& rep) {
   std::string out;
   char line[512];
   if (calls) {
+    const bool python = s.stacks == SiteReport::Stacks::Python;
     std::snprintf(line, sizeof line,
                   "\n  blocking calls by call site (%s stacks; the caller frame is the innermost "
-                  "frame outside torch, the standard library and builtins, named by its "
-                  "function's first line):\n",
-                  stacks_label(s.stacks));
+                  "frame outside %s; saves: removing the site, replayed, for the sites advice "
+                  "tried):\n",
+                  stacks_label(s.stacks),
+                  python ? "torch, the standard library and builtins, named by its function's "
+                           "first line"
+                         : "the CUDA libraries and the C library");
     out += line;
-    out += rows_text(rep, s.sites, "blocked us");
+    out += rows_text(rep, s.sites, "blocked us", &rep.site_saving_ns);
     if (s.without_caller || s.without_stack) {
       std::snprintf(line, sizeof line,
                     "    %llu calls have frames around them but no caller frame (the stack holds "
@@ -85,7 +97,7 @@ std::string call_sites_text(const TraceReport& rep) {
     out +=
         "\n  ops that would block on a GPU (this trace has no GPU work, so nothing blocked), by "
         "call site:\n";
-    out += rows_text(rep, s.would_sync_sites, "host us");
+    out += rows_text(rep, s.would_sync_sites, "host us", nullptr);
   }
   return out;
 }
@@ -93,14 +105,20 @@ std::string call_sites_text(const TraceReport& rep) {
 namespace {
 
 void site_rows_json(JsonOut& o, const TraceReport& rep, const std::vector<SiteRow>& rows,
-                    const char* cost_key) {
+                    const char* cost_key, const std::vector<int64_t>* savings) {
   const RecordSet& r = rep.trace->records;
   const double steps = static_cast<double>(rep.steps.size());
   const double wall = static_cast<double>(rep.steps_wall_ns);
   o.begin_array();
-  for (const SiteRow& s : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SiteRow& s = rows[i];
     o.begin_object();
     o.key("site").value(site_label(r, s));
+    o.key("replayed_saving_us");  // removing it, replayed (null: not tried)
+    if (savings && i < savings->size() && (*savings)[i] >= 0)
+      o.value(static_cast<double>((*savings)[i]) / 1000.0);
+    else
+      o.null();
     const auto frame = [&](const char* key, uint32_t n) {
       o.key(key);
       if (n == kNoFrame)
@@ -135,10 +153,10 @@ void write_call_sites_json(JsonOut& o, const TraceReport& rep) {
   if (s.stacks == SiteReport::Stacks::None) o.key("how_to_record").value(kHowToRecord);
   o.key("without_caller").value(s.without_caller).key("without_stack").value(s.without_stack);
   o.key("sites");
-  site_rows_json(o, rep, s.sites, "blocked_us");
+  site_rows_json(o, rep, s.sites, "blocked_us", &rep.site_saving_ns);
   o.key("gpu_work").value(s.gpu_work);
   o.key("would_sync");
-  site_rows_json(o, rep, s.would_sync_sites, "host_us");
+  site_rows_json(o, rep, s.would_sync_sites, "host_us", nullptr);
   o.end_object();
 }
 
