@@ -17,8 +17,10 @@ import os
 
 from analysis import noise
 from analysis.bench_json import BenchJsonError
+from experiments import sweeps
 
-INTERVALS = (100, 1000, 0)  # the rows predicted from the every-epoch trace (0 = never)
+# The rows predicted from the every-epoch trace (0 = never): experiments/sweeps.toml's.
+INTERVALS = tuple(sweeps.load()["paired"]["replay_intervals"])
 
 
 class ValidationError(BenchJsonError):

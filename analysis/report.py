@@ -32,7 +32,7 @@ from analysis import (  # noqa: E402
     tables,
 )
 from analysis import fit as fitting  # noqa: E402
-from analysis import replay_validation  # noqa: E402
+from analysis import paired_report, replay_validation  # noqa: E402
 from analysis import report_prose as prose  # noqa: E402
 from analysis import report_tables  # noqa: E402
 from analysis.bench_json import BenchJsonError  # noqa: E402
@@ -360,6 +360,16 @@ def batch_section(batch, machine, folder):
     return md + markdown_figure("batch sweep", png, plots.BATCH_CAPTION)
 
 
+def _whole_run_spread(stats):
+    """The repetitions' spread of the sweep's rows, in words: '17-42% (max-min over the median)'."""
+    spreads = [100 * (c.max_s - c.min_s) / c.median_s for c in stats if c.n >= 2 and c.median_s]
+    if not spreads:
+        return "an unknown amount (one repetition each)"
+    return (
+        f"{min(spreads):.0f}-{max(spreads):.0f}% (max-min over the median, the sweep table's rows)"
+    )
+
+
 def build_report(folder, machine):
     runs = load_folder(folder)
     rows = [r for run in runs for r in run.rows]
@@ -404,6 +414,7 @@ def build_report(folder, machine):
     md += markdown_figure("time vs .item() calls", png, plots.ITEM_CALLS_CAPTION)
     md += attribution_section(rows, machine, folder)
     md += replay_validation.section(folder, stats)
+    md += paired_report.section(rows, models, batch, folder, _whole_run_spread(stats))
     md += primitives_section(rows, stats, models, runs)
     md += batch_section(batch, machine, folder)
     md += ladder_section(rows, machine, folder)

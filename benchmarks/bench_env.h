@@ -25,5 +25,6 @@ void register_rung_sweep(const BenchEnvPtr& env);  // RungSweep/*: each rung fro
 void register_kernel_launch(const BenchEnvPtr& env);
 void register_sync(const BenchEnvPtr& env);
 void register_memcpy(const BenchEnvPtr& env);
+void register_paired(const BenchEnvPtr& env);
 
 }  // namespace bench

@@ -18,6 +18,16 @@ int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_
   return v;
 }
 
+double parse_positive_number(const std::string& flag, const std::string& text,
+                             const char* expected) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !(v > 0) || v > 1e9)
+    throw FlagError("--" + flag + ": expected " + expected + ", got '" + text + "'");
+  return v;
+}
+
 double parse_positive_seconds(const std::string& flag, const std::string& text) {
   errno = 0;
   char* end = nullptr;
@@ -117,6 +127,31 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
     } else if (name == "rung_sweep_batches") {
       need_value();
       o.rung_sweep_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
+    } else if (name == "paired_epochs" || name == "paired_batch_epochs") {
+      need_value();
+      (name == "paired_epochs" ? o.paired_epochs : o.paired_batch_epochs) =
+          parse_int(name, value, 1, "a positive integer");
+    } else if (name == "paired_intervals") {
+      need_value();
+      o.paired_intervals = parse_int_list(name, value, 0, "intervals >= 0 (0 = never)");
+    } else if (name == "held_out_interval") {
+      need_value();
+      o.held_out_interval = parse_int(name, value, 1, "a positive integer");
+    } else if (name == "paired_batches") {
+      need_value();
+      o.paired_batches = parse_int_list(name, value, 1, "batch sizes >= 1");
+    } else if (name == "paired_rel_target") {
+      need_value();
+      o.paired_rel_target = parse_positive_number(name, value, "a fraction > 0 (0.01 = 1 %)");
+    } else if (name == "paired_diff_us") {
+      need_value();
+      o.paired_diff_us = parse_positive_number(name, value, "a number of microseconds > 0");
+    } else if (name == "paired_max_s") {
+      need_value();
+      o.paired_max_s = parse_positive_seconds(name, value);
+    } else if (name == "paired_min_rounds") {
+      need_value();
+      o.paired_min_rounds = parse_int(name, value, 2, "an integer >= 2");
     } else if (name == "data_dir") {
       need_value();
       if (value.empty())
@@ -156,6 +191,12 @@ BenchOptions parse_bench_options(int* argc, char** argv) {
 }
 
 namespace {
+std::string num(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
 std::string csv(const std::vector<int64_t>& values) {
   std::string out;
   for (const auto v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
@@ -182,6 +223,9 @@ Families (select with --benchmark_filter=REGEX):
   Dispatch/<device>-{add,backward,train_step}       host cost of LibTorch ops; ATen ops per step
   KernelLaunch/{host_launch,gpu_back_to_back,graph_node}   launch cost (CUDA)
   Sync/...  Memcpy/<dir>-<memory>-<mode>/bytes:N    sync and copy costs (CUDA)
+  Paired/<device>-{item,replay,held_out,batch}      the fitted quantities from short runs of
+      the configurations they compare, back to back in rounds, until every 95 % interval is
+      within its target (--paired_*); per configuration and per pair: mean and interval
 
 bench flags (defaults in brackets; the sweeps' are experiments/sweeps.toml's):
   --epochs=N            epochs per ItemSync run [)" +
@@ -209,6 +253,23 @@ bench flags (defaults in brackets; the sweeps' are experiments/sweeps.toml's):
          csv(d.sweep_batches) + R"(]
   --rung_sweep_batches=LIST  RungSweep batch sizes [)" +
          csv(d.rung_sweep_batches) + R"(]
+  --paired_epochs=N, --paired_batch_epochs=N
+                        epochs per short run of the Paired rows, and of Paired/batch [)" +
+         std::to_string(d.paired_epochs) + "," + std::to_string(d.paired_batch_epochs) + R"(]
+  --paired_intervals=LIST  intervals compared with interval 1 in Paired/replay [)" +
+         csv(d.paired_intervals) + R"(]
+  --held_out_interval=N the held-out interval (with the every-100 print) in Paired/held_out [)" +
+         std::to_string(d.held_out_interval) + R"(]
+  --paired_batches=LIST batches of Paired/batch [)" +
+         csv(d.paired_batches) + R"(]
+  --paired_rel_target=F stop when every mean's 95 % interval is within F of it [)" +
+         num(d.paired_rel_target) + R"(]
+  --paired_diff_us=US   ... and every difference's within US microseconds [)" +
+         num(d.paired_diff_us) + R"(]
+  --paired_max_s=S      the cap per Paired row, seconds [)" +
+         num(d.paired_max_s) + R"(]
+  --paired_min_rounds=N rounds before the targets are checked [)" +
+         std::to_string(d.paired_min_rounds) + R"(]
   --data_dir=DIR        folder with iris_train.csv, iris_test.csv [the repository's data/]
   --echo_log            write the article's "Epoch [k/N], Loss: x" lines to stderr
   --trace_epochs=N      after the timed runs of each row, a separate traced pass of N

@@ -26,6 +26,16 @@ struct BenchOptions {
   std::vector<int64_t> sweep_intervals = sweep_defaults::kBatchSweepIntervals;
   std::vector<int64_t> sweep_batches = sweep_defaults::kBatchSweepBatches;
   std::vector<int64_t> rung_sweep_batches = sweep_defaults::kRungSweepBatches;
+  // Paired rows (paired.cpp): epochs per short run, the configurations, the stopping rule.
+  int64_t paired_epochs = sweep_defaults::kPairedEpochs;
+  std::vector<int64_t> paired_intervals = sweep_defaults::kPairedIntervals;
+  int64_t held_out_interval = sweep_defaults::kHeldOutInterval;
+  int64_t paired_batch_epochs = sweep_defaults::kPairedBatchEpochs;
+  std::vector<int64_t> paired_batches = sweep_defaults::kPairedBatches;
+  double paired_rel_target = sweep_defaults::kPairedRelTarget;
+  double paired_diff_us = sweep_defaults::kPairedDiffTargetUs;
+  double paired_max_s = sweep_defaults::kPairedMaxS;
+  int64_t paired_min_rounds = sweep_defaults::kPairedMinRounds;
   std::string data_dir;           // empty: iris::default_data_dir()
   int64_t trace_epochs = 0;       // >0: a traced pass of this many epochs after the timed runs
   std::string trace_dir;          // non-empty: write a Chrome trace per row here

@@ -21,6 +21,7 @@
 
 #include "bench_env.h"
 #include "bench_util.h"
+#include "machine_noise.h"
 #include "peak.h"
 #include "train/cpu_rungs.h"
 #include "train/flops.h"
@@ -80,10 +81,14 @@ static void BM_Ladder(benchmark::State& state, BenchEnvPtr env,
       }
     }
     train::LadderResult result;
+    const ProcSnapshot before = proc_snapshot();
+    std::vector<double> probes = {noise_probe_us()};
     for (auto _ : state) {
       result = run(o.ladder_epochs, o.seed);
       state.SetIterationTime(result.seconds);
     }
+    probes.push_back(noise_probe_us());
+    add_noise_counters(state, before, proc_snapshot(), probes);
     const double us = result.seconds * 1e6 / static_cast<double>(o.ladder_epochs);
     state.counters["epochs"] = static_cast<double>(o.ladder_epochs);
     state.counters["us_per_epoch"] = us;

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   bench::register_kernel_launch(env);
   bench::register_sync(env);
   bench::register_memcpy(env);
+  bench::register_paired(env);
 
   for (const auto& [key, value] : common::collect_run_context())
     benchmark::AddCustomContext(key, value);

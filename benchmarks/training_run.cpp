@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "bench_util.h"
+#include "machine_noise.h"
 #include "traced_pass.h"
 #include "train/trainer.h"
 
@@ -25,10 +26,14 @@ void run_training_benchmark(benchmark::State& state, const BenchEnv& env,
     train::Trainer trainer(data, device, env.options.seed);
     train::RunResult result;
     std::FILE* echo = env.options.echo_log ? stderr : nullptr;
+    const ProcSnapshot before = proc_snapshot();
+    std::vector<double> probes = {noise_probe_us()};
     for (auto _ : state) {
       result = trainer.run(spec.epochs, spec.policy, echo);
       state.SetIterationTime(result.seconds);
     }
+    probes.push_back(noise_probe_us());
+    add_noise_counters(state, before, proc_snapshot(), probes);
     state.SetLabel(spec.device + ": " + spec.policy.describe());
     state.counters["epochs"] = static_cast<double>(result.epochs);
     state.counters["item_calls"] = static_cast<double>(result.item_calls);

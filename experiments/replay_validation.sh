@@ -11,13 +11,16 @@ set -euo pipefail
 results="${1:?usage: experiments/replay_validation.sh RESULTS_DIR}"
 cd "$(dirname "$0")/.."
 mkdir -p "$results/replay"
+# The replayed points are experiments/sweeps.toml's paired.replay_intervals (0 = never), the
+# intervals the Paired rows measure against interval 1.
+points=$(python3 experiments/sweeps.py get paired.replay_intervals | sed 's/\b0\b/never/g')
 found=0
 for device in cpu cuda; do
   trace="$results/traces/ItemSync_${device}_interval-1_print100-0_batch-120.trace.json"
   [ -f "$trace" ] || continue
   found=1
   ./attribute --quiet --json "$results/replay/validation-$device.json" \
-    --what-if "log-every=1,100,1000,never:op=log" "$trace"
+    --what-if "log-every=1,$points:op=log" "$trace"
   echo "wrote $results/replay/validation-$device.json"
 done
 if [ "$found" = 0 ]; then

@@ -194,6 +194,14 @@ def steps():
         f"x {len(SWEEP_INTERVALS)} intervals x {SWEEP['repetitions']} repetitions "
         f"({CPU_NS_PER_ROW:.0f} ns/row on the CPU)",
     )
+    paired = SWEEPS["paired"]
+    add(
+        "paired_cuda",
+        "d",
+        2,
+        4 * paired["max_s"] + PROCESS_S,
+        f"Paired cuda: item, replay, held_out, batch, each until its targets or {paired['max_s']:g} s",
+    )
     add(
         "build_tests",
         "e",

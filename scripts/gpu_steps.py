@@ -43,6 +43,7 @@ BENCH_STEPS = {
     "ladder_cpu",
     "batch_sweep",
     "rung_sweep_cuda",
+    "paired_cuda",
 }
 CUDA_TESTS = "LadderCuda|TraceSession|CuptiRecords|bench_smoke|write_synthetic"
 
@@ -394,6 +395,10 @@ def step_ladder_cpu(r, limit):
 
 def step_batch_sweep(r, limit):
     return r.bench_json("batch_sweep", limit, [*r.flags("batch_sweep"), "--devices=cpu,cuda"])
+
+
+def step_paired_cuda(r, limit):  # the fitted quantities from paired short runs, on the GPU
+    return r.bench_json("paired_cuda", limit, [*r.flags("paired"), "--devices=cuda"])
 
 
 def step_cuda_tests(r, limit):  # the tests whose CUDA half runs only here (CI runs them all)

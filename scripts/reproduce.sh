@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 "$REPO_ROOT/scripts/setup.sh"
-for family in item_sync batch_sweep ladder rung_sweep primitives python_eager torch_compile; do
+for family in item_sync paired batch_sweep ladder rung_sweep primitives python_eager torch_compile; do
   sweep_flags "${family^^}_FLAGS" "$family" || die "experiments/sweeps.toml: see the message above"
 done
 cd "$REPO_ROOT"
@@ -44,6 +44,10 @@ say "each bench run prints Google Benchmark's '***WARNING*** Library was built a
     "Debian's libbenchmark, not bench; the loop times are manual times, unaffected (docs/experiment.md, Running bench yourself)"
 mkdir -p "$OUT_DIR/traces"
 run_bench item_sync "${ITEM_SYNC_FLAGS[@]}" --trace_dir="$OUT_DIR/traces"
+say "the replay's predictions for the rows that log less often (./attribute on the traced pass)"
+experiments/replay_validation.sh "$OUT_DIR" ||
+  say "the replay's check skipped: no traced every-epoch row (TRACE_EPOCHS=0?); the report says so"
+run_bench paired "${PAIRED_FLAGS[@]}"
 [ "${SKIP_BATCH_SWEEP:-0}" = 1 ] || run_bench batch_sweep "${BATCH_SWEEP_FLAGS[@]}"
 run_bench ladder "${LADDER_FLAGS[@]}"
 run_bench rung_sweep "${RUNG_SWEEP_FLAGS[@]}"

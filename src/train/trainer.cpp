@@ -62,12 +62,15 @@ void print_line(int64_t epoch1, int64_t epochs, float loss, std::FILE* echo) {
 
 }  // namespace
 
-RunResult Trainer::run(int64_t epochs, const LoggingPolicy& policy, std::FILE* echo) {
+RunResult Trainer::run(int64_t epochs, const LoggingPolicy& policy, std::FILE* echo,
+                       int64_t first_epoch) {
   if (epochs < 1) throw std::invalid_argument("epochs must be >= 1, got " + std::to_string(epochs));
+  if (first_epoch < 1)
+    throw std::invalid_argument("first_epoch must be >= 1, got " + std::to_string(first_epoch));
   policy.validate();
   RunResult result;
   result.epochs = epochs;
-  result.recorded.reserve(static_cast<size_t>(policy.expected_records(epochs)));
+  result.recorded.reserve(static_cast<size_t>(policy.expected_records(epochs) + 1));
   model_->train();
 
   // Each .item() is a device-to-host copy of one float and, on CUDA, a wait for every
@@ -80,7 +83,8 @@ RunResult Trainer::run(int64_t epochs, const LoggingPolicy& policy, std::FILE* e
 
   torch::Tensor loss;
   const auto start = std::chrono::steady_clock::now();
-  for (int64_t epoch1 = 1; epoch1 <= epochs; ++epoch1) {
+  const int64_t last = first_epoch + epochs - 1;
+  for (int64_t epoch1 = first_epoch; epoch1 <= last; ++epoch1) {
     PhaseRange epoch_range(Phase::Epoch);
     torch::Tensor out;
     {
@@ -107,9 +111,9 @@ RunResult Trainer::run(int64_t epochs, const LoggingPolicy& policy, std::FILE* e
       PhaseRange r(Phase::Log);
       if (policy.records_at(epoch1)) {
         result.recorded.push_back(item(loss));
-        if (policy.prints_record_at(epoch1)) print_line(epoch1, epochs, item(loss), echo);
+        if (policy.prints_record_at(epoch1)) print_line(epoch1, last, item(loss), echo);
       }
-      if (policy.prints100_at(epoch1)) print_line(epoch1, epochs, item(loss), echo);
+      if (policy.prints100_at(epoch1)) print_line(epoch1, last, item(loss), echo);
     }
   }
   // Without this the clock would stop while the GPU still has queued epochs to run.

@@ -45,7 +45,10 @@ class Trainer {
 
   // Runs `epochs` epochs. Each printed line ("Epoch [100/20000], Loss: 1.1143") is
   // formatted as the article's print does; it is written to `echo` when non-null.
-  RunResult run(int64_t epochs, const LoggingPolicy& policy, std::FILE* echo = nullptr);
+  // first_epoch: the policy's number of the first of them, so that short runs of one long
+  // training log where it would (bench's Paired rows).
+  RunResult run(int64_t epochs, const LoggingPolicy& policy, std::FILE* echo = nullptr,
+                int64_t first_epoch = 1);
 
   double test_accuracy();
   IrisMLP& model() { return model_; }

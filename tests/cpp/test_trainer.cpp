@@ -74,8 +74,24 @@ TEST(Trainer, ItemCallsFollowThePolicy) {
   }
 }
 
+TEST(Trainer, ShortRunsOfOneTrainingLogAsOneLongRun) {
+  // Five runs of 200 epochs numbered on from each other make the calls of one run of 1000:
+  // an interval longer than a run logs in the run that reaches it.
+  for (int64_t interval : {1, 100, 500, 1000}) {
+    for (bool print100 : {false, true}) {
+      const train::LoggingPolicy p{interval, print100};
+      train::Trainer t(article_data(), torch::kCPU, 1);
+      int64_t calls = 0;
+      for (int64_t first = 1; first <= 1000; first += 200)
+        calls += t.run(200, p, nullptr, first).item_calls;
+      EXPECT_EQ(calls, p.expected_item_calls(1000)) << p.describe();
+    }
+  }
+}
+
 TEST(Trainer, RejectsBadArguments) {
   train::Trainer t(article_data(), torch::kCPU, 1);
   EXPECT_THROW(t.run(0, train::LoggingPolicy{}), std::invalid_argument);
+  EXPECT_THROW(t.run(10, train::LoggingPolicy{}, nullptr, 0), std::invalid_argument);
   EXPECT_THROW(t.run(10, train::LoggingPolicy{-1, false}), std::invalid_argument);
 }

@@ -151,6 +151,8 @@ def test_repetitions_give_aggregates(tmp_path):
         ("--print100=3", "--print100: expected 0 and/or 1"),
         ("--batches=-120", "--batches: expected batch sizes >= 1"),
         ("--no_such_flag=1", "unrecognized command-line flag"),
+        ("--paired_rel_target=0", "--paired_rel_target: expected a fraction > 0"),
+        ("--paired_min_rounds=1", "--paired_min_rounds: expected an integer >= 2"),
     ],
 )
 def test_bad_flags_fail_with_a_clear_message(flag, message):
@@ -349,6 +351,37 @@ def test_budget_skips_rows_that_would_start_after_it(tmp_path):
         and second["error_message"] == "skipped: --budget_s=0.2 spent before this row started"
     )
     assert doc["context"]["budget_s"].startswith("0.2")
+
+
+def test_paired_rows_interleave_and_say_whether_they_met_their_target(tmp_path):
+    """Paired/cpu-held_out in short runs: each configuration's mean and interval, the paired
+    difference's, the calls at each configuration's own rate over the rounds (the epoch count
+    goes on across runs: 5 runs of 100 epochs hold the interval-500 record), the noise counters,
+    and the target: unreachable here in its 1 s cap, so NOT met."""
+    doc = run_bench(
+        tmp_path,
+        "--benchmark_filter=^Paired/cpu-held_out",
+        "--paired_epochs=100",
+        "--paired_min_rounds=5",
+        "--paired_max_s=1",
+        "--paired_rel_target=0.000001",
+        "--warmup_epochs=0",
+    )
+    (row,) = doc["benchmarks"]
+    assert not row.get("error_occurred"), row
+    assert row["configs"] == 2 and row["rounds"] >= 5 and row["epochs_per_run"] == 100
+    assert row["c0_interval"] == 500 and row["c0_print100"] == 1 and row["c1_interval"] == 0
+    rounds = int(row["rounds"])
+    assert row["c0_item_calls_per_epoch"] == pytest.approx(
+        expected_item_calls(500, True, 100 * rounds) / (100 * rounds)
+    )
+    assert row["c1_item_calls_per_epoch"] == pytest.approx(0.01)
+    for c in ("c0", "c1"):
+        assert row[f"{c}_lo"] <= row[f"{c}_us_per_epoch"] <= row[f"{c}_hi"]
+    assert row["d0_1_lo"] <= row["d0_1_us"] <= row["d0_1_hi"]
+    assert row["target_met"] == 0 and "target NOT met" in row["label"]
+    assert 0 <= row["steal_share"] <= 1 and row["probe_us"] > 0 and row["probe_ratio"] >= 1
+    assert row["disturbed"] in (0, 1)
 
 
 def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(tmp_path):

@@ -1,0 +1,250 @@
+"""The report's section on the Paired rows: every fitted quantity from whole runs beside the
+same from paired short runs, and the verdicts the paired intervals allow (analysis.paired)."""
+
+import os
+
+from analysis import noise, paired, replay_validation, summary
+from analysis.tables import markdown_table
+
+HEADING = "## Measurements that conclude: paired, interleaved runs"
+INTRO = (
+    "Whole runs of one configuration after another spread {spread} on this machine, and its slow "
+    "periods last seconds: they hit whole runs, so the fits above carry wide intervals. The `Paired` "
+    "rows measure the same quantities from short runs ({epochs} epochs) of the configurations they "
+    "compare, back to back in rounds, in one process, each round every configuration once in a "
+    "rotating order; the estimate is the 20% trimmed mean over the rounds with Yuen's 95% interval, "
+    "and a difference is taken round by round (a paired interval), so the drift both runs of a round "
+    "share cancels. Rounds go on until every difference's interval is within {diff} us (item, replay, "
+    "held_out) and every mean's within {rel} of it (item, batch), or the row's cap. Design and "
+    "stopping rule: docs/experiment.md, *Measurements that conclude*."
+)
+NONE = "No Paired rows in this folder (`./bench --benchmark_filter=^Paired/`)."
+
+
+def _rows_table(rows):
+    body = []
+    for p in rows:
+        load = "-" if p.load[0] < 0 else f"{p.load[0]:.2f} -> {p.load[1]:.2f}"
+        body.append(
+            [
+                p.device,
+                p.group,
+                str(len(p.configs)),
+                str(p.rounds),
+                f"{p.elapsed_s:.0f}",
+                "met" if p.target_met else "NOT met (cap)",
+                f"{p.probe_ratio:.2f}" + (" DISTURBED" if p.disturbed else ""),
+                f"{100 * p.steal_share:.1f}%",
+                load,
+            ]
+        )
+    head = [
+        "device",
+        "row",
+        "configurations",
+        "rounds",
+        "s",
+        "target",
+        "noise probe (x quietest)",
+        "steal",
+        "1-min load",
+    ]
+    return markdown_table(head, body)
+
+
+def _quantities(rows, models):
+    body = []
+    for device in sorted({p.device for p in rows}):
+        item = paired.find(rows, device, "item")
+        m = next((x for x in models if x.device == device), None)
+        if item is None:
+            continue
+        s, c = paired.per_item(item), paired.per_epoch(item)
+        whole_s = m.fit.interval("per_item") if m else None
+        whole_c = m.fit.interval("per_epoch") if m else None
+        fmt = lambda v, lohi: (  # noqa: E731
+            "-"
+            if lohi is None
+            else f"{v * 1e6:.2f} us [95% CI {lohi[0] * 1e6:.2f}, {lohi[1] * 1e6:.2f}]"
+        )
+        body.append(
+            [
+                device,
+                "one `.item()`",
+                fmt(m.fit.value("per_item"), whole_s) if m else "-",
+                s.text() + (" (holds 0)" if s.lo <= 0 <= s.hi else ""),
+                f"{s.half_width():.2f} us",
+            ]
+        )
+        body.append(
+            [
+                device,
+                "one epoch, never logging",
+                fmt(m.fit.value("per_epoch"), whole_c) if m else "-",
+                c.text(),
+                f"{100 * c.half_width() / c.value:.2f}%",
+            ]
+        )
+    head = ["device", "quantity", "whole runs (fit)", "paired", "paired half-width"]
+    return markdown_table(head, body)
+
+
+def _held_out(rows, models, batch):
+    body = []
+    for device in sorted({p.device for p in rows}):
+        item, held = paired.find(rows, device, "item"), paired.find(rows, device, "held_out")
+        m = next((x for x in models if x.device == device), None)
+        if item and held:
+            s = paired.per_item(item)
+            pred, rng, meas = paired.held_out_interval(held, s)
+            whole = "-"
+            for c, p in m.held_out if m else ():
+                if c.interval == meas.interval and c.print100 == meas.print100:
+                    whole = noise.prediction_verdict(
+                        p,
+                        None,
+                        c.median_s,
+                        (c.min_s, c.max_s) if c.n >= 2 else None,
+                        "the repetitions' range",
+                    ).text
+            v = paired.verdict(pred, rng, meas)
+            body.append(
+                [
+                    f"{device} interval {meas.interval} print100 {meas.print100}",
+                    whole,
+                    f"{meas.us:.2f} [{meas.lo:.2f}, {meas.hi:.2f}]",
+                    f"{pred:.2f} [{rng[0]:.2f}, {rng[1]:.2f}] (the never row beside it + the paired "
+                    f"`.item()` cost x {meas.calls_per_epoch - held.configs[1].calls_per_epoch:.4f} "
+                    "calls)",
+                    v.text,
+                ]
+            )
+        b = paired.find(rows, device, "batch")
+        if b:
+            held_b = summary.HELD_OUT_BATCH
+            got = paired.held_out_batch(b, held_b)
+            if got:
+                pred, rng, meas = got
+                whole = "-"
+                for dev, hb, measured, p, samples in batch.held_out if batch else ():
+                    if dev == device and hb == held_b:
+                        whole = noise.prediction_verdict(
+                            p,
+                            None,
+                            measured,
+                            (min(samples), max(samples)),
+                            "the repetitions' range",
+                        ).text
+                v = paired.verdict(pred, rng, meas)
+                body.append(
+                    [
+                        f"{device} batch {held_b}",
+                        whole,
+                        f"{meas.us:.1f} [{meas.lo:.1f}, {meas.hi:.1f}]",
+                        f"{pred:.1f} [{rng[0]:.1f}, {rng[1]:.1f}] (the line through batches "
+                        f"{', '.join(str(c.batch) for c in b.configs if c.batch != held_b)} run beside it)",
+                        v.text,
+                    ]
+                )
+    head = [
+        "held out (us per epoch)",
+        "whole runs: verdict",
+        "paired: measured [95% CI]",
+        "predicted [range]",
+        "paired: verdict",
+    ]
+    return markdown_table(head, body)
+
+
+def _replay(rows, folder):
+    body = []
+    for p in (r for r in rows if r.group == "replay"):
+        path = os.path.join(folder, "replay", f"validation-{p.device}.json")
+        if not os.path.exists(path):
+            continue
+        replayed, points, _, _ = replay_validation._load(path)
+        base = p.configs[0]
+        for k, c in enumerate(p.configs[1:], start=1):
+            if c.interval not in points:
+                continue
+            saving = replayed - points[c.interval]
+            m, lo, hi = p.diff(k, 0)  # every-epoch minus this one: the saving measured
+            pred = base.us - saving
+            v = paired.verdict(pred, (base.lo - saving, base.hi - saving), c)
+            label = "never" if c.interval == 0 else str(c.interval)
+            body.append(
+                [
+                    p.device,
+                    label,
+                    f"{saving:.3f}",
+                    f"{m:+.3f} [95% CI {lo:+.3f}, {hi:+.3f}]",
+                    f"{c.us:.2f} [{c.lo:.2f}, {c.hi:.2f}]",
+                    f"{pred:.2f}",
+                    v.text,
+                ]
+            )
+    head = [
+        "device",
+        "interval",
+        "replay: saving per epoch, us",
+        "paired: saving per epoch, us",
+        "paired: row us/epoch [95% CI]",
+        "predicted us/epoch",
+        "verdict",
+    ]
+    return markdown_table(head, body) if body else []
+
+
+def section(rows, models, batch, folder, whole_spread):
+    """Markdown lines; `rows` are the folder's bench rows, `whole_spread` words the whole runs'
+    spread (the sweep table's)."""
+    prs = paired.rows_of(rows)
+    md = ["", HEADING, ""]
+    if not prs:
+        return md + [NONE, ""]
+    epochs = sorted({int(r.counters["epochs_per_run"]) for r in rows if r.family == "Paired"})
+    md += [
+        INTRO.format(
+            spread=whole_spread,
+            epochs=" or ".join(map(str, epochs)),
+            rel=f"{100 * max(p.rel_target for p in prs):g}%",
+            diff=f"{max(p.diff_target_us for p in prs):g}",
+        ),
+        "",
+    ]
+    md += _rows_table(prs) + [""]
+    md += ["The quantities the fits estimate, from whole runs and from the paired rows:", ""]
+    md += _quantities(prs, models) + [""]
+    held = _held_out(prs, models, batch)
+    if len(held) > 2:
+        md += (
+            [
+                "The held-out configurations, each against its prediction (verdicts as above: *agrees* "
+                "when the prediction's range meets the measured interval and both are narrower than "
+                f"{noise.TIGHT_PCT:g}% of it):",
+                "",
+            ]
+            + held
+            + [""]
+        )
+    rep = _replay(prs, folder)
+    if rep:
+        md += (
+            [
+                "The replay's predictions (the every-epoch traced pass replayed with its `log` phase kept "
+                "less often, section above) against the paired rows: predicted row = the every-epoch "
+                "row run beside it minus the replay's saving.",
+                "",
+            ]
+            + rep
+            + [""]
+        )
+    disturbed = [p for p in prs if p.disturbed]
+    if disturbed:
+        md += [
+            "Rows measured while the noise probe or the steal time said the machine was disturbed: "
+            + ", ".join(f"{p.device}-{p.group}" for p in disturbed)
+            + ".",
+            "",
+        ]
+    return md
