@@ -14,15 +14,6 @@ std::string count(uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string ms_or_us(int64_t ns) {
-  char b[64];
-  if (ns >= 1000000)
-    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(ns) / 1e6);
-  else
-    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
-  return b;
-}
-
 // A site that reads a value back to the host: the op or the Python call that made it says so.
 bool reads_a_value(const RecordSet& r, const SiteRow& s) {
   static const std::set<std::string> ops = {"aten::item",          "aten::_local_scalar_dense",
@@ -45,6 +36,15 @@ struct Candidate {
 };
 
 }  // namespace
+
+std::string ms_or_us(int64_t ns) {
+  char b[64];
+  if (ns >= 1000000)
+    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(ns) / 1e6);
+  else
+    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
+  return b;
+}
 
 const char* to_string(Finding::Kind k) {
   switch (k) {

@@ -20,4 +20,7 @@ struct Finding {
 
 const char* to_string(Finding::Kind k);
 
+// "12.3 ms" or "45.6 us": a duration as the advice words it.
+std::string ms_or_us(int64_t ns);
+
 }  // namespace trace

@@ -4,19 +4,6 @@
 
 namespace trace {
 
-namespace {
-
-std::string ms_or_us(int64_t ns) {
-  char b[64];
-  if (ns >= 1000000)
-    std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(ns) / 1e6);
-  else
-    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
-  return b;
-}
-
-}  // namespace
-
 std::string advice_text(const TraceReport& rep) {
   if (!rep.advice_ran)
     return rep.advice_skipped.empty() ? "" : "\n  advice: " + rep.advice_skipped + "\n";
