@@ -9,7 +9,9 @@
 #   2. `scripts/test.sh`: what setup costs once done, then every test;
 #   3. `scripts/test.sh` again after a configure that failed half-way (cache left, no
 #      build.ninja) and a PyPI CUDA toolkit whose install stopped before its completion
-#      marker: both must be redone.
+#      marker: both must be redone;
+#   4. the README's Python lines: its Debian packages, `pip install .` in a fresh venv of
+#      Debian's python3, and its one-line example.
 # Prints each run's exit status and time, the tests passed/failed/skipped, the sizes
 # downloaded and on disk, and PASS/FAIL; the summary (with the date and commit) is also kept
 # in .fresh-machine/last-result.txt, and the main job's results/ in .fresh-machine/results/.
@@ -169,6 +171,20 @@ if [ "$pass" = 1 ]; then
   grep -q "installing CUDA .* from PyPI" "$WORK/run-3.log" || recovered="no (toolkit not reinstalled)"
   note "run 3 (recovery: failed configure + interrupted toolkit install): exit $run_rc in $(human "$run_s"), redone: $recovered; ctest: $(ctest_counts "$WORK/run-3.log")"
   [ "$run_rc" = 0 ] && [ "$recovered" = yes ] || pass=0
+fi
+
+# The README's Python lines, as a user would type them: the Debian packages it names, a fresh
+# venv of Debian's python3, `pip install .`, and its one-line example.
+say "run 4: the README's Python section, pip install . in a fresh venv (log: $WORK/run-4.log)"
+py_pkgs=$(sed -n 's/^sudo apt-get install \(g++ cmake python3-dev python3-venv .*\)$/\1/p' "$ROOT$CLONE_IN/README.md")
+if [ -z "$py_pkgs" ]; then
+  note "run 4: README.md has no 'sudo apt-get install g++ cmake python3-dev python3-venv ...' line"
+  pass=0
+else
+  run_cmd 4 "sudo apt-get install -y -qq $py_pkgs && rm -rf /tmp/readme-venv && python3 -m venv /tmp/readme-venv && . /tmp/readme-venv/bin/activate && pip install -q . && python -c \"from iris_trace import attribute; print(attribute('tests/data/traces/a100-alexnet-syncs.json.gz'))\""
+  note "run 4 (README's Python lines: pip install . in a fresh venv): exit $run_rc in $(human "$run_s")"
+  grep -q "a100-alexnet-syncs.json.gz  (rank 0" "$WORK/run-4.log" || { note "run 4: the example printed no table"; pass=0; }
+  [ "$run_rc" = 0 ] || pass=0
 fi
 
 # Sizes: pip's log names every wheel it downloads with its size; apt keeps its .debs.
