@@ -239,6 +239,17 @@ def section(rows, models, batch, folder, whole_spread):
             + rep
             + [""]
         )
+    whole = [r for r in rows if r.family == "ItemSync" and "disturbed" in r.counters]
+    hit = [r for r in whole if r.counters["disturbed"]]
+    if whole:
+        worst = max(whole, key=lambda r: r.counters.get("probe_ratio", 0))
+        md += [
+            f"Whole runs measured while the machine was disturbed (`disturbed`: the noise probe or "
+            f"the steal time over its bound, docs/experiment.md): {len(hit)} of the {len(whole)} "
+            f"ItemSync repetitions; the worst probe {worst.counters['probe_ratio']:.2f}x its "
+            f"quietest, in `{worst.name}` ({worst.seconds:.2f} s).",
+            "",
+        ]
     disturbed = [p for p in prs if p.disturbed]
     if disturbed:
         md += [
