@@ -1,6 +1,6 @@
 // How quiet the machine was while a row ran: CPU time stolen by the hypervisor and the load
 // average from /proc before and after, and a fixed noise probe (a short constant workload, timed)
-// whose slowdown against this process's quietest probe says the cores were shared. Why: on a
+// that says whether another process shared the cores. Why: on a
 // shared VM a whole run can be 40 % slow; a reader of the JSON should see which rows ran so.
 #pragma once
 
@@ -19,8 +19,9 @@ struct ProcSnapshot {
 ProcSnapshot proc_snapshot();
 
 // The probe: a dependent floating-point chain of fixed length (about a tenth of a millisecond
-// on a quiet core) on every core at once, the wall time of the slowest in microseconds. The process
-// keeps its fastest probe as the quiet baseline.
+// on a quiet core) on every core at once, after a 2 ms pause, best of three: the slowest chain's
+// wall time in microseconds. The process keeps its fastest probe as the quiet baseline, so a
+// process that runs wholly under contention is not flagged by it (its load and steal say so).
 double noise_probe_us();
 double quietest_probe_us();
 
