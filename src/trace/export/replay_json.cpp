@@ -20,6 +20,10 @@ void window_json(JsonOut& o, const replay::WindowResult& w, bool what_if) {
   o.key("name").value(w.name);
   o.key("measured_us").value(us(w.measured_ns));
   o.key("replayed_us").value(us(w.replayed_ns));
+  // From the window before it being done (host and GPU) to this one being done (what_if.h).
+  o.key("measured_pace_us").value(us(w.measured_pace_ns));
+  o.key("replayed_pace_us").value(us(w.replayed_pace_ns));
+  if (what_if) o.key("predicted_pace_us").value(us(w.predicted_pace_ns));
   if (what_if) {
     o.key("predicted_us").value(us(w.predicted_ns));
     o.key("saving_us").value(us(w.replayed_ns - w.predicted_ns));

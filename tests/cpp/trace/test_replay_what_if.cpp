@@ -12,6 +12,7 @@
 #include "replay_fixture.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
+#include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/replay_text.h"
 #include "trace_test_util.h"
@@ -289,6 +290,54 @@ TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
   EXPECT_EQ(rep.replay.total.measured_ns,
             last_step_end);  // the last sync waited for all the GPU work
   EXPECT_EQ(rep.replay.total.replayed_ns, rep.replay.total.predicted_ns);
+}
+
+// Three calls of a compiled model (no ProfilerStep), each a `Torch-Compiled Region` of 50 us on
+// the host that launches one 150 us kernel at 10 us: the GPU lags further behind every call.
+trace::RecordSet compiled_calls() {
+  trace::RecordSet r;
+  for (uint32_t i = 0; i < 3; ++i) {
+    const uint64_t t = i * 100 * us;
+    r.cpu_ops.push_back({t, t + 50 * us, 7, "Torch-Compiled Region: 0/1"});
+    r.api.push_back(call("cudaLaunchKernel", t + 10 * us, t + 15 * us, i + 1));
+    const uint64_t k0 = std::max<uint64_t>(t + 17 * us, i * 150 * us + 17 * us);
+    r.kernels.push_back(kernel(k0, k0 + 150 * us, i + 1));
+  }
+  return r;
+}
+
+TEST(ReplayWhatIf, StepStartsMakeCallsAndThePaceFollowsTheGpu) {
+  auto t = imported(compiled_calls());
+  ASSERT_EQ(trace::use_step_starts(&t, "Torch-Compiled Region", 1), 3u);
+  EXPECT_EQ(t.records.steps[0].end_ns, 100 * us);  // to the next start
+  EXPECT_EQ(t.records.steps[2].end_ns, 250 * us);  // the last: to its range's end
+  EXPECT_EQ(t.records.steps[1].thread_id, 7u);
+  const auto rep = replay_trace(t, {});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  // Each step is the host's 100 us (the last 50 us), measured on its thread ...
+  EXPECT_EQ(rep.replay.windows[1].measured_ns, static_cast<int64_t>(100 * us));
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(100 * us));
+  // ... but the calls are done at the GPU's pace: the first at 167 us, then every 150 us.
+  for (const auto* w : {&rep.replay.windows[0], &rep.replay.windows[1], &rep.replay.windows[2]}) {
+    EXPECT_EQ(w->measured_pace_ns, w == &rep.replay.windows[0] ? 167 * 1000 : 150 * 1000);
+    EXPECT_EQ(w->replayed_pace_ns, w->measured_pace_ns);
+  }
+  // Every 2nd start; a name that no range has.
+  auto every = imported(compiled_calls());
+  EXPECT_EQ(trace::use_step_starts(&every, "Torch-Compiled Region", 2), 2u);
+  EXPECT_EQ(every.records.steps[0].end_ns, 200 * us);
+  EXPECT_EQ(trace::use_step_starts(&every, "Torch-Compiled", 1), 0u);
+  EXPECT_EQ(every.records.steps.size(), 2u);  // left as they were
+}
+
+TEST(ReplayWhatIf, StepRangesAreMeasuredOnTheirThread) {
+  // --step-range's steps are ranges of any name: each is measured on its own thread, not over the
+  // whole trace.
+  auto t = imported(compiled_calls());
+  ASSERT_EQ(trace::use_step_ranges(&t, "Torch-Compiled Region"), 3u);
+  const auto rep = replay_trace(t, {});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(50 * us));
 }
 
 TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {

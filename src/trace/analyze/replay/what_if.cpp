@@ -39,8 +39,10 @@ void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   for (size_t i = 0; i < r->windows.size(); ++i) {
     r->windows[i].measured_ns = replay.windows[i].measured_ns;
     r->windows[i].replayed_ns = replay.windows[i].predicted_ns;
+    r->windows[i].replayed_pace_ns = replay.windows[i].predicted_pace_ns;
   }
   r->total.replayed_ns = replay.total.predicted_ns;
+  r->total.replayed_pace_ns = replay.total.predicted_pace_ns;
 }
 
 }  // namespace

@@ -62,6 +62,11 @@ struct WindowResult {
   int64_t replayed_ns = 0;   // the unchanged replay
   int64_t predicted_ns = 0;  // this scenario (== replayed_ns for the replay itself)
   std::vector<Bound> bound;  // critical path by resource, largest first
+  // A window's pace, as a loop of them sees it: from when the window before it was done (its
+  // host work and the GPU work queued in it both over) to when this one is; the first window
+  // from its own start. A step's own length is the host's; when the GPU lags behind, the steps
+  // follow one another at the GPU's pace instead, and this says so. Same three as above.
+  int64_t measured_pace_ns = 0, replayed_pace_ns = 0, predicted_pace_ns = 0;
 };
 
 struct ScenarioResult {
