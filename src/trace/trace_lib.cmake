@@ -69,6 +69,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/simulate.cpp
   ${_t}/analyze/replay/sites.cpp
   ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/graph_capture.cpp
   ${_t}/analyze/replay/log_every.cpp
   ${_t}/analyze/replay/what_if_spec.cpp
   ${_t}/analyze/replay/replay_graph.cpp

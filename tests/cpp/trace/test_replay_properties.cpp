@@ -13,6 +13,7 @@
 
 #include "garbage_records.h"
 #include "random_trace.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
@@ -204,7 +205,7 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
         }
       }
     }
-    const Scenario graphs = graph_steps(g, c.records, spans, 5000);
+    const Scenario graphs = capture_graphs(g, c.records, step_captures(g, spans), {}, nullptr);
     const Timeline t = simulate(g, graphs);
     for (uint32_t v = g.host_count; v < g.size(); ++v)
       if (graphs.launch_from[v] != kNone)

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "replay_fixture.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_windows.h"
@@ -92,6 +93,11 @@ TEST(WhatIfSpec, ParsesEveryForm) {
   EXPECT_EQ(parse_what_if("scale-launches=0").factor, 0.0);
   EXPECT_EQ(parse_what_if("graph-steps").launch_ns, -1);
   EXPECT_EQ(parse_what_if("graph-steps:launch-us=7.5").launch_ns, 7500);
+  w = parse_what_if("graph=Torch-Compiled Region: 0/1:node-us=0.4:launch-us=3");
+  EXPECT_EQ(w.kind, WhatIf::Kind::GraphSteps);
+  EXPECT_EQ(w.region, "Torch-Compiled Region: 0/1");  // options peeled off the end only
+  EXPECT_EQ(w.node_ns, 400);
+  EXPECT_EQ(w.launch_ns, 3000);
 }
 
 TEST(WhatIfSpec, SaysWhatWasExpected) {
@@ -113,6 +119,10 @@ TEST(WhatIfSpec, SaysWhatWasExpected) {
   EXPECT_NE(error("no-syncs=3").find("takes no value"), std::string::npos);
   EXPECT_NE(error("scale-launches=2:op=x").find("no option"), std::string::npos);
   EXPECT_EQ(error("no-syncs:api=cudaDeviceSynchronize"), "");
+  EXPECT_NE(error("graph=").find("graph=REGION"), std::string::npos);
+  EXPECT_NE(error("graph-steps=2").find("takes no value"), std::string::npos);
+  EXPECT_NE(error("graph-steps:node-us=x").find("node-us=US"), std::string::npos);
+  EXPECT_NE(error("graph-steps:node-us=1:node-us=2").find("twice"), std::string::npos);
 }
 
 TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {
@@ -257,8 +267,8 @@ TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {
                std::invalid_argument);
 }
 
-TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
-  // Launch-bound: four 20 us launches 5 us apart, each kernel 1 us; then a sync.
+// Launch-bound: four 20 us launches 5 us apart, each kernel 1 us; then a sync.
+trace::RecordSet four_launches() {
   trace::RecordSet r;
   for (uint32_t i = 0; i < 4; ++i) {
     r.api.push_back(call("cudaLaunchKernel", i * 25 * us, i * 25 * us + 20 * us, i + 1));
@@ -266,18 +276,86 @@ TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
   }
   r.api.push_back(call("cudaStreamSynchronize", 100 * us, 104 * us, 9));
   step(&r, "ProfilerStep#1", 0, 105 * us);
-  const auto t = imported(r);
-  const auto rep = replay_trace(t, {parse_what_if("graph-steps:launch-us=10")});
-  // One 10 us launch; the CPU time between the calls stays (3 x 5 us, then 5 us to the sync);
-  // the sync found nothing queued, so it costs its recorded 4 us; the step's last 1 us.
-  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(35 * us));
-  // The kernels wait for the graph launch, not for their own (free) launch calls: one after
-  // another from 12 us (no kernel waited behind another in the trace: they follow at once).
+  return r;
+}
+
+TEST(ReplayWhatIf, GraphStepsReplaceTheHostWorkOfTheLaunchesWithOneGraphLaunch) {
+  const auto t = imported(four_launches());
+  const auto rep = replay_trace(t, {parse_what_if("graph-steps:launch-us=10:node-us=0.5")});
+  // From the first launch call's start to the last one's end (95 us of launches and the CPU time
+  // between them) the host makes one 10 us graph launch; the 5 us before the sync stay.
   const auto g = trace::replay::build_graph(t.records);
-  const auto s = trace::replay::graph_steps(g, t.records, {{0, 105 * us}}, 10 * us);
+  const auto caps = trace::replay::step_captures(g, {{0, 105 * us}});
+  ASSERT_EQ(caps.size(), 1u);
+  trace::replay::GraphFacts f;
+  const auto s = trace::replay::capture_graphs(g, t.records, caps, {10 * us, 500}, &f);
+  EXPECT_EQ(f.graphs, 1u);
+  EXPECT_EQ(f.nodes, 4u);
   const auto times = trace::replay::simulate(g, s);
+  EXPECT_EQ(times.start[start_of(g, 4)], static_cast<int64_t>(15 * us));  // the sync
+  // The kernels wait for the graph launch (and the trace's 2 us launch latency), then follow one
+  // another 0.5 us apart, whatever they waited for in the trace.
   for (uint32_t i = 0; i < 4; ++i)
-    EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>((12 + i) * us)) << i;
+    EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>(12000 + i * 1500)) << i;
+  EXPECT_LT(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(30 * us));
+  EXPECT_NE(rep.what_ifs[0].note.find("1 graph of 4 nodes"), std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("10.00 us (as given)"), std::string::npos);
+}
+
+TEST(ReplayWhatIf, GraphStepsTakeThePublishedCostsOrTheTracesOwnGraphs) {
+  // No graph in the trace: a launch costs 2.5 us + 1 ns a node, nodes run 1.3 us apart.
+  auto t = imported(four_launches());
+  auto rep = replay_trace(t, {parse_what_if("graph-steps")});
+  EXPECT_NE(rep.what_ifs[0].note.find("2.50 us + 1 ns a node (published"), std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("1.30 us apart on the GPU (published"), std::string::npos);
+  // A trace with a graph of its own: its launch's 7 us and its kernels' 0.4 us gaps.
+  trace::RecordSet r = four_launches();
+  r.api.push_back(call("cudaGraphLaunch", 110 * us, 117 * us, 20));
+  for (uint64_t i = 0; i < 3; ++i)
+    r.kernels.push_back(kernel(120 * us + i * 1400, 121 * us + i * 1400, 20));
+  t = imported(r);
+  rep = replay_trace(t, {parse_what_if("graph-steps")});
+  EXPECT_NE(rep.what_ifs[0].note.find("7.00 us (median of the trace's 1 graph launches)"),
+            std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("0.40 us apart on the GPU (median of the trace's 2 gaps"),
+            std::string::npos);
+}
+
+TEST(ReplayWhatIf, AGraphRegionIsSplitAtABlockingCallAndWhatLiesOutsideStays) {
+  // A compiled region (10 to 90 us) launches two kernels, reads a value in between (a blocking
+  // copy) and launches after it; 10 us of Python before it and after it stay.
+  trace::RecordSet r;
+  r.cpu_ops.push_back({10 * us, 90 * us, 7, "Torch-Compiled Region: 0/0"});
+  r.api.push_back(call("cudaLaunchKernel", 20 * us, 25 * us, 1));
+  r.kernels.push_back(kernel(27 * us, 30 * us, 1));
+  r.api.push_back(call("cudaMemcpy", 40 * us, 45 * us, 2));
+  r.memcpys.push_back(d2h(41 * us, 42 * us, 2, trace::MemoryKind::Pageable));
+  r.api.push_back(call("cudaLaunchKernel", 60 * us, 65 * us, 3));
+  r.kernels.push_back(kernel(67 * us, 70 * us, 3));
+  r.cpu_ops.push_back({95 * us, 100 * us, 7, "aten::add"});
+  step(&r, "ProfilerStep#1", 0, 100 * us);
+  const auto t = imported(r);
+  const auto rep = replay_trace(
+      t, {parse_what_if("graph=Torch-Compiled Region:launch-us=2:node-us=1"),
+          parse_what_if("graph=Compiled Region"), parse_what_if("graph-steps:launch-us=2")});
+  const auto& x = rep.what_ifs[0];
+  EXPECT_NE(x.note.find("2 graphs of 2 nodes (1 range named Torch-Compiled Region; 1 split at a "
+                        "blocking call"),
+            std::string::npos)
+      << x.note;
+  // 10 us before the region, a 2 us graph launch, the copy, now right behind the first kernel
+  // (its 2 us launch latency and 3 us, then the 1 us copy and the recorded 3 us wake-up: 9 us),
+  // a 2 us graph launch, the 10 us after the region: the region's other host work is gone.
+  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>((10 + 2 + 9 + 2 + 10) * us));
+  // No range of that name: nothing changes, and the note says so.
+  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, rep.what_ifs[1].windows[0].replayed_ns);
+  EXPECT_NE(rep.what_ifs[1].note.find("no host range named Compiled Region"), std::string::npos);
+  // graph-steps captures from the first launch to the last one only: two graphs, one a side of
+  // the copy; the region's host work before, between and after the launches stays.
+  EXPECT_GT(rep.what_ifs[2].windows[0].predicted_ns, x.windows[0].predicted_ns);
 }
 
 TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {

@@ -8,6 +8,7 @@
 
 #include "trace/analyze/replay/accuracy.h"
 #include "trace/analyze/replay/evaluate.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/log_every.h"
 #include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/simulate.h"
@@ -35,6 +36,51 @@ std::map<SiteSelector, std::vector<Site>> sites_asked(const RecordSet& r,
   return out;
 }
 
+// The host ranges of every graph=REGION the what-ifs name.
+std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
+                                                       const std::vector<WhatIf>& what_ifs) {
+  std::map<std::string, std::vector<Span>> out;
+  for (const WhatIf& w : what_ifs)
+    if (w.kind == WhatIf::Kind::GraphSteps && !w.region.empty() && !out.count(w.region))
+      out[w.region] = named_regions(r, w.region);
+  return out;
+}
+
+std::string us_text(int64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", static_cast<double>(ns) / 1000.0);
+  return b;
+}
+
+// What a graph what-if did and assumed, with the source of every figure.
+std::string count(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string graph_note(const WhatIf& w, const GraphFacts& f, size_t captures, uint64_t split,
+                       size_t regions) {
+  const std::string ranges = count(regions, "range named ", "ranges named ") + w.region;
+  if (!f.graphs)
+    return "nothing to capture: " +
+           (w.region.empty() ? std::string("no step holds a launch or an asynchronous copy")
+            : regions        ? "the " + ranges + " queued no GPU work"
+                             : "no host range named " + w.region) +
+           "; the replay is unchanged";
+  std::string n =
+      count(f.graphs, "graph", "graphs") + " of " + count(f.nodes, "node", "nodes") + " (" +
+      (w.region.empty() ? "one per stretch of a step's launches on a thread, between blocking calls"
+                        : ranges);
+  if (split)
+    n += "; " + std::to_string(split) + " split at a blocking call, which a graph cannot hold";
+  if (captures > f.graphs)
+    n += "; " + std::to_string(captures - f.graphs) + " with no GPU work kept as recorded";
+  n += "): the host work inside each becomes one graph launch of " + us_text(f.launch_ns) + " us";
+  if (f.launch_per_node_ns) n += " + " + std::to_string(f.launch_per_node_ns) + " ns a node";
+  n += " (" + f.launch_from + "); its nodes run " + us_text(f.node_gap_ns) +
+       " us apart on the GPU (" + f.node_gap_from + ")";
+  return n;
+}
+
 void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   for (size_t i = 0; i < r->windows.size(); ++i) {
     r->windows[i].measured_ns = replay.windows[i].measured_ns;
@@ -53,8 +99,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   ReplayReport rep;
   rep.trace = &trace;
   rep.steps = !r.steps.empty();
-  const ReplayGraph replay =
-      build_replay_graph(r, replay_windows(r), sites_asked(r, what_ifs), options.build);
+  const ReplayGraph replay = build_replay_graph(r, replay_windows(r), sites_asked(r, what_ifs),
+                                                options.build, regions_asked(r, what_ifs));
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 
@@ -117,11 +163,24 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         break;
       }
       case WhatIf::Kind::GraphSteps: {
-        std::vector<std::pair<uint64_t, uint64_t>> spans;
-        for (const PlacedWindow& x : replay.windows)
-          spans.push_back({x.window.start_ns, x.window.end_ns});
-        const int64_t cost = w.launch_ns >= 0 ? w.launch_ns : typical_graph_launch_ns(r);
-        rep.what_ifs.push_back(eval(graph_steps(g, r, spans, cost), w.text));
+        std::vector<Capture> captures;
+        uint64_t split = 0;
+        size_t regions = 0;
+        if (w.region.empty()) {
+          std::vector<std::pair<uint64_t, uint64_t>> spans;
+          for (const PlacedWindow& x : replay.windows)
+            spans.push_back({x.window.start_ns, x.window.end_ns});
+          captures = step_captures(g, spans);
+        } else {
+          const auto& placed = replay.regions.at(w.region);
+          regions = placed.size();
+          captures = region_captures(g, placed, &split);
+        }
+        GraphFacts f;
+        ScenarioResult x =
+            eval(capture_graphs(g, r, captures, {w.launch_ns, w.node_ns}, &f), w.text);
+        x.note = graph_note(w, f, captures.size(), split, regions);
+        rep.what_ifs.push_back(std::move(x));
         break;
       }
     }

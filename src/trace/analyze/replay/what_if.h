@@ -34,7 +34,9 @@ struct WhatIf {
   std::vector<uint32_t> every;  // LogEvery: keep every N-th site; 0 = never
   double factor = 1.0;          // ScaleKernels, ScaleLaunches
   std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
-  int64_t launch_ns = -1;       // GraphSteps: the graph launch's cost; -1 = typical_graph_launch_ns
+  std::string region;           // GraphSteps: the range captured (graph=REGION); "" = each step
+  int64_t launch_ns = -1;       // GraphSteps: a graph launch's cost; -1 = graph_capture.h's
+  int64_t node_ns = -1;         // GraphSteps: the gap between graph nodes; -1 = graph_capture.h's
   double gbps = -1;             // PinCopies: the pinned bandwidth; -1 = the trace's, or a default
   std::string text;             // as written
 };
@@ -44,7 +46,8 @@ struct WhatIf {
 //   log-every=N[,N...][:op=NAME|:api=NAME|:site=SITE] keep every N-th of them (N: 1, 2, ..., never)
 //   scale-kernels=F[:name=PART]            kernels (whose name contains PART) take F times as long
 //   scale-launches=F                       launch calls take F times as long
-//   graph-steps[:launch-us=US]             one graph launch per step (transforms.h)
+//   graph-steps[:launch-us=US][:node-us=US]  each step's launches captured in a CUDA graph
+//   graph=REGION[:launch-us=US][:node-us=US] each host range REGION so (graph_capture.h)
 //   pin-copies[:gbps=N]                    pageable copies become async, pinned (transforms.h)
 //   stream-syncs                           device syncs wait for their thread's stream only
 // NAME and PART run to the end of the argument, so they may hold ':' (aten::item).
