@@ -105,6 +105,11 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
     o.begin_object();
     o.key("name").value(s.name).key("sites").value(s.sites).key("sites_kept").value(s.sites_kept);
     if (!s.note.empty()) o.key("assumed").value(s.note);
+    if (s.graph_breaks)  // what merging the compiled regions would also save, not replayed
+      o.key("graph_breaks")
+          .value(s.graph_breaks)
+          .key("merge_saving_us")
+          .value(us(s.merge_saving_ns));
     scenario_json(o, s, true);
     o.end_object();
   }

@@ -2,10 +2,12 @@
 // scenario.
 #include "trace/analyze/replay/what_if.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
 
+#include "trace/analyze/graph_breaks.h"
 #include "trace/analyze/replay/accuracy.h"
 #include "trace/analyze/replay/evaluate.h"
 #include "trace/analyze/replay/graph_capture.h"
@@ -24,13 +26,9 @@ bool removes_syncs(const WhatIf& w) {
 }
 
 // The sites of every selector the what-ifs name.
-std::map<SiteSelector, std::vector<Site>> sites_asked(const RecordSet& r,
+std::map<SiteSelector, std::vector<Site>> sites_asked(const RecordSet& r, const SyncReport& syncs,
                                                       const std::vector<WhatIf>& what_ifs) {
   std::map<SiteSelector, std::vector<Site>> out;
-  bool any = false;
-  for (const WhatIf& w : what_ifs) any |= removes_syncs(w);
-  if (!any) return out;
-  const SyncReport syncs = find_syncs(r);
   for (const WhatIf& w : what_ifs)
     if (removes_syncs(w) && !out.count(w.sites)) out[w.sites] = find_sites(r, syncs, w.sites);
   return out;
@@ -81,6 +79,53 @@ std::string graph_note(const WhatIf& w, const GraphFacts& f, size_t captures, ui
   return n;
 }
 
+// Why a selector picked nothing, for its what-if's note.
+std::string none_picked(const SiteSelector& sel, const RecordSet& r) {
+  using By = SiteSelector::By;
+  switch (sel.by) {
+    case By::Op:
+      return "no host op or range named " + sel.name + " in the trace";
+    case By::Api:
+      return "no blocking call of " + sel.name + " in the trace";
+    case By::Site:
+      return "call site " + sel.name + " made no blocking call";
+    case By::Blocking:
+      break;
+  }
+  return r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()
+             ? "no blocking call in the trace (it has no GPU work; no-syncs:op=NAME removes an "
+               "op's "
+               "own host time)"
+             : "no blocking call in the trace";
+}
+
+// What removing these sites does not replay: the graph breaks among them would also merge the
+// compiled regions around them (graph_breaks.h). "" when none of them is a break.
+std::string merge_note(const GraphBreakReport& breaks, const std::vector<PlacedSite>& sites,
+                       ScenarioResult* x) {
+  std::vector<int64_t> entries;
+  for (const GraphBreak& b : breaks.breaks)
+    for (const PlacedSite& p : sites)
+      if (p.site.thread == b.thread && p.site.start_ns <= b.end_ns && b.start_ns <= p.site.end_ns) {
+        entries.push_back(b.entry_ns);
+        break;
+      }
+  if (entries.empty()) return "";
+  x->graph_breaks = entries.size();
+  for (int64_t e : entries) x->merge_saving_ns += e;
+  std::sort(entries.begin(), entries.end());
+  return std::to_string(entries.size()) + " of the " + std::to_string(sites.size()) +
+         (entries.size() == 1 ? " removed is a graph break" : " removed are graph breaks") +
+         " of torch.compile (a value read inside or between compiled regions): removing " +
+         (entries.size() == 1 ? "it" : "them") +
+         " would also merge the regions around, which this replay does not do; the trace's "
+         "entry into the region after each (its cache lookup, guards and wrappers, up to its "
+         "first op) is " +
+         us_text(entries[entries.size() / 2]) + " us (median), " + us_text(x->merge_saving_ns) +
+         " us in all, a saving beyond the one above; the kernels a merged graph might fuse are "
+         "not predicted";
+}
+
 void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   for (size_t i = 0; i < r->windows.size(); ++i) {
     r->windows[i].measured_ns = replay.windows[i].measured_ns;
@@ -99,8 +144,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   ReplayReport rep;
   rep.trace = &trace;
   rep.steps = !r.steps.empty();
-  const ReplayGraph replay = build_replay_graph(r, replay_windows(r), sites_asked(r, what_ifs),
-                                                options.build, regions_asked(r, what_ifs));
+  bool removes = false;
+  for (const WhatIf& w : what_ifs) removes |= removes_syncs(w);
+  const SyncReport syncs = removes ? find_syncs(r) : SyncReport{};
+  const ReplayGraph replay =
+      build_replay_graph(r, replay_windows(r), sites_asked(r, syncs, what_ifs), options.build,
+                         regions_asked(r, what_ifs));
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 
@@ -116,6 +165,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
+  GraphBreakReport breaks;  // found when a no-syncs what-if first needs them
+  bool breaks_found = false;
   for (const WhatIf& w : what_ifs) {
     switch (w.kind) {
       case WhatIf::Kind::NoSyncs: {
@@ -125,6 +176,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         for (const PlacedSite& site : sites) remove_site(g, site, &s);
         ScenarioResult x = eval(s, w.text);
         x.sites = sites.size();
+        if (sites.empty()) {
+          x.note = "nothing to remove: " + none_picked(w.sites, r) + "; the replay is unchanged";
+        } else {
+          if (!breaks_found) breaks = find_graph_breaks(r, syncs), breaks_found = true;
+          x.note = merge_note(breaks, sites, &x);
+        }
         rep.what_ifs.push_back(std::move(x));
         break;
       }

@@ -80,6 +80,10 @@ struct ScenarioResult {
   // Without steps: the whole trace's span.
   WindowResult total;
   uint64_t sites = 0, sites_kept = 0;  // for the sync what-ifs
+  // no-syncs: the graph breaks among the sites removed (graph_breaks.h), and the entries of the
+  // compiled regions after them: what merging the regions would also save, not replayed.
+  uint64_t graph_breaks = 0;
+  int64_t merge_saving_ns = 0;
   std::string note;  // what the what-if assumed, with where each figure came from ("" = none)
 };
 
