@@ -473,3 +473,66 @@ TEST(AttributeWhatIf, BadSpecExitsTwoAndWritesNothing) {
                           "\"why\"", "\"bound\""})
     EXPECT_NE(text.str().find(key), std::string::npos) << key;
 }
+
+// pin-copies, node by node: a pageable device-to-host copy whose call waited out a long kernel.
+// Pinned, its call returns at once, the copy runs when the kernel is done as before, the next
+// kernel queues behind it, and the next sync on the stream waits for both: the wait moves there.
+TEST(ReplayWhatIf, APinnedCopysWaitMovesToTheNextSyncOnItsStream) {
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 5 * us, 1), call("cudaMemcpyAsync", 10 * us, 1010 * us, 2),
+           call("cudaLaunchKernel", 1015 * us, 1020 * us, 3),
+           call("cudaStreamSynchronize", 1500 * us, 2300 * us, 4),
+           call("cudaMemcpyAsync", 2400 * us, 2405 * us, 5)};
+  r.kernels = {kernel(6 * us, 900 * us, 1), kernel(1021 * us, 2290 * us, 3)};
+  r.memcpys = {d2h(900 * us, 1000 * us, 2, trace::MemoryKind::Pageable),
+               d2h(2410 * us, 2420 * us, 5, trace::MemoryKind::Pinned)};
+  r.memcpys[0].bytes = 1000000;  // 1 MB in 100 us: 10 GB/s, pageable
+  r.memcpys[1].bytes = 2000000;  // 2 MB in 10 us: the trace's pinned rate, 200 GB/s
+  const auto t = imported(r);
+  const auto g = trace::replay::build_graph(t.records);
+  trace::replay::PinCopiesFacts f;
+  const auto s = trace::replay::pin_copies(g, t.records, -1, &f);
+  EXPECT_EQ(f.copies, 1u);
+  EXPECT_EQ(f.call_ns, static_cast<int64_t>(5 * us));  // the trace's non-blocking copy call
+  const auto before = trace::replay::simulate(g), after = trace::replay::simulate(g, s);
+  const uint32_t copy = gpu(g, NodeType::Memcpy, 0), k2 = kernel_node(g, 1);
+  // The call: 5 us, no longer waiting for the kernel or its copy.
+  EXPECT_EQ(after.start[end_of(g, 1)] - after.start[start_of(g, 1)], static_cast<int64_t>(5 * us));
+  // The copy: 1 MB at 200 GB/s (5 us), still behind the first kernel on its stream.
+  EXPECT_EQ(after.start[copy], end_at(before, kernel_node(g, 0)));
+  EXPECT_EQ(after.duration[copy], static_cast<int64_t>(5 * us));
+  // The second kernel was launched 995 us earlier; it now waits for the copy on the stream.
+  EXPECT_EQ(after.start[start_of(g, 2)], before.start[start_of(g, 2)] - 995 * 1000);
+  EXPECT_GE(after.start[k2], end_at(after, copy));
+  // The sync: it starts 995 us earlier and now waits for the copy and the kernel behind it, and
+  // returns the recorded 10 us after that kernel. The kernel ends 116 us earlier than recorded:
+  // the copy's 95 us saved, and the 21 us it waited for its late launch in the trace (it now
+  // follows the copy at once). So the sync blocks 995 - 116 us longer: the wait moved to it.
+  EXPECT_EQ(after.start[end_of(g, 3)], end_at(after, k2) + 10 * 1000);
+  EXPECT_EQ(end_at(before, k2) - end_at(after, k2), 116 * 1000);
+  const int64_t blocked_before = before.start[end_of(g, 3)] - before.start[start_of(g, 3)],
+                blocked_after = after.start[end_of(g, 3)] - after.start[start_of(g, 3)];
+  EXPECT_EQ(blocked_after - blocked_before, (995 - 116) * 1000);
+  // The trace's end moves by those 116 us, not by the 995 us the copy's call blocked.
+  EXPECT_EQ(
+      end_at(before, gpu(g, NodeType::Memcpy, 1)) - end_at(after, gpu(g, NodeType::Memcpy, 1)),
+      116 * 1000);
+}
+
+TEST(ReplayWhatIf, APinnedCopyWithNoSyncAfterItStillEndsTheStep) {
+  // The copy is the step's last GPU work and no sync follows: the step's total waits for it.
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 5 * us, 1), call("cudaMemcpyAsync", 10 * us, 1010 * us, 2)};
+  r.kernels = {kernel(6 * us, 900 * us, 1)};
+  r.memcpys = {d2h(900 * us, 1000 * us, 2, trace::MemoryKind::Pageable)};
+  r.memcpys[0].bytes = 1000000;
+  step(&r, "ProfilerStep#1", 0, 1015 * us);
+  const auto rep = replay_trace(imported(r), {parse_what_if("pin-copies")});
+  const auto& x = rep.what_ifs[0];
+  // The host's step: 10 us, then a 5 us call (the default: no non-blocking copy call in the
+  // trace), then the recorded 5 us; the total runs until the copy ends: 1 MB at 25 GB/s (the
+  // default: no pinned copy in the trace), 40 us from the kernel's end at 900 us.
+  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>(20 * us));
+  EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(940 * us));
+  EXPECT_NE(x.note.find("25.0 GB/s (default"), std::string::npos) << x.note;
+}
