@@ -189,12 +189,24 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         rep.curves.push_back(log_every_curve(g, replay.sites.at(w.sites), w, rep.replay, eval,
                                              options.isolated_samples, &rep.what_ifs));
         break;
-      case WhatIf::Kind::ScaleKernels:
-        rep.what_ifs.push_back(eval(scale_kernels(g, r, w.factor, w.pattern), w.text));
+      case WhatIf::Kind::ScaleKernels: {
+        const Scenario s = scale_kernels(g, r, w.factor, w.pattern);
+        ScenarioResult x = eval(s, w.text);
+        if (std::none_of(s.flags.begin(), s.flags.end(), [](uint8_t f) { return f & kScaled; }))
+          x.note = "nothing to scale: " +
+                   (w.pattern.empty() ? std::string("no kernel in the trace")
+                                      : "no kernel whose name holds " + w.pattern) +
+                   "; the replay is unchanged";
+        rep.what_ifs.push_back(std::move(x));
         break;
-      case WhatIf::Kind::ScaleLaunches:
-        rep.what_ifs.push_back(eval(scale_launches(w.factor), w.text));
+      }
+      case WhatIf::Kind::ScaleLaunches: {
+        ScenarioResult x = eval(scale_launches(w.factor), w.text);
+        if (!g.stats.launches)
+          x.note = "nothing to scale: no launch call in the trace; the replay is unchanged";
+        rep.what_ifs.push_back(std::move(x));
         break;
+      }
       case WhatIf::Kind::PinCopies: {
         PinCopiesFacts f;
         const Scenario s = pin_copies(g, r, w.gbps, &f);
@@ -207,15 +219,19 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                       static_cast<unsigned long long>(f.copies), static_cast<double>(f.bytes) / 1e6,
                       f.htod_gbps, f.htod_from.c_str(), f.dtoh_gbps, f.dtoh_from.c_str(),
                       static_cast<double>(f.call_ns) / 1000.0, f.call_from.c_str());
-        x.note = note;
+        x.note = f.copies ? std::string(note)
+                          : "nothing to pin: no copy between the GPU and pageable host memory in "
+                            "the trace; the replay is unchanged";
         rep.what_ifs.push_back(std::move(x));
         break;
       }
       case WhatIf::Kind::StreamSyncs: {
         uint64_t changed = 0;
         ScenarioResult x = eval(stream_syncs(g, r, &changed), w.text);
-        x.note = std::to_string(changed) +
-                 " device-wide syncs wait for the stream their thread last queued work on only";
+        x.note = changed ? count(changed, "device-wide sync waits", "device-wide syncs wait") +
+                               " for the stream its thread last queued work on only"
+                         : "nothing to change: no device-wide sync after its thread queued GPU "
+                           "work in the trace; the replay is unchanged";
         rep.what_ifs.push_back(std::move(x));
         break;
       }
