@@ -77,6 +77,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/evaluate.cpp
   ${_t}/analyze/replay/accuracy.cpp
   ${_t}/analyze/replay/what_if.cpp
+  ${_t}/analyze/replay/what_if_notes.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
