@@ -536,3 +536,18 @@ TEST(ReplayWhatIf, APinnedCopyWithNoSyncAfterItStillEndsTheStep) {
   EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(940 * us));
   EXPECT_NE(x.note.find("25.0 GB/s (default"), std::string::npos) << x.note;
 }
+
+TEST(AttributeWhatIf, StepStartsNamesWhatItDidNotFindAndExitsTwo) {
+  const std::string trace = tracetest::data("traces_pairs/h100-toyblock-compile-default.json.gz");
+  const auto exit_code = [&](const std::string& flags) {
+    const int rc = std::system(
+        (std::string(ATTRIBUTE_BIN) + " --quiet " + flags + " " + trace + " 2>/dev/null").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(exit_code("--replay --step-starts 'Torch-Compiled Region'"), 0);
+  EXPECT_EQ(exit_code("--replay --step-starts 'No Such Region'"), 2);
+  EXPECT_EQ(exit_code("--replay --step-every 8"), 2);  // without --step-starts
+  EXPECT_EQ(exit_code("--replay --step-starts aten::mm --step-every 0"), 2);
+  EXPECT_EQ(exit_code("--step-range aten::mm --step-starts aten::mm"), 2);
+  EXPECT_EQ(exit_code("--what-if 'graph=Torch-Compiled Region:node-us=-1'"), 2);
+}
