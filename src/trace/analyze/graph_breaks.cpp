@@ -77,16 +77,15 @@ int64_t entry_of(const RecordSet& r, const ThreadOps& t, const Region& g,
 
 GraphBreakReport find_graph_breaks(const RecordSet& r, const SyncReport& syncs) {
   GraphBreakReport out;
+  for (const auto& o : r.cpu_ops) out.regions += range_name_matches(o.name, kCompiledRegion);
+  if (!out.regions) return out;  // no torch.compile: nothing more to index
   std::unordered_map<uint32_t, ThreadOps> threads;
   for (uint32_t i = 0; i < r.cpu_ops.size(); ++i) {
     const CpuOpRecord& o = r.cpu_ops[i];
     threads[o.thread_id].ops.push_back(i);
-    if (range_name_matches(o.name, kCompiledRegion)) {
+    if (range_name_matches(o.name, kCompiledRegion))
       threads[o.thread_id].regions.push_back({o.start_ns, o.end_ns, i});
-      ++out.regions;
-    }
   }
-  if (!out.regions) return out;
   // GPU-facing calls per thread, by start: the first one in a region ends its entry.
   std::unordered_map<uint32_t, std::vector<uint64_t>> api_starts;
   for (const auto& a : r.api)
