@@ -402,7 +402,11 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         )
         lines.append(f"- {stem(name)}: {how}")
     lines += ["", "## What each what-if assumed", ""]
+    said = set()
     for r in rows:
+        if (r["what_if"], r["pair"]["first"]) in said:
+            continue
+        said.add((r["what_if"], r["pair"]["first"]))
         lines.append(
             f"- `{r['what_if']}` on {stem(r['pair']['first'])}: {r['assumed'] or 'nothing'}"
         )
