@@ -33,7 +33,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: ./attribute [--json FILE] [--step-range NAME] [--hta [--hta-no-rounding] "
+    "usage: ./attribute [--json FILE] [--step-range NAME | --step-starts NAME [--step-every N]]\n"
+    "                   [--hta [--hta-no-rounding] "
     "[--hta-max-queue N] | --replay | "
     "--what-if SPEC...]\n"
     "                   [--time] [--quiet] TRACE...\n"
@@ -41,7 +42,11 @@ const char* kUsage =
     "         or an Nsight Systems export (.sqlite, plain or gzip), or a .nsys-rep / .qdstrm\n"
     "         when an nsys is found ($IRIS_NSYS, else PATH)\n"
     "  --step-range NAME   the host ranges named NAME are the steps (NVTX ranges: with or\n"
-    "                      without their domain, \"iris:epoch\" or \"epoch\")\n"
+    "                      without their domain, \"iris:epoch\" or \"epoch\"; torch.compile's\n"
+    "                      \"Torch-Compiled Region\" without its \": 0/1\")\n"
+    "  --step-starts NAME  a step runs from one start of a host range NAME to the next (a\n"
+    "                      program profiled without steps: each call of a compiled model)\n"
+    "  --step-every N      with --step-starts: every N-th start begins a step (default 1)\n"
     "  --json FILE         every figure as JSON (units in the key names), written atomically\n"
     "  --html FILE         one self-contained page: the advice, each step's time, the call\n"
     "                      sites and the replayed curve of step time against the syncs kept\n"
@@ -56,7 +61,12 @@ const char* kUsage =
     "                        log-every=N,...,never[:op=NAME|:api=NAME]  keep every N-th\n"
     "                        scale-kernels=F[:name=PART]    kernels take F times as long\n"
     "                        scale-launches=F               launch calls take F times as long\n"
-    "                        graph-steps[:launch-us=US]     one graph launch per step\n"
+    "                        graph-steps[:launch-us=US][:node-us=US]  each step's launches\n"
+    "                             captured in a CUDA graph: their host work one graph launch\n"
+    "                        graph=REGION[:launch-us=US][:node-us=US]  each host range REGION\n"
+    "                             (\"Torch-Compiled Region\") captured so\n"
+    "                        pin-copies[:gbps=N]            pageable copies pinned and async\n"
+    "                        stream-syncs                   device syncs wait for one stream\n"
     "  --advice / --no-advice  the findings that matter most, each with its fix and replayed\n"
     "                      saving (default: on for traces under 100 MB, which replay in\n"
     "                      seconds; a replay costs about 1-2x the read)\n"
@@ -91,7 +101,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path, html_path, step_range;
+  std::string json_path, html_path, step_range, step_starts;
+  uint32_t step_every = 0;  // --step-every; 0: not given
   bool hta = false, quiet = false, timing = false;
   trace::AdviceMode advice = trace::AdviceMode::BySize;
   bool rounding = !(std::getenv("HTA_DISABLE_NS_ROUNDING") &&
@@ -127,6 +138,18 @@ int main(int argc, char** argv) {
     } else if (a == "--step-range") {
       if (++i >= argc || !*argv[i]) return usage_error("--step-range needs a range name");
       step_range = argv[i];
+    } else if (a == "--step-starts") {
+      if (++i >= argc || !*argv[i]) return usage_error("--step-starts needs a range name");
+      step_starts = argv[i];
+    } else if (a == "--step-every") {
+      if (++i >= argc) return usage_error("--step-every needs a number");
+      char* end = nullptr;
+      const long long v = std::strtoll(argv[i], &end, 10);
+      if (!*argv[i] || *end || v < 1 || v > 1000000)
+        return usage_error(
+            std::string("--step-every: expected a whole number from 1 to 1e6, got '") + argv[i] +
+            "'");
+      step_every = static_cast<uint32_t>(v);
     } else if (a == "--hta") {
       hta = true;
     } else if (a == "--hta-no-rounding") {
@@ -161,6 +184,9 @@ int main(int argc, char** argv) {
     }
   }
   if (inputs.empty()) return usage_error("no trace given");
+  if (!step_range.empty() && !step_starts.empty())
+    return usage_error("--step-range and --step-starts both say what a step is: pick one");
+  if (step_every && step_starts.empty()) return usage_error("--step-every goes with --step-starts");
   if (hta && replay)
     return usage_error("--hta and --replay/--what-if are separate reports: pick one");
   if (!html_path.empty() && (hta || replay))
@@ -187,6 +213,9 @@ int main(int argc, char** argv) {
       bytes += traces.back().bytes;
       if (!step_range.empty() && trace::use_step_ranges(&traces.back(), step_range) == 0)
         throw trace::InputError(f + ": no host range named " + step_range + " (--step-range)");
+      if (!step_starts.empty() &&
+          trace::use_step_starts(&traces.back(), step_starts, step_every ? step_every : 1) == 0)
+        throw trace::InputError(f + ": no host range named " + step_starts + " (--step-starts)");
       if (timing) {  // which gzip decoder read it (the source only opens and reads the header)
         const auto probe = trace::open_byte_source(f);
         if (probe->gzip() && inflaters.find(probe->inflater()) == std::string::npos)

@@ -217,6 +217,9 @@ REPLAY_WINDOW = {
     "replayed_us": float,
     "error": float,
     "bound": BOUND,
+    # From the window before being done (host and GPU) to this one being done (what_if.h).
+    "measured_pace_us": float,
+    "replayed_pace_us": float,
 }
 WHAT_IF_WINDOW = {
     "name": str,
@@ -225,6 +228,9 @@ WHAT_IF_WINDOW = {
     "predicted_us": float,
     "saving_us": float,
     "bound": BOUND,
+    "measured_pace_us": float,
+    "replayed_pace_us": float,
+    "predicted_pace_us": float,
 }
 
 

@@ -14,12 +14,15 @@ def window(name, measured, replayed, predicted=None, bound=None):
         "measured_us": measured,
         "replayed_us": replayed,
         "bound": bound if bound is not None else [{"resource": "CPU thread 7", "us": replayed}],
+        "measured_pace_us": measured,
+        "replayed_pace_us": replayed,
     }
     if predicted is None:
         w["error"] = (replayed - measured) / measured if measured else 0.0
     else:
         w.update(
             predicted_us=predicted,
+            predicted_pace_us=predicted,
             saving_us=replayed - predicted,
             error=(predicted - measured) / measured if measured else 0.0,
         )

@@ -55,6 +55,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/sync_drain.cpp
   ${_t}/analyze/frame_kinds.cpp
   ${_t}/analyze/call_sites.cpp
+  ${_t}/analyze/graph_breaks.cpp
   ${_t}/analyze/advice.cpp
   ${_t}/analyze/window_queue.cpp
   ${_t}/analyze/step_report.cpp
@@ -69,17 +70,20 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/simulate.cpp
   ${_t}/analyze/replay/sites.cpp
   ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/graph_capture.cpp
   ${_t}/analyze/replay/log_every.cpp
   ${_t}/analyze/replay/what_if_spec.cpp
   ${_t}/analyze/replay/replay_graph.cpp
   ${_t}/analyze/replay/evaluate.cpp
   ${_t}/analyze/replay/accuracy.cpp
   ${_t}/analyze/replay/what_if.cpp
+  ${_t}/analyze/replay/what_if_notes.cpp
   ${_t}/export/json_out.cpp
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
   ${_t}/export/call_sites_out.cpp
+  ${_t}/export/graph_breaks_out.cpp
   ${_t}/export/advice_out.cpp
   ${_t}/export/html_page.cpp
   ${_t}/export/replay_json.cpp

@@ -98,6 +98,8 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   for (const auto& f : rep.steps) step_regimes.push_back(f.queue.regime);
   add_drain(&rep.syncs, queue, step_regimes, rep.total.queue.regime);
   rep.sites = find_call_sites(r, rep.syncs);
+  rep.graph_breaks = find_graph_breaks(r, rep.syncs);
+  label_graph_breaks(r, rep.syncs, rep.sites, &rep.graph_breaks);
   add_timeline(&rep, queue);
   return rep;
 }

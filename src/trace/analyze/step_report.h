@@ -11,6 +11,7 @@
 #include "trace/analyze/attribution.h"
 #include "trace/analyze/call_sites.h"
 #include "trace/analyze/finding.h"
+#include "trace/analyze/graph_breaks.h"
 #include "trace/analyze/kernel_times.h"
 #include "trace/analyze/sync_causes.h"
 #include "trace/model/imported_trace.h"
@@ -29,7 +30,8 @@ struct TraceReport {
   std::vector<StepFigures> steps;  // empty when the trace has no step windows
   StepFigures total;               // the whole trace (our own files: first to last epoch)
   SyncReport syncs;
-  SiteReport sites;  // where in the program each blocking call was made (call_sites.h)
+  SiteReport sites;               // where in the program each blocking call was made (call_sites.h)
+  GraphBreakReport graph_breaks;  // torch.compile's graph breaks among them (graph_breaks.h)
   // advice.h's findings, when asked for (./attribute fills them after build_report); when not,
   // advice_skipped says why ("" when advice ran).
   std::vector<Finding> advice;

@@ -20,6 +20,10 @@ void window_json(JsonOut& o, const replay::WindowResult& w, bool what_if) {
   o.key("name").value(w.name);
   o.key("measured_us").value(us(w.measured_ns));
   o.key("replayed_us").value(us(w.replayed_ns));
+  // From the window before it being done (host and GPU) to this one being done (what_if.h).
+  o.key("measured_pace_us").value(us(w.measured_pace_ns));
+  o.key("replayed_pace_us").value(us(w.replayed_pace_ns));
+  if (what_if) o.key("predicted_pace_us").value(us(w.predicted_pace_ns));
   if (what_if) {
     o.key("predicted_us").value(us(w.predicted_ns));
     o.key("saving_us").value(us(w.replayed_ns - w.predicted_ns));
@@ -101,6 +105,11 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
     o.begin_object();
     o.key("name").value(s.name).key("sites").value(s.sites).key("sites_kept").value(s.sites_kept);
     if (!s.note.empty()) o.key("assumed").value(s.note);
+    if (s.graph_breaks)  // what merging the compiled regions would also save, not replayed
+      o.key("graph_breaks")
+          .value(s.graph_breaks)
+          .key("merge_saving_us")
+          .value(us(s.merge_saving_ns));
     scenario_json(o, s, true);
     o.end_object();
   }

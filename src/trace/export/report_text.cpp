@@ -4,6 +4,7 @@
 
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
+#include "trace/export/graph_breaks_out.h"
 
 namespace trace {
 
@@ -156,6 +157,7 @@ std::string report_table(const TraceReport& rep) {
     out += drain_line(c);
   }
   out += call_sites_text(rep);
+  out += graph_breaks_text(rep);
   return out;
 }
 

@@ -120,6 +120,9 @@ struct CallStack {
 struct StepWindow {
   uint64_t start_ns = 0, end_ns = 0;
   std::string name;
+  // The host thread whose range made the step, when the step is no range of its own (a stretch
+  // from one range's start to the next); UINT32_MAX: the record of the same name and span says.
+  uint32_t thread_id = UINT32_MAX;
 };
 
 struct RecordSet {

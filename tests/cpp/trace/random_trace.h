@@ -1,6 +1,7 @@
 // Seeded random traces for the replay's property tests: a small "machine" runs a made-up
 // training loop (host threads queueing kernels and copies on streams, `.item()`-style syncs,
-// device and event syncs, cross-stream event waits, a backward handed to a second thread) and
+// device and event syncs, cross-stream event waits, a backward handed to a second thread, the
+// forward in a torch.compile region or not) and
 // records what happened, so every trace is consistent: GPU work starts after it was queued and
 // its stream is free, a sync returns after what it waits for. Kineto's cuda_sync rows are
 // written for some syncs and left out for others, as real traces do.
@@ -25,9 +26,12 @@ class RandomTrace {
     const bool autograd = pick(0, 1) == 1;
     free_.assign(static_cast<size_t>(streams), 0);
     uint64_t t = 1000;
+    const bool compiled = pick(0, 1) == 1;  // the forward in a torch.compile region
     for (int step = 0; step < steps; ++step) {
       const uint64_t start = t;
+      const uint64_t region = t;
       t = forward(t, kMain, streams);
+      if (compiled) r_.cpu_ops.push_back({region, t, kMain, "Torch-Compiled Region: 0/0"});
       if (autograd) {
         // The main thread hands the backward to thread 2 and waits, idle, until it is done.
         const uint64_t handed = t + us(pick(1, 5));

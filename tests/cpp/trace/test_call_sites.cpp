@@ -360,7 +360,7 @@ TEST(WhatIfStreamSyncs, ADeviceSyncWaitsForItsThreadsStreamOnly) {
   r.annotations = {{10 * us, 1010 * us, 7, false, "ProfilerStep#0"}};
   const auto rep = trace::replay::replay_trace(t, {trace::replay::parse_what_if("stream-syncs")});
   ASSERT_EQ(rep.what_ifs.size(), 1u);
-  EXPECT_NE(rep.what_ifs[0].note.find("1 device-wide syncs"), std::string::npos);
+  EXPECT_NE(rep.what_ifs[0].note.find("1 device-wide sync waits"), std::string::npos);
   // Thread 7 now goes on after its own kernel (30 us), not stream 9's (995 us).
   const auto& step = rep.what_ifs[0].windows.at(0);
   EXPECT_LT(step.predicted_ns, step.replayed_ns - 900 * static_cast<int64_t>(us));

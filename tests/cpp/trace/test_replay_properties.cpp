@@ -5,7 +5,9 @@
 //   a prediction never falls below the busiest resource's own work;
 //   removing a sync that had nothing queued changes a step by no more than its own duration;
 //   no kernel starts before its launch returns or overlaps another on its stream;
-//   the graph has no cycle.
+//   the graph has no cycle;
+//   no what-if predicts a negative time; one that removes nothing predicts the replay; one on a
+//   trace without what it removes says so and saves nothing.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,6 +15,7 @@
 
 #include "garbage_records.h"
 #include "random_trace.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
@@ -204,7 +207,7 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
         }
       }
     }
-    const Scenario graphs = graph_steps(g, c.records, spans, 5000);
+    const Scenario graphs = capture_graphs(g, c.records, step_captures(g, spans), {}, nullptr);
     const Timeline t = simulate(g, graphs);
     for (uint32_t v = g.host_count; v < g.size(); ++v)
       if (graphs.launch_from[v] != kNone)
@@ -230,6 +233,9 @@ TEST(ReplayProperties, InconsistentRecordsNeverBreakTheReplay) {
                                         parse_what_if("log-every=1,3,never"),
                                         parse_what_if("no-syncs:op=aten::item"),
                                         parse_what_if("graph-steps"),
+                                        parse_what_if("graph=aten::mm"),
+                                        parse_what_if("pin-copies"),
+                                        parse_what_if("stream-syncs"),
                                         parse_what_if("scale-kernels=0.3:name=k"),
                                         parse_what_if("scale-launches=2")};
   size_t cycles = 0;
@@ -246,4 +252,114 @@ TEST(ReplayProperties, InconsistentRecordsNeverBreakTheReplay) {
       for (const auto& w : s.windows) ASSERT_GT(w.predicted_ns, INT64_MIN / 8) << i;
   }
   EXPECT_GT(cycles, 0u);  // the cycle breaker was exercised
+}
+
+namespace {
+
+// Every what-if, each kind at least once, with values that change something where they can.
+std::vector<WhatIf> every_what_if() {
+  std::vector<WhatIf> out;
+  for (const char* spec :
+       {"no-syncs", "no-syncs:op=aten::item", "no-syncs:api=cudaStreamSynchronize",
+        "log-every=1,2,never", "scale-kernels=0", "scale-kernels=3:name=k1", "scale-launches=0",
+        "graph-steps", "graph-steps:launch-us=0:node-us=0", "graph=Torch-Compiled Region",
+        "graph=aten::op0", "pin-copies", "pin-copies:gbps=0.001", "stream-syncs"})
+    out.push_back(parse_what_if(spec));
+  return out;
+}
+
+bool has_pageable_copy(const trace::RecordSet& r) {
+  for (const auto& m : r.memcpys)
+    if ((m.kind == trace::CopyKind::HtoD && m.src == trace::MemoryKind::Pageable) ||
+        (m.kind == trace::CopyKind::DtoH && m.dst == trace::MemoryKind::Pageable))
+      return true;
+  return false;
+}
+
+void expect_no_saving(const ScenarioResult& x, const std::string& what) {
+  for (const auto& w : x.windows) {
+    EXPECT_EQ(w.predicted_ns, w.replayed_ns) << what << " " << w.name;
+    EXPECT_EQ(w.predicted_pace_ns, w.replayed_pace_ns) << what << " " << w.name;
+  }
+  EXPECT_EQ(x.total.predicted_ns, x.total.replayed_ns) << what;
+}
+
+}  // namespace
+
+TEST(ReplayProperties, NoWhatIfPredictsANegativeTime) {
+  const auto what_ifs = every_what_if();
+  for (const Case& c : all()) {
+    trace::ImportedTrace t;
+    t.records = c.records;
+    const auto rep = replay_trace(t, what_ifs);
+    for (const auto& x : rep.what_ifs) {
+      for (const auto& w : x.windows) {
+        EXPECT_GE(w.predicted_ns, 0) << c.name << " " << x.name << " " << w.name;
+        EXPECT_GE(w.predicted_pace_ns, 0) << c.name << " " << x.name << " " << w.name;
+      }
+      EXPECT_GE(x.total.predicted_ns, 0) << c.name << " " << x.name;
+    }
+    for (const auto& curve : rep.curves)
+      for (const auto& p : curve.points)
+        EXPECT_GE(p.predicted_ns, 0) << c.name << " " << curve.text;
+  }
+}
+
+TEST(ReplayProperties, RemovingNothingPredictsTheReplay) {
+  const std::vector<WhatIf> nothing = {
+      parse_what_if("scale-kernels=1"), parse_what_if("scale-launches=1"),
+      parse_what_if("no-syncs:op=no such op"), parse_what_if("graph=no such range"),
+      parse_what_if("scale-kernels=0.5:name=no such kernel")};
+  for (const Case& c : all()) {
+    trace::ImportedTrace t;
+    t.records = c.records;
+    const auto rep = replay_trace(t, nothing);
+    ASSERT_EQ(rep.what_ifs.size(), nothing.size());
+    for (const auto& x : rep.what_ifs) expect_no_saving(x, c.name + " " + x.name);
+    // The ones that name what they found nothing of say so.
+    for (size_t i = 2; i < rep.what_ifs.size(); ++i)
+      EXPECT_EQ(rep.what_ifs[i].note.rfind("nothing to ", 0), 0u)
+          << c.name << " " << rep.what_ifs[i].name << ": " << rep.what_ifs[i].note;
+  }
+}
+
+TEST(ReplayProperties, AWhatIfOnATraceWithoutWhatItRemovesSaysSoAndSavesNothing) {
+  // Each what-if, on every trace that lacks what it removes: its note says "nothing to ..." and
+  // no window moves; on a trace that has it, the note says what it did instead.
+  size_t lacking = 0, having = 0;
+  for (const Case& c : all()) {
+    const trace::RecordSet& r = c.records;
+    trace::ImportedTrace t;
+    t.records = r;
+    const auto syncs = trace::find_syncs(r);
+    bool device_sync = false;
+    for (const auto& call : syncs.calls)
+      device_sync |= call.api.find("DeviceSynchronize") != std::string::npos ||
+                     call.api.find("CtxSynchronize") != std::string::npos;
+    bool launches = false;
+    for (const auto& a : r.api) launches |= a.kind == trace::ApiKind::Launch;
+    const struct {
+      const char* spec;
+      bool has;
+    } checks[] = {{"no-syncs", !syncs.calls.empty()},
+                  {"pin-copies", has_pageable_copy(r)},
+                  {"stream-syncs", device_sync},
+                  {"graph-steps", launches || !r.memcpys.empty() || !r.memsets.empty()}};
+    std::vector<WhatIf> what_ifs;
+    for (const auto& k : checks) what_ifs.push_back(parse_what_if(k.spec));
+    const auto rep = replay_trace(t, what_ifs);
+    for (size_t i = 0; i < std::size(checks); ++i) {
+      const ScenarioResult& x = rep.what_ifs[i];
+      const bool says_nothing = x.note.rfind("nothing to ", 0) == 0;
+      if (!checks[i].has) {
+        ++lacking;
+        EXPECT_TRUE(says_nothing) << c.name << " " << x.name << ": " << x.note;
+        expect_no_saving(x, c.name + " " + x.name);
+      } else if (!says_nothing) {
+        ++having;
+      }
+    }
+  }
+  EXPECT_GT(lacking, 20u);  // both sides were exercised
+  EXPECT_GT(having, 20u);
 }

@@ -10,8 +10,10 @@
 #include <stdexcept>
 
 #include "replay_fixture.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
+#include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/replay_text.h"
 #include "trace_test_util.h"
@@ -91,6 +93,11 @@ TEST(WhatIfSpec, ParsesEveryForm) {
   EXPECT_EQ(parse_what_if("scale-launches=0").factor, 0.0);
   EXPECT_EQ(parse_what_if("graph-steps").launch_ns, -1);
   EXPECT_EQ(parse_what_if("graph-steps:launch-us=7.5").launch_ns, 7500);
+  w = parse_what_if("graph=Torch-Compiled Region: 0/1:node-us=0.4:launch-us=3");
+  EXPECT_EQ(w.kind, WhatIf::Kind::GraphSteps);
+  EXPECT_EQ(w.region, "Torch-Compiled Region: 0/1");  // options peeled off the end only
+  EXPECT_EQ(w.node_ns, 400);
+  EXPECT_EQ(w.launch_ns, 3000);
 }
 
 TEST(WhatIfSpec, SaysWhatWasExpected) {
@@ -112,6 +119,10 @@ TEST(WhatIfSpec, SaysWhatWasExpected) {
   EXPECT_NE(error("no-syncs=3").find("takes no value"), std::string::npos);
   EXPECT_NE(error("scale-launches=2:op=x").find("no option"), std::string::npos);
   EXPECT_EQ(error("no-syncs:api=cudaDeviceSynchronize"), "");
+  EXPECT_NE(error("graph=").find("graph=REGION"), std::string::npos);
+  EXPECT_NE(error("graph-steps=2").find("takes no value"), std::string::npos);
+  EXPECT_NE(error("graph-steps:node-us=x").find("node-us=US"), std::string::npos);
+  EXPECT_NE(error("graph-steps:node-us=1:node-us=2").find("twice"), std::string::npos);
 }
 
 TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {
@@ -256,8 +267,8 @@ TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {
                std::invalid_argument);
 }
 
-TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
-  // Launch-bound: four 20 us launches 5 us apart, each kernel 1 us; then a sync.
+// Launch-bound: four 20 us launches 5 us apart, each kernel 1 us; then a sync.
+trace::RecordSet four_launches() {
   trace::RecordSet r;
   for (uint32_t i = 0; i < 4; ++i) {
     r.api.push_back(call("cudaLaunchKernel", i * 25 * us, i * 25 * us + 20 * us, i + 1));
@@ -265,18 +276,86 @@ TEST(ReplayWhatIf, GraphStepsFoldEachStepsLaunchesIntoOne) {
   }
   r.api.push_back(call("cudaStreamSynchronize", 100 * us, 104 * us, 9));
   step(&r, "ProfilerStep#1", 0, 105 * us);
-  const auto t = imported(r);
-  const auto rep = replay_trace(t, {parse_what_if("graph-steps:launch-us=10")});
-  // One 10 us launch; the CPU time between the calls stays (3 x 5 us, then 5 us to the sync);
-  // the sync found nothing queued, so it costs its recorded 4 us; the step's last 1 us.
-  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(35 * us));
-  // The kernels wait for the graph launch, not for their own (free) launch calls: one after
-  // another from 12 us (no kernel waited behind another in the trace: they follow at once).
+  return r;
+}
+
+TEST(ReplayWhatIf, GraphStepsReplaceTheHostWorkOfTheLaunchesWithOneGraphLaunch) {
+  const auto t = imported(four_launches());
+  const auto rep = replay_trace(t, {parse_what_if("graph-steps:launch-us=10:node-us=0.5")});
+  // From the first launch call's start to the last one's end (95 us of launches and the CPU time
+  // between them) the host makes one 10 us graph launch; the 5 us before the sync stay.
   const auto g = trace::replay::build_graph(t.records);
-  const auto s = trace::replay::graph_steps(g, t.records, {{0, 105 * us}}, 10 * us);
+  const auto caps = trace::replay::step_captures(g, {{0, 105 * us}});
+  ASSERT_EQ(caps.size(), 1u);
+  trace::replay::GraphFacts f;
+  const auto s = trace::replay::capture_graphs(g, t.records, caps, {10 * us, 500}, &f);
+  EXPECT_EQ(f.graphs, 1u);
+  EXPECT_EQ(f.nodes, 4u);
   const auto times = trace::replay::simulate(g, s);
+  EXPECT_EQ(times.start[start_of(g, 4)], static_cast<int64_t>(15 * us));  // the sync
+  // The kernels wait for the graph launch (and the trace's 2 us launch latency), then follow one
+  // another 0.5 us apart, whatever they waited for in the trace.
   for (uint32_t i = 0; i < 4; ++i)
-    EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>((12 + i) * us)) << i;
+    EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>(12000 + i * 1500)) << i;
+  EXPECT_LT(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(30 * us));
+  EXPECT_NE(rep.what_ifs[0].note.find("1 graph of 4 nodes"), std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("10.00 us (as given)"), std::string::npos);
+}
+
+TEST(ReplayWhatIf, GraphStepsTakeThePublishedCostsOrTheTracesOwnGraphs) {
+  // No graph in the trace: a launch costs 2.5 us + 1 ns a node, nodes run 1.3 us apart.
+  auto t = imported(four_launches());
+  auto rep = replay_trace(t, {parse_what_if("graph-steps")});
+  EXPECT_NE(rep.what_ifs[0].note.find("2.50 us + 1 ns a node (published"), std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("1.30 us apart on the GPU (published"), std::string::npos);
+  // A trace with a graph of its own: its launch's 7 us and its kernels' 0.4 us gaps.
+  trace::RecordSet r = four_launches();
+  r.api.push_back(call("cudaGraphLaunch", 110 * us, 117 * us, 20));
+  for (uint64_t i = 0; i < 3; ++i)
+    r.kernels.push_back(kernel(120 * us + i * 1400, 121 * us + i * 1400, 20));
+  t = imported(r);
+  rep = replay_trace(t, {parse_what_if("graph-steps")});
+  EXPECT_NE(rep.what_ifs[0].note.find("7.00 us (median of the trace's 1 graph launches)"),
+            std::string::npos)
+      << rep.what_ifs[0].note;
+  EXPECT_NE(rep.what_ifs[0].note.find("0.40 us apart on the GPU (median of the trace's 2 gaps"),
+            std::string::npos);
+}
+
+TEST(ReplayWhatIf, AGraphRegionIsSplitAtABlockingCallAndWhatLiesOutsideStays) {
+  // A compiled region (10 to 90 us) launches two kernels, reads a value in between (a blocking
+  // copy) and launches after it; 10 us of Python before it and after it stay.
+  trace::RecordSet r;
+  r.cpu_ops.push_back({10 * us, 90 * us, 7, "Torch-Compiled Region: 0/0"});
+  r.api.push_back(call("cudaLaunchKernel", 20 * us, 25 * us, 1));
+  r.kernels.push_back(kernel(27 * us, 30 * us, 1));
+  r.api.push_back(call("cudaMemcpy", 40 * us, 45 * us, 2));
+  r.memcpys.push_back(d2h(41 * us, 42 * us, 2, trace::MemoryKind::Pageable));
+  r.api.push_back(call("cudaLaunchKernel", 60 * us, 65 * us, 3));
+  r.kernels.push_back(kernel(67 * us, 70 * us, 3));
+  r.cpu_ops.push_back({95 * us, 100 * us, 7, "aten::add"});
+  step(&r, "ProfilerStep#1", 0, 100 * us);
+  const auto t = imported(r);
+  const auto rep = replay_trace(
+      t, {parse_what_if("graph=Torch-Compiled Region:launch-us=2:node-us=1"),
+          parse_what_if("graph=Compiled Region"), parse_what_if("graph-steps:launch-us=2")});
+  const auto& x = rep.what_ifs[0];
+  EXPECT_NE(x.note.find("2 graphs of 2 nodes (1 range named Torch-Compiled Region; 1 split at a "
+                        "blocking call"),
+            std::string::npos)
+      << x.note;
+  // 10 us before the region, a 2 us graph launch, the copy, now right behind the first kernel
+  // (its 2 us launch latency and 3 us, then the 1 us copy and the recorded 3 us wake-up: 9 us),
+  // a 2 us graph launch, the 10 us after the region: the region's other host work is gone.
+  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>((10 + 2 + 9 + 2 + 10) * us));
+  // No range of that name: nothing changes, and the note says so.
+  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, rep.what_ifs[1].windows[0].replayed_ns);
+  EXPECT_NE(rep.what_ifs[1].note.find("no host range named Compiled Region"), std::string::npos);
+  // graph-steps captures from the first launch to the last one only: two graphs, one a side of
+  // the copy; the region's host work before, between and after the launches stays.
+  EXPECT_GT(rep.what_ifs[2].windows[0].predicted_ns, x.windows[0].predicted_ns);
 }
 
 TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
@@ -289,6 +368,54 @@ TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
   EXPECT_EQ(rep.replay.total.measured_ns,
             last_step_end);  // the last sync waited for all the GPU work
   EXPECT_EQ(rep.replay.total.replayed_ns, rep.replay.total.predicted_ns);
+}
+
+// Three calls of a compiled model (no ProfilerStep), each a `Torch-Compiled Region` of 50 us on
+// the host that launches one 150 us kernel at 10 us: the GPU lags further behind every call.
+trace::RecordSet compiled_calls() {
+  trace::RecordSet r;
+  for (uint32_t i = 0; i < 3; ++i) {
+    const uint64_t t = i * 100 * us;
+    r.cpu_ops.push_back({t, t + 50 * us, 7, "Torch-Compiled Region: 0/1"});
+    r.api.push_back(call("cudaLaunchKernel", t + 10 * us, t + 15 * us, i + 1));
+    const uint64_t k0 = std::max<uint64_t>(t + 17 * us, i * 150 * us + 17 * us);
+    r.kernels.push_back(kernel(k0, k0 + 150 * us, i + 1));
+  }
+  return r;
+}
+
+TEST(ReplayWhatIf, StepStartsMakeCallsAndThePaceFollowsTheGpu) {
+  auto t = imported(compiled_calls());
+  ASSERT_EQ(trace::use_step_starts(&t, "Torch-Compiled Region", 1), 3u);
+  EXPECT_EQ(t.records.steps[0].end_ns, 100 * us);  // to the next start
+  EXPECT_EQ(t.records.steps[2].end_ns, 250 * us);  // the last: to its range's end
+  EXPECT_EQ(t.records.steps[1].thread_id, 7u);
+  const auto rep = replay_trace(t, {});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  // Each step is the host's 100 us (the last 50 us), measured on its thread ...
+  EXPECT_EQ(rep.replay.windows[1].measured_ns, static_cast<int64_t>(100 * us));
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(100 * us));
+  // ... but the calls are done at the GPU's pace: the first at 167 us, then every 150 us.
+  for (const auto* w : {&rep.replay.windows[0], &rep.replay.windows[1], &rep.replay.windows[2]}) {
+    EXPECT_EQ(w->measured_pace_ns, w == &rep.replay.windows[0] ? 167 * 1000 : 150 * 1000);
+    EXPECT_EQ(w->replayed_pace_ns, w->measured_pace_ns);
+  }
+  // Every 2nd start; a name that no range has.
+  auto every = imported(compiled_calls());
+  EXPECT_EQ(trace::use_step_starts(&every, "Torch-Compiled Region", 2), 2u);
+  EXPECT_EQ(every.records.steps[0].end_ns, 200 * us);
+  EXPECT_EQ(trace::use_step_starts(&every, "Torch-Compiled", 1), 0u);
+  EXPECT_EQ(every.records.steps.size(), 2u);  // left as they were
+}
+
+TEST(ReplayWhatIf, StepRangesAreMeasuredOnTheirThread) {
+  // --step-range's steps are ranges of any name: each is measured on its own thread, not over the
+  // whole trace.
+  auto t = imported(compiled_calls());
+  ASSERT_EQ(trace::use_step_ranges(&t, "Torch-Compiled Region"), 3u);
+  const auto rep = replay_trace(t, {});
+  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(50 * us));
 }
 
 TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
@@ -345,4 +472,82 @@ TEST(AttributeWhatIf, BadSpecExitsTwoAndWritesNothing) {
   for (const char* key : {"\"replays\"", "\"what_if\"", "\"typical_delays\"", "\"log_every\"",
                           "\"why\"", "\"bound\""})
     EXPECT_NE(text.str().find(key), std::string::npos) << key;
+}
+
+// pin-copies, node by node: a pageable device-to-host copy whose call waited out a long kernel.
+// Pinned, its call returns at once, the copy runs when the kernel is done as before, the next
+// kernel queues behind it, and the next sync on the stream waits for both: the wait moves there.
+TEST(ReplayWhatIf, APinnedCopysWaitMovesToTheNextSyncOnItsStream) {
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 5 * us, 1), call("cudaMemcpyAsync", 10 * us, 1010 * us, 2),
+           call("cudaLaunchKernel", 1015 * us, 1020 * us, 3),
+           call("cudaStreamSynchronize", 1500 * us, 2300 * us, 4),
+           call("cudaMemcpyAsync", 2400 * us, 2405 * us, 5)};
+  r.kernels = {kernel(6 * us, 900 * us, 1), kernel(1021 * us, 2290 * us, 3)};
+  r.memcpys = {d2h(900 * us, 1000 * us, 2, trace::MemoryKind::Pageable),
+               d2h(2410 * us, 2420 * us, 5, trace::MemoryKind::Pinned)};
+  r.memcpys[0].bytes = 1000000;  // 1 MB in 100 us: 10 GB/s, pageable
+  r.memcpys[1].bytes = 2000000;  // 2 MB in 10 us: the trace's pinned rate, 200 GB/s
+  const auto t = imported(r);
+  const auto g = trace::replay::build_graph(t.records);
+  trace::replay::PinCopiesFacts f;
+  const auto s = trace::replay::pin_copies(g, t.records, -1, &f);
+  EXPECT_EQ(f.copies, 1u);
+  EXPECT_EQ(f.call_ns, static_cast<int64_t>(5 * us));  // the trace's non-blocking copy call
+  const auto before = trace::replay::simulate(g), after = trace::replay::simulate(g, s);
+  const uint32_t copy = gpu(g, NodeType::Memcpy, 0), k2 = kernel_node(g, 1);
+  // The call: 5 us, no longer waiting for the kernel or its copy.
+  EXPECT_EQ(after.start[end_of(g, 1)] - after.start[start_of(g, 1)], static_cast<int64_t>(5 * us));
+  // The copy: 1 MB at 200 GB/s (5 us), still behind the first kernel on its stream.
+  EXPECT_EQ(after.start[copy], end_at(before, kernel_node(g, 0)));
+  EXPECT_EQ(after.duration[copy], static_cast<int64_t>(5 * us));
+  // The second kernel was launched 995 us earlier; it now waits for the copy on the stream.
+  EXPECT_EQ(after.start[start_of(g, 2)], before.start[start_of(g, 2)] - 995 * 1000);
+  EXPECT_GE(after.start[k2], end_at(after, copy));
+  // The sync: it starts 995 us earlier and now waits for the copy and the kernel behind it, and
+  // returns the recorded 10 us after that kernel. The kernel ends 116 us earlier than recorded:
+  // the copy's 95 us saved, and the 21 us it waited for its late launch in the trace (it now
+  // follows the copy at once). So the sync blocks 995 - 116 us longer: the wait moved to it.
+  EXPECT_EQ(after.start[end_of(g, 3)], end_at(after, k2) + 10 * 1000);
+  EXPECT_EQ(end_at(before, k2) - end_at(after, k2), 116 * 1000);
+  const int64_t blocked_before = before.start[end_of(g, 3)] - before.start[start_of(g, 3)],
+                blocked_after = after.start[end_of(g, 3)] - after.start[start_of(g, 3)];
+  EXPECT_EQ(blocked_after - blocked_before, (995 - 116) * 1000);
+  // The trace's end moves by those 116 us, not by the 995 us the copy's call blocked.
+  EXPECT_EQ(
+      end_at(before, gpu(g, NodeType::Memcpy, 1)) - end_at(after, gpu(g, NodeType::Memcpy, 1)),
+      116 * 1000);
+}
+
+TEST(ReplayWhatIf, APinnedCopyWithNoSyncAfterItStillEndsTheStep) {
+  // The copy is the step's last GPU work and no sync follows: the step's total waits for it.
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 5 * us, 1), call("cudaMemcpyAsync", 10 * us, 1010 * us, 2)};
+  r.kernels = {kernel(6 * us, 900 * us, 1)};
+  r.memcpys = {d2h(900 * us, 1000 * us, 2, trace::MemoryKind::Pageable)};
+  r.memcpys[0].bytes = 1000000;
+  step(&r, "ProfilerStep#1", 0, 1015 * us);
+  const auto rep = replay_trace(imported(r), {parse_what_if("pin-copies")});
+  const auto& x = rep.what_ifs[0];
+  // The host's step: 10 us, then a 5 us call (the default: no non-blocking copy call in the
+  // trace), then the recorded 5 us; the total runs until the copy ends: 1 MB at 25 GB/s (the
+  // default: no pinned copy in the trace), 40 us from the kernel's end at 900 us.
+  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>(20 * us));
+  EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(940 * us));
+  EXPECT_NE(x.note.find("25.0 GB/s (default"), std::string::npos) << x.note;
+}
+
+TEST(AttributeWhatIf, StepStartsNamesWhatItDidNotFindAndExitsTwo) {
+  const std::string trace = tracetest::data("traces_pairs/h100-toyblock-compile-default.json.gz");
+  const auto exit_code = [&](const std::string& flags) {
+    const int rc = std::system(
+        (std::string(ATTRIBUTE_BIN) + " --quiet " + flags + " " + trace + " 2>/dev/null").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(exit_code("--replay --step-starts 'Torch-Compiled Region'"), 0);
+  EXPECT_EQ(exit_code("--replay --step-starts 'No Such Region'"), 2);
+  EXPECT_EQ(exit_code("--replay --step-every 8"), 2);  // without --step-starts
+  EXPECT_EQ(exit_code("--replay --step-starts aten::mm --step-every 0"), 2);
+  EXPECT_EQ(exit_code("--step-range aten::mm --step-starts aten::mm"), 2);
+  EXPECT_EQ(exit_code("--what-if 'graph=Torch-Compiled Region:node-us=-1'"), 2);
 }

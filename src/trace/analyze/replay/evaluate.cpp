@@ -32,18 +32,25 @@ Evaluator::Evaluator(const ReplayGraph& replay) : g_(replay.graph), windows_(rep
   // The GPU work queued from inside the windows (by a call that started in one): the total
   // runs until it is done, so a what-if that lets the CPU run ahead of a busy GPU is not
   // credited with work the GPU still has to do.
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (const PlacedWindow& w : windows_)
-    if (w.nodes.open != kNone)
-      spans.push_back({g.observed[w.nodes.open], g.observed[w.nodes.close]});
+  struct Open {
+    int64_t start, end;
+    uint32_t window;
+    bool operator<(const Open& o) const { return start != o.start ? start < o.start : end < o.end; }
+  };
+  std::vector<Open> spans;
+  for (uint32_t i = 0; i < windows_.size(); ++i)
+    if (windows_[i].nodes.open != kNone)
+      spans.push_back({g.observed[windows_[i].nodes.open], g.observed[windows_[i].nodes.close], i});
   std::sort(spans.begin(), spans.end());
   for (uint32_t v = 0; v < g.host_count; ++v) {
     const uint32_t a = g.node_call[v];
     if (a == kNone || g.call_gpu_begin[a] == g.call_gpu_begin[a + 1]) continue;
-    auto w = std::upper_bound(spans.begin(), spans.end(), std::make_pair(g.observed[v], INT64_MAX));
-    if (w == spans.begin() || std::prev(w)->second < g.observed[v]) continue;
-    for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k)
+    auto w = std::upper_bound(spans.begin(), spans.end(), Open{g.observed[v], INT64_MAX, 0});
+    if (w == spans.begin() || std::prev(w)->end < g.observed[v]) continue;
+    for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k) {
       launched_.push_back(g.call_gpu[k]);
+      launched_by_.push_back(std::prev(w)->window);
+    }
   }
   for (const PlacedWindow& w : windows_) {
     if (w.nodes.open == kNone) continue;
@@ -62,6 +69,29 @@ int64_t Evaluator::steps_span(const std::vector<int64_t>& start,
       end = start[v] + duration[v], at = v;
   if (end_node) *end_node = at;
   return end - start[first_];
+}
+
+std::vector<int64_t> Evaluator::paces(const std::vector<int64_t>& start,
+                                      const std::vector<int64_t>& duration,
+                                      const Scenario& s) const {
+  // When each window is done: its end on its thread, or the end of its GPU work if later.
+  std::vector<int64_t> done(windows_.size(), INT64_MIN);
+  for (size_t i = 0; i < windows_.size(); ++i)
+    if (windows_[i].nodes.in_graph()) done[i] = start[windows_[i].nodes.close];
+  for (size_t k = 0; k < launched_.size(); ++k) {
+    const uint32_t v = launched_[k];
+    if (!(s.flag(v) & kRemoved))
+      done[launched_by_[k]] = std::max(done[launched_by_[k]], start[v] + duration[v]);
+  }
+  std::vector<int64_t> out(windows_.size(), 0);
+  int64_t before = INT64_MIN;  // the previous window's end of work
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    if (!windows_[i].nodes.in_graph()) continue;
+    const int64_t from = before == INT64_MIN ? start[windows_[i].nodes.open] : before;
+    out[i] = std::max<int64_t>(0, done[i] - from);
+    before = std::max(before, done[i]);
+  }
+  return out;
 }
 
 void Evaluator::whole_span(const Timeline& t, const Scenario& s, WindowResult* x) const {
@@ -84,8 +114,12 @@ ScenarioResult Evaluator::operator()(const Scenario& s, const std::string& name)
   const Timeline t = simulate(g_, s);
   ScenarioResult out;
   out.name = name;
-  for (const PlacedWindow& w : windows_) {
+  const std::vector<int64_t> measured = paces(g_.observed, g_.duration, Scenario{}),
+                             predicted = paces(t.start, t.duration, s);
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    const PlacedWindow& w = windows_[i];
     WindowResult x;
+    x.measured_pace_ns = measured[i], x.predicted_pace_ns = predicted[i];
     x.name = w.window.name;
     x.measured_ns = static_cast<int64_t>(w.window.end_ns - w.window.start_ns);
     if (w.nodes.in_graph()) {
@@ -93,6 +127,7 @@ ScenarioResult Evaluator::operator()(const Scenario& s, const std::string& name)
       x.bound = bounds(g_, critical_path(g_, t, w.nodes.close, t.start[w.nodes.open]));
     } else {
       whole_span(t, s, &x);  // the whole trace, or a step on no known thread
+      x.measured_pace_ns = x.measured_ns, x.predicted_pace_ns = x.predicted_ns;
     }
     out.total.measured_ns += x.measured_ns;
     out.total.predicted_ns += x.predicted_ns;
@@ -109,6 +144,8 @@ ScenarioResult Evaluator::operator()(const Scenario& s, const std::string& name)
     if (t.duration[end])
       add_share(&out.total.bound, g_.resources[g_.resource[end]].label(), t.duration[end]);
   }
+  out.total.measured_pace_ns = out.total.measured_ns;
+  out.total.predicted_pace_ns = out.total.predicted_ns;
   return out;
 }
 

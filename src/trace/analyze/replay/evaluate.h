@@ -26,9 +26,14 @@ class Evaluator {
   // A window measured on no thread: its first start to its last end over every node.
   void whole_span(const Timeline& t, const Scenario& s, WindowResult* x) const;
 
+  // Each window's pace (what_if.h WindowResult), from `start`/`duration` recorded or simulated.
+  std::vector<int64_t> paces(const std::vector<int64_t>& start,
+                             const std::vector<int64_t>& duration, const Scenario& s) const;
+
   const Graph& g_;
   const std::vector<PlacedWindow>& windows_;
   std::vector<uint32_t> launched_;         // GPU work queued by calls that started inside a window
+  std::vector<uint32_t> launched_by_;      // parallel to launched_: the window (index) it was in
   uint32_t first_ = kNone, last_ = kNone;  // the earliest window start, the latest window end
 };
 

@@ -6,7 +6,8 @@ namespace trace::replay {
 
 ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
                                std::map<SiteSelector, std::vector<Site>> sites,
-                               const BuildOptions& options) {
+                               const BuildOptions& options,
+                               const std::map<std::string, std::vector<Span>>& regions) {
   ReplayGraph out;
   // Each span asked for, with the nodes it fills in: the two lists grow together, here only.
   std::vector<Span> spans;
@@ -26,6 +27,12 @@ ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> win
     for (Site& s : list) placed.push_back({std::move(s), {}});
     for (PlacedSite& p : placed)
       if (p.site.region) ask(p.site.thread, p.site.start_ns, p.site.end_ns, &p.nodes);
+  }
+  for (const auto& [name, list] : regions) {
+    std::vector<SpanNodes>& placed = out.regions[name];
+    placed.resize(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+      ask(list[i].thread, list[i].start_ns, list[i].end_ns, &placed[i]);
   }
   out.graph = build_graph(records, spans, options);
   for (size_t k = 0; k < spans.size(); ++k) *owners[k] = out.graph.span_nodes[k];

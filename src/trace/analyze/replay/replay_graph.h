@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "trace/analyze/replay/graph.h"
@@ -28,11 +29,15 @@ struct ReplayGraph {
   Graph graph;
   std::vector<PlacedWindow> windows;
   std::map<SiteSelector, std::vector<PlacedSite>> sites;
+  // Per name: the host ranges a what-if captures in a graph (graph_capture.h), their ends as nodes.
+  std::map<std::string, std::vector<SpanNodes>> regions;
 };
 
-// Builds the graph with the ends of every window on a thread and of every region site as nodes.
+// Builds the graph with the ends of every window on a thread, of every region site and of every
+// named region as nodes.
 ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
                                std::map<SiteSelector, std::vector<Site>> sites,
-                               const BuildOptions& options);
+                               const BuildOptions& options,
+                               const std::map<std::string, std::vector<Span>>& regions = {});
 
 }  // namespace trace::replay

@@ -19,9 +19,10 @@ Timeline simulate(const Graph& g, const Scenario& s) {
   t.start.assign(n, 0);
   t.duration.assign(n, 0);
   t.via.assign(n, kNone);
-  const int64_t launch_typical = g.typical.size() > static_cast<size_t>(EdgeKind::Launch)
-                                     ? g.typical[static_cast<size_t>(EdgeKind::Launch)]
-                                     : INT64_MAX;
+  const auto typical = [&](EdgeKind k) {
+    return g.typical.size() > static_cast<size_t>(k) ? g.typical[static_cast<size_t>(k)]
+                                                     : INT64_MAX;
+  };
   for (uint32_t v : g.topo) {
     const uint8_t f = s.flag(v);
     const bool host = v < g.host_count, removed = (f & kRemoved) != 0;
@@ -54,9 +55,7 @@ Timeline simulate(const Graph& g, const Scenario& s) {
           continue;
         w = 0;
       } else if (x.kind == EdgeKind::LaunchCall) {
-        w = (f & kGraphMember) ? 0
-            : (f & kGraphHead) ? s.graph_launch_ns
-                               : scaled(w, s.launch_scale);
+        w = scaled(w, s.launch_scale);
       }
       if (host && set >= 0 && k == b && g.first_is_chain[v] && !removed)
         w = set;
@@ -64,7 +63,10 @@ Timeline simulate(const Graph& g, const Scenario& s) {
         w = scaled(w, s.cpu_scale);
       else if (x.kind == EdgeKind::Launch && !s.launch_from.empty() && s.launch_from[v] != kNone) {
         from = s.launch_from[v];
-        w = std::min(w, launch_typical);
+        w = std::min(w, typical(x.kind));
+      } else if (!host && k == b && g.first_is_chain[v] && !s.stream_gap_ns.empty() &&
+                 s.stream_gap_ns[v] >= 0) {
+        w = s.stream_gap_ns[v];
       }
       if (s.typical_delays && is_delay(x.kind) && !removed) {
         const int64_t typ = g.typical[static_cast<size_t>(x.kind)];

@@ -14,26 +14,27 @@ namespace trace::replay {
 // Per-node changes of a scenario.
 enum NodeFlag : uint8_t {
   kRemoved =
-      1,  // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
-  kGraphMember =
-      2,  // host node ending a launch call folded into a graph launch: the call costs nothing
-  kGraphHead = 4,   // host node ending the launch call that becomes the graph launch
-  kScaled = 8,      // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
-                    // leading to it (the chain edge) by cpu_scale
-  kUnblocked = 16,  // host node ending a call that no longer waits for GPU work (pin-copies)
+      1,        // host node: the CPU time leading to it goes, and any wait; GPU node: the work goes
+  kScaled = 2,  // GPU node: its duration is scaled by kernel_scale; host node: the CPU time
+                // leading to it (the chain edge) by cpu_scale
+  kUnblocked = 4,  // host node ending a call that no longer waits for GPU work (pin-copies)
 };
 
 struct Scenario {
-  std::vector<uint8_t> flags;         // per node; empty: no flags
-  double launch_scale = 1.0;          // every launch call's length
-  double kernel_scale = 1.0;          // GPU nodes flagged kScaled (transforms.h flags kernels only)
-  double cpu_scale = 1.0;             // host nodes flagged kScaled
-  int64_t graph_launch_ns = 0;        // a kGraphHead call's length
-  std::vector<uint32_t> launch_from;  // per node: a kernel's new launch call end (graph launch),
-                                      // else kNone; empty: none
+  std::vector<uint8_t> flags;  // per node; empty: no flags
+  double launch_scale = 1.0;   // every launch call's length
+  double kernel_scale = 1.0;   // GPU nodes flagged kScaled (transforms.h flags kernels only)
+  double cpu_scale = 1.0;      // host nodes flagged kScaled
+  // Per node: a kernel's new launching host node (a graph launch's end, graph_capture.h), which
+  // must come before it in the graph's order: its launch edge comes from there, after at most
+  // the typical launch delay; else kNone. Empty: none.
+  std::vector<uint32_t> launch_from;
   // Per node, a new length (ns) or -1: a GPU node's duration; a host node's chain edge (the
   // call or CPU time leading to it). Empty: none.
   std::vector<int64_t> node_ns;
+  // Per node, a new delay (ns) or -1 for a GPU node's stream edge (after the work before it on
+  // its stream): a graph's nodes follow one another so. Empty: none.
+  std::vector<int64_t> stream_gap_ns;
   // Per node: a host node ending a device-wide sync that now waits for this stream (a resource)
   // only, else kNone; empty: none.
   std::vector<uint32_t> only_stream;

@@ -73,43 +73,6 @@ Scenario scale_launches(double factor) {
   return s;
 }
 
-Scenario graph_steps(const Graph& g, const RecordSet& r,
-                     const std::vector<std::pair<uint64_t, uint64_t>>& windows, int64_t launch_ns) {
-  Scenario s;
-  s.flags.assign(g.size(), 0);
-  s.launch_from.assign(g.size(), kNone);
-  s.graph_launch_ns = launch_ns;
-  auto sorted = windows;
-  std::sort(sorted.begin(), sorted.end());
-  for (uint32_t t = 0; t < g.resources.size(); ++t) {
-    if (g.resources[t].gpu) continue;
-    uint32_t head = kNone;
-    size_t head_window = SIZE_MAX;
-    for (uint32_t v = g.thread_first[t]; v < g.thread_first[t] + g.thread_count[t]; ++v) {
-      const uint32_t a = g.node_call[v];
-      if (a == kNone) continue;
-      if (g.call_blocking[a]) {
-        head = kNone;  // a graph cannot span a host sync
-        continue;
-      }
-      if (r.api[a].kind != ApiKind::Launch) continue;
-      const uint64_t at = r.api[a].start_ns;
-      auto w = std::upper_bound(sorted.begin(), sorted.end(), std::make_pair(at, UINT64_MAX));
-      if (w == sorted.begin() || std::prev(w)->second < at) continue;  // in no window
-      const size_t window = static_cast<size_t>(std::prev(w) - sorted.begin());
-      if (head == kNone || head_window != window) {
-        head = v + 1, head_window = window;
-        s.flags[v + 1] |= kGraphHead;
-      } else {
-        s.flags[v + 1] |= kGraphMember;
-        for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k)
-          if (g.type[g.call_gpu[k]] == NodeType::Kernel) s.launch_from[g.call_gpu[k]] = head;
-      }
-    }
-  }
-  return s;
-}
-
 Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, PinCopiesFacts* facts) {
   const auto copies = copies_by_correlation(r);
   const auto copy_of = [&](const ApiRecord& a) -> const MemcpyRecord* {
@@ -201,19 +164,6 @@ Scenario stream_syncs(const Graph& g, const RecordSet& r, uint64_t* changed) {
   }
   if (changed) *changed = n;
   return s;
-}
-
-int64_t typical_graph_launch_ns(const RecordSet& r) {
-  std::vector<int64_t> graph, any;
-  for (const auto& a : r.api) {
-    if (a.kind != ApiKind::Launch) continue;
-    (a.name.find("GraphLaunch") != std::string::npos ? graph : any)
-        .push_back(static_cast<int64_t>(a.end_ns - a.start_ns));
-  }
-  auto& v = graph.empty() ? any : graph;
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace trace::replay

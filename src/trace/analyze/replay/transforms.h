@@ -25,13 +25,7 @@ Scenario scale_kernels(const Graph& graph, const RecordSet& records, double fact
 // Every launch call takes `factor` times as long.
 Scenario scale_launches(double factor);
 
-// Each window's launch calls become one graph launch per stretch between blocking calls on a
-// thread (a CUDA graph cannot hold a host sync): the first launch call of the stretch costs
-// `launch_ns`, the others nothing, and their kernels wait for the first one's end. The CPU's
-// other work (Python, dispatch, autograd) stays: what launching alone costs, not what a
-// captured graph saves by skipping the framework too.
-Scenario graph_steps(const Graph& graph, const RecordSet& records,
-                     const std::vector<std::pair<uint64_t, uint64_t>>& windows, int64_t launch_ns);
+// Capturing a stretch in a CUDA graph: graph_capture.h.
 
 // What pin_copies assumed, each figure with where it came from, for the output to state.
 struct PinCopiesFacts {
@@ -64,9 +58,5 @@ constexpr int64_t kDefaultAsyncCopyCallNs = 5000;
 // thread last queued work on, as a stream sync there would: what a device sync costs beyond
 // that is the other streams' work. A thread that queued nothing before it keeps its wait.
 Scenario stream_syncs(const Graph& graph, const RecordSet& records, uint64_t* changed);
-
-// The launch cost graph_steps uses by default: the median cudaGraphLaunch in the trace, else
-// the median launch call.
-int64_t typical_graph_launch_ns(const RecordSet& records);
 
 }  // namespace trace::replay

@@ -2,16 +2,20 @@
 // scenario.
 #include "trace/analyze/replay/what_if.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
 
+#include "trace/analyze/graph_breaks.h"
 #include "trace/analyze/replay/accuracy.h"
 #include "trace/analyze/replay/evaluate.h"
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/log_every.h"
 #include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/simulate.h"
 #include "trace/analyze/replay/transforms.h"
+#include "trace/analyze/replay/what_if_notes.h"
 #include "trace/analyze/sync_causes.h"
 
 namespace trace::replay {
@@ -23,15 +27,21 @@ bool removes_syncs(const WhatIf& w) {
 }
 
 // The sites of every selector the what-ifs name.
-std::map<SiteSelector, std::vector<Site>> sites_asked(const RecordSet& r,
+std::map<SiteSelector, std::vector<Site>> sites_asked(const RecordSet& r, const SyncReport& syncs,
                                                       const std::vector<WhatIf>& what_ifs) {
   std::map<SiteSelector, std::vector<Site>> out;
-  bool any = false;
-  for (const WhatIf& w : what_ifs) any |= removes_syncs(w);
-  if (!any) return out;
-  const SyncReport syncs = find_syncs(r);
   for (const WhatIf& w : what_ifs)
     if (removes_syncs(w) && !out.count(w.sites)) out[w.sites] = find_sites(r, syncs, w.sites);
+  return out;
+}
+
+// The host ranges of every graph=REGION the what-ifs name.
+std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
+                                                       const std::vector<WhatIf>& what_ifs) {
+  std::map<std::string, std::vector<Span>> out;
+  for (const WhatIf& w : what_ifs)
+    if (w.kind == WhatIf::Kind::GraphSteps && !w.region.empty() && !out.count(w.region))
+      out[w.region] = named_regions(r, w.region);
   return out;
 }
 
@@ -39,8 +49,10 @@ void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   for (size_t i = 0; i < r->windows.size(); ++i) {
     r->windows[i].measured_ns = replay.windows[i].measured_ns;
     r->windows[i].replayed_ns = replay.windows[i].predicted_ns;
+    r->windows[i].replayed_pace_ns = replay.windows[i].predicted_pace_ns;
   }
   r->total.replayed_ns = replay.total.predicted_ns;
+  r->total.replayed_pace_ns = replay.total.predicted_pace_ns;
 }
 
 }  // namespace
@@ -51,8 +63,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   ReplayReport rep;
   rep.trace = &trace;
   rep.steps = !r.steps.empty();
+  bool removes = false;
+  for (const WhatIf& w : what_ifs) removes |= removes_syncs(w);
+  const SyncReport syncs = removes ? find_syncs(r) : SyncReport{};
   const ReplayGraph replay =
-      build_replay_graph(r, replay_windows(r), sites_asked(r, what_ifs), options.build);
+      build_replay_graph(r, replay_windows(r), sites_asked(r, syncs, what_ifs), options.build,
+                         regions_asked(r, what_ifs));
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 
@@ -68,6 +84,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
+  GraphBreakReport breaks;  // found when a no-syncs what-if first needs them
+  bool breaks_found = false;
   for (const WhatIf& w : what_ifs) {
     switch (w.kind) {
       case WhatIf::Kind::NoSyncs: {
@@ -77,6 +95,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         for (const PlacedSite& site : sites) remove_site(g, site, &s);
         ScenarioResult x = eval(s, w.text);
         x.sites = sites.size();
+        if (sites.empty()) {
+          x.note = "nothing to remove: " + none_picked(w.sites, r) + "; the replay is unchanged";
+        } else {
+          if (!breaks_found) breaks = find_graph_breaks(r, syncs), breaks_found = true;
+          x.note = merge_note(breaks, sites, &x);
+        }
         rep.what_ifs.push_back(std::move(x));
         break;
       }
@@ -84,12 +108,24 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         rep.curves.push_back(log_every_curve(g, replay.sites.at(w.sites), w, rep.replay, eval,
                                              options.isolated_samples, &rep.what_ifs));
         break;
-      case WhatIf::Kind::ScaleKernels:
-        rep.what_ifs.push_back(eval(scale_kernels(g, r, w.factor, w.pattern), w.text));
+      case WhatIf::Kind::ScaleKernels: {
+        const Scenario s = scale_kernels(g, r, w.factor, w.pattern);
+        ScenarioResult x = eval(s, w.text);
+        if (std::none_of(s.flags.begin(), s.flags.end(), [](uint8_t f) { return f & kScaled; }))
+          x.note = "nothing to scale: " +
+                   (w.pattern.empty() ? std::string("no kernel in the trace")
+                                      : "no kernel whose name holds " + w.pattern) +
+                   "; the replay is unchanged";
+        rep.what_ifs.push_back(std::move(x));
         break;
-      case WhatIf::Kind::ScaleLaunches:
-        rep.what_ifs.push_back(eval(scale_launches(w.factor), w.text));
+      }
+      case WhatIf::Kind::ScaleLaunches: {
+        ScenarioResult x = eval(scale_launches(w.factor), w.text);
+        if (!g.stats.launches)
+          x.note = "nothing to scale: no launch call in the trace; the replay is unchanged";
+        rep.what_ifs.push_back(std::move(x));
         break;
+      }
       case WhatIf::Kind::PinCopies: {
         PinCopiesFacts f;
         const Scenario s = pin_copies(g, r, w.gbps, &f);
@@ -102,24 +138,41 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                       static_cast<unsigned long long>(f.copies), static_cast<double>(f.bytes) / 1e6,
                       f.htod_gbps, f.htod_from.c_str(), f.dtoh_gbps, f.dtoh_from.c_str(),
                       static_cast<double>(f.call_ns) / 1000.0, f.call_from.c_str());
-        x.note = note;
+        x.note = f.copies ? std::string(note)
+                          : "nothing to pin: no copy between the GPU and pageable host memory in "
+                            "the trace; the replay is unchanged";
         rep.what_ifs.push_back(std::move(x));
         break;
       }
       case WhatIf::Kind::StreamSyncs: {
         uint64_t changed = 0;
         ScenarioResult x = eval(stream_syncs(g, r, &changed), w.text);
-        x.note = std::to_string(changed) +
-                 " device-wide syncs wait for the stream their thread last queued work on only";
+        x.note = changed ? count(changed, "device-wide sync waits", "device-wide syncs wait") +
+                               " for the stream its thread last queued work on only"
+                         : "nothing to change: no device-wide sync after its thread queued GPU "
+                           "work in the trace; the replay is unchanged";
         rep.what_ifs.push_back(std::move(x));
         break;
       }
       case WhatIf::Kind::GraphSteps: {
-        std::vector<std::pair<uint64_t, uint64_t>> spans;
-        for (const PlacedWindow& x : replay.windows)
-          spans.push_back({x.window.start_ns, x.window.end_ns});
-        const int64_t cost = w.launch_ns >= 0 ? w.launch_ns : typical_graph_launch_ns(r);
-        rep.what_ifs.push_back(eval(graph_steps(g, r, spans, cost), w.text));
+        std::vector<Capture> captures;
+        uint64_t split = 0;
+        size_t regions = 0;
+        if (w.region.empty()) {
+          std::vector<std::pair<uint64_t, uint64_t>> spans;
+          for (const PlacedWindow& x : replay.windows)
+            spans.push_back({x.window.start_ns, x.window.end_ns});
+          captures = step_captures(g, spans);
+        } else {
+          const auto& placed = replay.regions.at(w.region);
+          regions = placed.size();
+          captures = region_captures(g, placed, &split);
+        }
+        GraphFacts f;
+        ScenarioResult x =
+            eval(capture_graphs(g, r, captures, {w.launch_ns, w.node_ns}, &f), w.text);
+        x.note = graph_note(w, f, captures.size(), split, regions);
+        rep.what_ifs.push_back(std::move(x));
         break;
       }
     }

@@ -34,7 +34,9 @@ struct WhatIf {
   std::vector<uint32_t> every;  // LogEvery: keep every N-th site; 0 = never
   double factor = 1.0;          // ScaleKernels, ScaleLaunches
   std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
-  int64_t launch_ns = -1;       // GraphSteps: the graph launch's cost; -1 = typical_graph_launch_ns
+  std::string region;           // GraphSteps: the range captured (graph=REGION); "" = each step
+  int64_t launch_ns = -1;       // GraphSteps: a graph launch's cost; -1 = graph_capture.h's
+  int64_t node_ns = -1;         // GraphSteps: the gap between graph nodes; -1 = graph_capture.h's
   double gbps = -1;             // PinCopies: the pinned bandwidth; -1 = the trace's, or a default
   std::string text;             // as written
 };
@@ -44,7 +46,8 @@ struct WhatIf {
 //   log-every=N[,N...][:op=NAME|:api=NAME|:site=SITE] keep every N-th of them (N: 1, 2, ..., never)
 //   scale-kernels=F[:name=PART]            kernels (whose name contains PART) take F times as long
 //   scale-launches=F                       launch calls take F times as long
-//   graph-steps[:launch-us=US]             one graph launch per step (transforms.h)
+//   graph-steps[:launch-us=US][:node-us=US]  each step's launches captured in a CUDA graph
+//   graph=REGION[:launch-us=US][:node-us=US] each host range REGION so (graph_capture.h)
 //   pin-copies[:gbps=N]                    pageable copies become async, pinned (transforms.h)
 //   stream-syncs                           device syncs wait for their thread's stream only
 // NAME and PART run to the end of the argument, so they may hold ':' (aten::item).
@@ -62,6 +65,11 @@ struct WindowResult {
   int64_t replayed_ns = 0;   // the unchanged replay
   int64_t predicted_ns = 0;  // this scenario (== replayed_ns for the replay itself)
   std::vector<Bound> bound;  // critical path by resource, largest first
+  // A window's pace, as a loop of them sees it: from when the window before it was done (its
+  // host work and the GPU work queued in it both over) to when this one is; the first window
+  // from its own start. A step's own length is the host's; when the GPU lags behind, the steps
+  // follow one another at the GPU's pace instead, and this says so. Same three as above.
+  int64_t measured_pace_ns = 0, replayed_pace_ns = 0, predicted_pace_ns = 0;
 };
 
 struct ScenarioResult {
@@ -72,6 +80,10 @@ struct ScenarioResult {
   // Without steps: the whole trace's span.
   WindowResult total;
   uint64_t sites = 0, sites_kept = 0;  // for the sync what-ifs
+  // no-syncs: the graph breaks among the sites removed (graph_breaks.h), and the entries of the
+  // compiled regions after them: what merging the regions would also save, not replayed.
+  uint64_t graph_breaks = 0;
+  int64_t merge_saving_ns = 0;
   std::string note;  // what the what-if assumed, with where each figure came from ("" = none)
 };
 

@@ -23,16 +23,47 @@ double positive_number(const std::string& spec, const std::string& text, const c
   return v;
 }
 
+// graph-steps[:launch-us=US][:node-us=US], graph=REGION[:launch-us=US][:node-us=US]: the options
+// are peeled off the end, since a region's name may hold ':' itself.
+WhatIf parse_graph(const std::string& spec) {
+  WhatIf w;
+  w.text = spec;
+  w.kind = WhatIf::Kind::GraphSteps;
+  std::string rest = spec;
+  for (;;) {
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) break;
+    const std::string option = rest.substr(colon + 1);
+    int64_t* into = option.rfind("launch-us=", 0) == 0 ? &w.launch_ns
+                    : option.rfind("node-us=", 0) == 0 ? &w.node_ns
+                                                       : nullptr;
+    if (!into) break;
+    const size_t eq = option.find('=');
+    if (*into >= 0) bad(spec, "':" + option.substr(0, eq) + "=' is given twice");
+    const std::string what = option.substr(0, eq) + "=US";
+    *into = static_cast<int64_t>(
+        std::llround(positive_number(spec, option.substr(eq + 1), what.c_str()) * 1000.0));
+    rest.erase(colon);
+  }
+  if (rest == "graph-steps") return w;
+  if (rest.rfind("graph-steps", 0) == 0)
+    bad(spec, "graph-steps takes no value (its options are :launch-us=US and :node-us=US)");
+  w.region = rest.substr(6);  // after "graph="
+  if (w.region.empty()) bad(spec, "expected graph=REGION, the name of a host range");
+  return w;
+}
+
 }  // namespace
 
 WhatIf parse_what_if(const std::string& spec) {
+  if (spec.rfind("graph-steps", 0) == 0 || spec.rfind("graph=", 0) == 0) return parse_graph(spec);
   WhatIf w;
   w.text = spec;
-  // The option (":op=", ":api=", ":name=", ":launch-us=") is the first of them; its value runs
+  // The option (":op=", ":api=", ":name=", ...) is the first of them; its value runs
   // to the end, since op names hold ':' themselves.
   std::string head = spec, key, value;
   size_t cut = std::string::npos;
-  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":launch-us=", ":gbps="}) {
+  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":gbps="}) {
     const size_t at = spec.find(k);
     if (at != std::string::npos && at < cut)
       cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
@@ -93,14 +124,6 @@ WhatIf parse_what_if(const std::string& spec) {
     w.kind = WhatIf::Kind::ScaleLaunches;
     w.factor = positive_number(spec, arg, "scale-launches=FACTOR");
     if (!key.empty()) bad(spec, "scale-launches takes no option");
-  } else if (name == "graph-steps") {
-    w.kind = WhatIf::Kind::GraphSteps;
-    if (has_arg) bad(spec, "graph-steps takes no value (its option is :launch-us=US)");
-    if (!key.empty() && key != "launch-us")
-      bad(spec, "graph-steps takes :launch-us=US, not :" + key + "=");
-    if (!value.empty())
-      w.launch_ns =
-          static_cast<int64_t>(std::llround(positive_number(spec, value, "launch-us=US") * 1000.0));
   } else if (name == "stream-syncs") {
     w.kind = WhatIf::Kind::StreamSyncs;
     if (has_arg || !key.empty()) bad(spec, "stream-syncs takes no value or option");
@@ -115,7 +138,7 @@ WhatIf parse_what_if(const std::string& spec) {
   } else {
     bad(spec,
         "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F, graph-steps, "
-        "pin-copies or stream-syncs");
+        "graph=REGION, pin-copies or stream-syncs");
   }
   return w;
 }

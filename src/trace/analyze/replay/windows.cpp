@@ -26,7 +26,10 @@ std::vector<Window> replay_windows(const RecordSet& r) {
   for (const auto& h : r.ranges) offer(h.name, h.start_ns, h.end_ns, h.thread_id);
   for (const auto& s : r.steps) {
     auto it = holder.find({s.start_ns, s.end_ns});
-    out.push_back({s.name, s.start_ns, s.end_ns, it == holder.end() ? kNone : it->second});
+    const uint32_t thread = s.thread_id != kNone ? s.thread_id
+                            : it == holder.end() ? kNone
+                                                 : it->second;
+    out.push_back({s.name, s.start_ns, s.end_ns, thread});
   }
   return out;
 }

@@ -1,0 +1,81 @@
+// What-if "captured in a CUDA graph": a stretch of one host thread (each step's launches,
+// graph-steps; or each instance of a named range such as torch.compile's `Torch-Compiled Region`,
+// graph=REGION) replayed as a CUDA graph replay would run it.
+//
+// The mechanism. A graph replay runs none of the host work that built the captured work: no
+// Python, no dispatcher, no autograd, no launch calls; the host makes one graph launch instead.
+// The GPU then runs the captured work in its stream order, each node a small gap after the one
+// before it, with no launch to wait for. So, per capture:
+//   host  the time between the capture's two ends becomes one graph launch, costing
+//         kGraphLaunchBaseNs + kGraphLaunchPerNodeNs per node (or the trace's own median
+//         cudaGraphLaunch, or as given); what lies outside the capture (the loop around it, the
+//         input copies made before it, a sync after it) stays as recorded;
+//   GPU   each captured kernel, copy or memset keeps its duration, waits for the graph launch's
+//         end instead of its own call, and follows the captured node before it on its stream
+//         after kGraphNodeGapNs (or the trace's own gap between the kernels of one graph launch,
+//         or as given), whatever it waited for in the trace.
+// A graph cannot hold a host sync: a blocking call splits a capture in two and stays, with its
+// wait. GPU work another thread queued meanwhile is not captured (each thread its own graphs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/analyze/replay/graph.h"
+#include "trace/analyze/replay/simulate.h"
+#include "trace/model/records.h"
+
+namespace trace::replay {
+
+// Published for CUDA 12.6 (NVIDIA Technical Blog, "Constant Time Launch for Straight-Line Graphs
+// and Other Performance Enhancements", 2024): a straight-line graph's repeat launch costs the
+// host about 2.5 us plus about 1 ns per node.
+constexpr int64_t kGraphLaunchBaseNs = 2500;
+constexpr int64_t kGraphLaunchPerNodeNs = 1;
+// Published for an H100: about 1.3 us per kernel inside a graph, against about 2.1 us between
+// kernels launched one by one on a stream.
+constexpr int64_t kGraphNodeGapNs = 1300;
+
+// One capture: host nodes [open, close] of one thread, open < close.
+struct Capture {
+  uint32_t open = kNone, close = kNone;
+};
+
+// graph-steps: in each window (start_ns, end_ns), on each thread, the stretches between blocking
+// calls, each from the start of its first call that queues GPU work without blocking (launch,
+// asynchronous copy or memset) to the end of its last one.
+std::vector<Capture> step_captures(const Graph& graph,
+                                   const std::vector<std::pair<uint64_t, uint64_t>>& windows);
+
+// graph=REGION: each region (its two ends as nodes, graph.h SpanNodes) split at the blocking
+// calls inside it. `split` counts the regions that held one.
+std::vector<Capture> region_captures(const Graph& graph, const std::vector<SpanNodes>& regions,
+                                     uint64_t* split);
+
+// The outermost host ranges (ops, annotations, our phases) named `name` (step_windows.h
+// range_name_matches), as spans for build_graph.
+std::vector<Span> named_regions(const RecordSet& records, const std::string& name);
+
+struct GraphOptions {
+  int64_t launch_ns = -1;    // a graph launch's host cost; -1: the trace's, or the published one
+  int64_t node_gap_ns = -1;  // between two nodes on the GPU; -1: the trace's, or the published one
+};
+
+// What capture_graphs assumed, each figure with where it came from, for the output to state.
+struct GraphFacts {
+  uint64_t graphs = 0, nodes = 0;  // captures that held GPU work, and that work
+  int64_t launch_ns = 0;           // one graph launch (before its per-node part, when one)
+  int64_t launch_per_node_ns = 0;
+  std::string launch_from;
+  int64_t node_gap_ns = 0;
+  std::string node_gap_from;
+};
+
+// The scenario; captures with no GPU work are left as they are.
+Scenario capture_graphs(const Graph& graph, const RecordSet& records,
+                        const std::vector<Capture>& captures, const GraphOptions& options,
+                        GraphFacts* facts);
+
+}  // namespace trace::replay
