@@ -7,9 +7,12 @@ changing its import:
 
 HTA is not used: the load HTA spends its time in (parse, rounding, alignment, correlation,
 step filter) is the trace library's (src/trace/analyze/hta_frames.h, the same rules as
-./attribute --hta), and the three calls then run HTA's own pandas steps, quoted from its
-source (analyzers/breakdown_analysis.py, analyzers/cuda_kernel_analysis.py, utils/utils.py),
-on the few columns they read. visualize=True draws with matplotlib (HTA uses plotly)."""
+./attribute --hta), and the three calls then run HTA's own steps (analyzers/
+breakdown_analysis.py, analyzers/cuda_kernel_analysis.py, utils/utils.py) on the few columns
+they read: its pandas where the result depends on how pandas computes it (the grouped sums,
+describe, the merge), numpy where the values cannot differ (sort order, shifts, interval
+merging; tests/python/test_hta_frames.py pins each against HTA's pandas). visualize=True draws
+with matplotlib (HTA uses plotly)."""
 
 import inspect
 import os
@@ -72,21 +75,37 @@ def _rank_frames(f):
     return gpu, runtime, cpu, launch_corrs
 
 
+def _ts_order(ts):
+    """The row order of HTA's sort_values(by="ts") (pandas' nargsort: quicksort on the values
+    that are not NaN, NaN last), as positions."""
+    if ts.dtype.kind == "f":
+        nan = np.isnan(ts)
+        if nan.any():
+            keep = np.flatnonzero(~nan)
+            return np.concatenate([keep[ts[keep].argsort(kind="quicksort")], np.flatnonzero(nan)])
+    return ts.argsort(kind="quicksort")
+
+
 def merge_kernel_intervals(kernel_df):
     """HTA's utils.merge_kernel_intervals. HTA sorts its argument in place and its caller reads
-    it afterwards, so this returns (kernel_df sorted by ts, the merged intervals)."""
-    kernel_df = kernel_df.sort_values(by="ts")
-    sorted_df = kernel_df
-    kernel_df = kernel_df.copy()
-    kernel_df["end"] = kernel_df["ts"] + kernel_df["dur"]
-    kernel_df["group"] = (kernel_df["ts"] > kernel_df["end"].shift().cummax()).cumsum()
-    kernel_df = (
-        kernel_df.groupby("group", as_index=False)
-        .agg({"ts": "min", "end": "max"})
-        .drop(["group"], axis=1)
-        .sort_values(by="ts")
+    it afterwards, so this returns (kernel_df sorted by ts, the merged intervals). HTA's
+    groupby runs here as numpy: a kernel that starts after every earlier end (a shifted,
+    NaN-skipping cummax) opens an interval, which spans its group's first ts and largest end."""
+    sorted_df = kernel_df.take(_ts_order(kernel_df["ts"].to_numpy()))
+    ts = sorted_df["ts"].to_numpy()
+    end = ts + sorted_df["dur"].to_numpy()
+    if len(ts) == 0:
+        return sorted_df, pd.DataFrame({"ts": ts, "end": end})
+    # HTA's end.shift().cummax(): a float column (the shift's NaN) whose cummax skips NaN
+    # but keeps it in place.
+    shifted = end[:-1].astype(np.float64)
+    prev = np.fmax.accumulate(shifted)
+    prev[np.isnan(shifted)] = np.nan
+    opens = np.concatenate([[True], ts[1:] > prev])
+    first = np.flatnonzero(opens)
+    return sorted_df, pd.DataFrame(
+        {"ts": np.fmin.reduceat(ts, first), "end": np.fmax.reduceat(end, first)}
     )
-    return sorted_df, kernel_df
 
 
 class TraceAnalysis:
@@ -169,16 +188,20 @@ class TraceAnalysis:
     # --- get_idle_time_breakdown (breakdown_analysis.py) -----------------------------------
 
     @staticmethod
-    def _idle_for_stream(stream, gpu_kernels, consecutive_kernel_delay, show_stats):
-        s = gpu_kernels[gpu_kernels.stream == stream].copy().sort_values(by="ts")
-        s["end_ts"] = s.ts + s.dur
-        s["prev_end_ts"] = s.end_ts.shift(1)
-        s["idle_interval"] = s["ts"] - s["prev_end_ts"]
-        s["idle_category"] = OTHER
-        is_host_wait = s["ts_runtime"] > s["prev_end_ts"]
-        s.loc[is_host_wait, "idle_category"] = HOST_WAIT
-        is_kernel_wait = ~is_host_wait & (s["idle_interval"] < consecutive_kernel_delay)
-        s.loc[is_kernel_wait, "idle_category"] = KERNEL_WAIT
+    def _idle_for_stream(stream, k, consecutive_kernel_delay, show_stats):
+        """HTA's per-stream step on k, the rank's kernels as numpy columns (stream, ts, dur,
+        ts_runtime): its sort, shifted ends and categories as numpy, its groupby as pandas on
+        the two columns it reads (pandas' grouped sums are compensated: numpy's are not)."""
+        rows = np.flatnonzero(k["stream"] == stream)
+        rows = rows[_ts_order(k["ts"][rows])]
+        ts, end = k["ts"][rows], k["ts"][rows] + k["dur"][rows]
+        prev_end = np.concatenate([[np.nan], end[:-1]])
+        idle = ts - prev_end
+        is_host_wait = k["ts_runtime"][rows] > prev_end
+        category = np.where(
+            is_host_wait, HOST_WAIT, np.where(idle < consecutive_kernel_delay, KERNEL_WAIT, OTHER)
+        ).astype(np.int64)
+        s = pd.DataFrame({"idle_interval": idle, "idle_category": category})
         groups = s.groupby("idle_category")
         stats = None
         if show_stats:
@@ -191,17 +214,33 @@ class TraceAnalysis:
         result = result.rename(columns={"idle_interval": "idle_time"})
         return result, stats
 
+    @staticmethod
+    def _kernels_with_runtime(gpu, runtime):
+        """HTA's kernels joined with their runtime call's ts (NaN where none), as numpy
+        columns; a runtime index that is not unique takes HTA's own join."""
+        kernels = gpu[gpu["kernel_cat"]]
+        if runtime.index.is_unique:
+            where = runtime.index.get_indexer(kernels["index_correlation"].to_numpy())
+            ts_runtime = runtime["ts"].to_numpy()[where]
+            if (where < 0).any():
+                ts_runtime = np.where(where < 0, np.nan, ts_runtime)
+            cols = {c: kernels[c].to_numpy() for c in ("stream", "ts", "dur")}
+            return {**cols, "ts_runtime": ts_runtime}
+        joined = kernels.set_index("index_correlation").join(
+            runtime[["ts", "index"]], on="index_correlation", **_RUNTIME_SUFFIX
+        )
+        return {c: joined[c].to_numpy() for c in ("stream", "ts", "dur", "ts_runtime")}
+
     def _idle_for_rank(
         self, rank, streams, consecutive_kernel_delay, show_stats, visualize, visualize_pctg
     ):
         gpu, runtime, _, _ = self._rank(rank)
-        pre = gpu[gpu["kernel_cat"]].copy().set_index("index_correlation")
-        gpu_kernels = pre.join(runtime[["ts", "index"]], on="index_correlation", **_RUNTIME_SUFFIX)
+        k = self._kernels_with_runtime(gpu, runtime)
         if streams is None or len(streams) == 0:
-            streams = list(gpu_kernels.stream.unique())
+            streams = list(pd.unique(k["stream"]))
         results, stats = [], []
         for stream in streams:
-            r, st = self._idle_for_stream(stream, gpu_kernels, consecutive_kernel_delay, show_stats)
+            r, st = self._idle_for_stream(stream, k, consecutive_kernel_delay, show_stats)
             results.append(r)
             if st is not None:
                 stats.append(st)
