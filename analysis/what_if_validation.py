@@ -28,6 +28,16 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Kernels per call and kernel time per call within this share of each other: the same kernels.
 SAME_KERNELS = 0.10
 
+# The columns every table of the page starts with: the pair, the what-if and its three figures.
+PAIR_COLUMNS = (
+    "first -> second",
+    "what-if",
+    "first, measured us",
+    "predicted us",
+    "second, measured us",
+    "error",
+)
+
 
 class ManifestError(ValueError):
     """Bad manifest: the message names the file and the field."""
@@ -287,15 +297,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "## Per call",
         "",
     ]
-    header = [
-        "first -> second",
-        "what-if",
-        "first, measured us",
-        "predicted us",
-        "second, measured us",
-        "error",
-        "verdict",
-    ]
+    header = [*PAIR_COLUMNS, "verdict"]
     body = []
     for r in rows:
         p = r["pair"]
@@ -326,8 +328,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "the model's.",
         "",
     ]
-    header = ["first -> second", "what-if", "first, measured us", "predicted us"]
-    header += ["second, measured us", "error"]
+    header = list(PAIR_COLUMNS)
     body = [
         [
             f"{stem(r['pair']['first'])} -> {stem(r['pair']['second'])}",
@@ -341,14 +342,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
     ]
     lines += markdown_table(header, body)
     lines += ["", "## Whole trace", ""]
-    header = [
-        "first -> second",
-        "what-if",
-        "first, measured us",
-        "predicted us",
-        "second, measured us",
-        "error",
-    ]
+    header = list(PAIR_COLUMNS)
     if skip:
         header += [f"without {first_calls(skip)}: predicted us", "measured us", "error"]
     body = []
