@@ -4,6 +4,8 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
@@ -73,6 +75,44 @@ TEST(UsTextToNs, IntegersExactlyUpToTheLimitOfInt64) {
   for (const char* t : {"12:4", "1/2", "-", "--1", "1-", "0x1", "1 2", "1234567:", "/2345678",
                         "12345678901234:6", "123456789012345/", "1234567 12345678"})
     EXPECT_FALSE(trace::us_text_to_ns(t, &ns)) << t;
+}
+
+TEST(TextToDouble, AsStrtodOnJsonNumbers) {
+  // The listing's numbers must be Python json's (correctly rounded, as strtod), bit for bit:
+  // random JSON numbers of 1 to 25 digits, fractions, exponents and trailing blanks, the
+  // halfway and long-mantissa cases strtod takes its slow path for, and out-of-range ones.
+  std::mt19937_64 rng(11);
+  std::vector<std::string> texts = {"0",
+                                    "-0",
+                                    "1e400",
+                                    "-1e400",
+                                    "1e-400",
+                                    "4.9e-324",
+                                    "2.2250738585072011e-308",
+                                    "9007199254740993",
+                                    "9007199254740993.0000000001",
+                                    "4203669604595.407 ",
+                                    "1.7976931348623157e308",
+                                    "0.1000000000000000055511151231257827"};
+  const auto digits = [&](int n) {
+    std::string d;
+    for (int i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+    return d;
+  };
+  for (int k = 0; k < 50000; ++k) {
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    t += std::to_string(1 + rng() % 9) + digits(static_cast<int>(rng() % 16));
+    if (rng() % 2) t += "." + digits(1 + static_cast<int>(rng() % 12));
+    if (rng() % 4 == 0)
+      t += std::string(rng() % 2 ? "e" : "E") + (rng() % 2 ? "-" : "+") +
+           std::to_string(rng() % 330);
+    if (rng() % 8 == 0) t += " ";
+    texts.push_back(t);
+  }
+  for (const auto& t : texts) {
+    const double want = std::strtod(t.c_str(), nullptr), got = trace::text_to_double(t);
+    ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0) << t;
+  }
 }
 
 TEST(KinetoImport, EventSyncTraceHasEveryCategory) {

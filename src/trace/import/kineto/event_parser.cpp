@@ -160,10 +160,9 @@ void EventParser::begin(Partial* p) {
 // `s` as an index into this batch's EventListing::strings (merge() renumbers them).
 uint32_t EventParser::string_id(std::string_view s) {
   auto& strings = out_->listing.strings;
-  const auto [it, added] =
-      string_ids_.try_emplace(std::string(s), static_cast<uint32_t>(strings.size()));
+  const auto [id, added] = string_ids_.find_or_add(s, static_cast<uint32_t>(strings.size()));
   if (added) strings.emplace_back(s);
-  return it->second;
+  return id;
 }
 
 // The region as one document. Any failure, of the JSON or of an event, is left to the
@@ -241,10 +240,9 @@ uint32_t EventParser::frame_name_id(std::string_view name) {
     }
   }
   auto& names = out_->records.frame_names;
-  const auto [it, added] =
-      frame_name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names.size()));
+  const auto [id, added] = frame_name_ids_.find_or_add(name, static_cast<uint32_t>(names.size()));
   if (added) names.emplace_back(name);
-  return it->second;
+  return id;
 }
 
 ApiKind EventParser::api_kind(const std::string& name) {
@@ -418,10 +416,10 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
       r.kernels.push_back(
           {start, end, corr, dev, str, opt_.kernel_names ? std::string(name_view) : std::string()});
       if (!opt_.kernel_names && opt_.kernel_name_ids) {  // 1 + the batch's index (merge renumbers)
-        const auto [it, added] = kernel_name_ids_.try_emplace(
-            std::string(name_view), static_cast<uint32_t>(r.kernel_names.size() + 1));
+        const auto [id, added] = kernel_name_ids_.find_or_add(
+            name_view, static_cast<uint32_t>(r.kernel_names.size() + 1));
         if (added) r.kernel_names.emplace_back(name_view);
-        r.kernels.back().name_id = it->second;
+        r.kernels.back().name_id = id;
       }
       break;
     case Cat::Memcpy: {

@@ -18,6 +18,7 @@
 
 #include "trace/import/kineto/event_pipeline.h"
 #include "trace/import/kineto/kineto_import.h"
+#include "trace/import/kineto/string_ids.h"
 #include "trace/model/imported_trace.h"
 
 namespace trace {
@@ -58,10 +59,10 @@ class EventParser {
   // classify_api by name, remembered: a trace calls a few dozen APIs millions of times, and
   // classify_api searches the name for up to seven words (400 instructions a call here).
   std::unordered_map<std::string, ApiKind> api_kinds_;
-  std::unordered_map<std::string, uint32_t> string_ids_;       // the batch's listed strings
-  std::unordered_map<std::string, uint32_t> kernel_name_ids_;  // the batch's kernel names
-  std::unordered_map<std::string, uint32_t> frame_name_ids_;   // the batch's Python frame names
-  std::string frame_name_buf_;                                 // a name without its address
+  StringIds string_ids_;        // the batch's listed strings
+  StringIds kernel_name_ids_;   // the batch's kernel names
+  StringIds frame_name_ids_;    // the batch's Python frame names
+  std::string frame_name_buf_;  // a name without its address
 };
 
 }  // namespace trace

@@ -1,6 +1,7 @@
 #include "trace/import/kineto/kineto_numbers.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -102,7 +103,10 @@ bool us_text_to_ns(std::string_view t, int64_t* out) {
 // glibc's strtod rounds correctly and gives +-inf or 0 out of range; the "C" locale is in
 // force (nothing here calls setlocale).
 double text_to_double(std::string_view t) {
-  const std::string text(t);
+  // from_chars rounds correctly, as strtod does, without copying the text to end it with a NUL.
+  double v = 0;
+  if (std::from_chars(t.data(), t.data() + t.size(), v).ec == std::errc()) return v;
+  const std::string text(t);  // out of range, or a form from_chars refuses: strtod's answer
   return std::strtod(text.c_str(), nullptr);
 }
 
