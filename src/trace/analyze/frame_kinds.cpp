@@ -1,7 +1,7 @@
 #include "trace/analyze/frame_kinds.h"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <string_view>
 
 namespace trace {
@@ -9,8 +9,9 @@ namespace trace {
 namespace {
 
 // The top-level modules of Python's standard library: Python 3.11's sys.stdlib_module_names
-// (generated from it; Python 3.12 only removed names), sorted for a binary search.
-constexpr std::array kStdlib = {
+// (generated from it; Python 3.12 only removed names), sorted for a binary search. A plain
+// array: std::array's deduction of 300 elements exceeds clang's fold-expression limit.
+constexpr const char* kStdlib[] = {
     "__future__",
     "_abc",
     "_aix_support",
@@ -326,7 +327,7 @@ std::string_view first_component(std::string_view path) {
 }
 
 bool in_stdlib(std::string_view module) {
-  return std::binary_search(kStdlib.begin(), kStdlib.end(), module,
+  return std::binary_search(std::begin(kStdlib), std::end(kStdlib), module,
                             [](std::string_view a, std::string_view b) { return a < b; });
 }
 
