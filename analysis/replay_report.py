@@ -1,6 +1,6 @@
 """The replay page: `./attribute --what-if` on the real traces (results/traces/replay.md and its
 PNGs): per window the measured time, the unchanged replay, the replay with typical delays and HTA
-0.5.0's critical path; the targets of issue #22 per trace and what a miss lacks; the what-ifs'
+0.5.0's critical path; the replay's accuracy targets per trace and what a miss lacks; the what-ifs'
 savings; and the log-every curves (predicted step time against the syncs kept) with the words
 that say whether each is linear and why.
 
@@ -272,7 +272,7 @@ def page(entries, hta_version, hta, plot_name, sources):
     )
     lines += [
         "",
-        "## Targets (issue #22: median error <= 2% and every step within 5%; without steps, the span within 5%)",
+        "## Targets (median error <= 2% and every step within 5%; without steps, the span within 5%)",
         "",
     ]
     lines += markdown_table(

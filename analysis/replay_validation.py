@@ -1,4 +1,4 @@
-"""The replay checked on real pairs (issue #22, item 6), for the main report: the ItemSync rows
+"""The replay checked on real pairs, for the main report: the ItemSync rows
 differ only in how often they log, and each has a traced pass. experiments/replay_validation.sh
 replays the traced pass of the row that logs every epoch with the `log` phase kept every 100 or
 1000 epochs, or never (`./attribute --what-if log-every=1,100,1000,never:op=log`), into

@@ -545,7 +545,7 @@ def predict_loop(prims, stats, models, attr=()):
     return out
 
 
-# Published prices of the CUDA primitives (the ranges issue #6 quotes: host launch on
+# Published prices of the CUDA primitives (the ranges commonly quoted: host launch on
 # Linux, a sync on an idle stream before any wake-up, a CUDA graph node) beside what this
 # machine measured: (primitive row, what it is, low us, high us).
 PUBLISHED_PRICES = (

@@ -4,12 +4,13 @@ ProfilerStep (or over the whole trace when it has none), written as data for the
 (analysis/replay_report.py), so that the page shows HTA's figure beside ./attribute --replay's
 without HTA installed.
 
-Why: issue #22 asks for HTA's critical-path length for the same window as each replayed step.
-HTA has no replay; its critical path (TraceAnalysis.critical_path_analysis) is the longest path
-through its dependency graph of one annotation instance, the nearest figure it has. HTA is a
-tool of this check, never a dependency of the project: run it in a scratch environment. HTA
-0.5.0's critical path needs pandas < 3 (it calls DataFrame.drop(axis=1, columns=...), which
-pandas 3 refuses), so the environment of experiments/hta_reference.py (pandas 3.1) will not do:
+Why: the replay is judged against HTA's critical-path length for the same window as each
+replayed step. HTA has no replay; its critical path (TraceAnalysis.critical_path_analysis) is
+the longest path through its dependency graph of one annotation instance, the nearest figure it
+has. HTA is a tool of this check, never a dependency of the project: run it in a scratch
+environment. HTA 0.5.0's critical path needs pandas < 3 (it calls DataFrame.drop(axis=1,
+columns=...), which pandas 3 refuses), so the environment of experiments/hta_reference.py
+(pandas 3.1) will not do:
 
     python3 -m venv /tmp/hta-cp-venv
     /tmp/hta-cp-venv/bin/pip install holistictraceanalysis==0.5.0 "pandas<3"   # 2.3.3 here

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential test of `./attribute --hta` against Holistic Trace Analysis 0.5.0 itself, on
-random traces (experiments/hta_trace_gen.py) in both rounding modes (issue #23).
+random traces (experiments/hta_trace_gen.py) in both rounding modes.
 
 Why: the eight real traces of tests/data/traces agree, but users run ./attribute on traces
 nobody here has seen. Every generated trace is read by HTA and by ./attribute, with and without

@@ -2,7 +2,7 @@
 """Run Holistic Trace Analysis 0.5.0 itself on every trace of tests/data/traces/ and write
 the figures that `./attribute --hta` must reproduce (tests/data/hta_expected/).
 
-Why: HTA is the independent reference of issue #10. It is a tool of this check, never a
+Why: HTA is ./attribute's independent reference. It is a tool of this check, never a
 dependency of the project, so this script runs in a scratch virtual environment outside the
 repository:
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Random PyTorch profiler (Kineto) traces that stress Holistic Trace Analysis 0.5.0's rules, for
-experiments/hta_differential.py (issue #23). Seeded: the same seed gives the same trace, byte for
+experiments/hta_differential.py. Seeded: the same seed gives the same trace, byte for
 byte. Standard library only (no torch, no HTA).
 
 What a trace holds, each drawn at random per trace so that every rule of

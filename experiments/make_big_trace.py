@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build a large (default ~1 GB uncompressed) Kineto trace for the speed check of issue #10 by
+"""Build a large (default ~1 GB uncompressed) Kineto trace for the speed check by
 repeating the ProfilerSteps of a real trace, never committed itself (out/ is ignored).
 
     python3 experiments/make_big_trace.py                        # -> out/a100-cuda-graphs-6streams-1GB.json

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How long the replay takes against `./attribute`'s own report on the same trace (issue #22,
-item 7: the replay of the 1 GB trace takes at most 2x ./attribute's own time on it).
+"""How long the replay takes against `./attribute`'s own report on the same trace (the
+target: the replay of the 1 GB trace takes at most 2x ./attribute's own time on it).
 
     python3 experiments/make_big_trace.py --out /tmp/big/a100-1GB.json      # ~1-3 min, never committed
     cp build-trace/attribute /tmp/big/attribute-snapshot                     # a rebuild cannot change it mid-run

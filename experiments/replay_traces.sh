@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replay page (results/traces/replay.md, issue #22): ./attribute --what-if on every real
+# The replay page (results/traces/replay.md): ./attribute --what-if on every real
 # trace of tests/data/traces into results/traces/replay-json/, then the page from those files
 # and from HTA's critical path (results/traces/hta-critical-path.json, committed data written by
 # experiments/hta_critical_path.py in a scratch venv: no HTA is needed here).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #22, item 6: predict the ItemSync rows that log less often from the traced pass of the
+# Predict the ItemSync rows that log less often from the traced pass of the
 # row that logs every epoch. For each device with a traced pass in RESULTS_DIR/traces/
 # (bench --trace_dir), replays ItemSync_<device>_interval-1_print100-0_batch-120.trace.json
 # with the `log` phase (the .item() and the append: what logging every N epochs removes) kept

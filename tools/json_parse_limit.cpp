@@ -1,6 +1,6 @@
 // ./json_parse_limit TRACE [--threads N] [--reps R]: how fast simdjson alone reads every field
 // of a trace's events on N threads (default: one per hardware thread). This is the parse limit
-// that ./attribute's import is measured against (experiments/attribute_speed.py, issue #27):
+// that ./attribute's import is measured against (experiments/attribute_speed.py):
 // no splitter, no records, no attribution, only simdjson over the same bytes.
 //
 // Untimed: the file (plain or gzip) is read into memory and its traceEvents cut into chunks of

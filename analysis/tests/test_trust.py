@@ -1,4 +1,4 @@
-"""What issue #14 asked of the report: every cell is what its caption says, every figure
+"""What the report promises a reader: every cell is what its caption says, every figure
 below the noise says so where it stands, every prediction has a verdict, the article's
 whole table is always there, and the answer speaks the article's words."""
 

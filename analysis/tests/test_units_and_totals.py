@@ -1,4 +1,4 @@
-"""Two classes of defect a reader catches and a figure check does not (issue #24):
+"""Two classes of defect a reader catches and a figure check does not:
 
 - a unit that differs between a plot's caption or title and its axes (trace pages said "All in
   microseconds" under axes in ms or s);

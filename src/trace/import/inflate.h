@@ -1,7 +1,7 @@
 // The gzip decoders behind ByteSource (byte_source.cpp). Both stream, so memory stays bounded
 // by their buffers whatever the file's size. ISA-L's igzip is the default where the build found
 // it: on the 2-core development machine it inflated a 274 MB trace in 0.05 s of CPU against
-// zlib's 0.75 s (issue #27); zlib is the fallback and stays built in, so tests and the fuzz
+// zlib's 0.75 s; zlib is the fallback and stays built in, so tests and the fuzz
 // target can hold each to the other.
 #pragma once
 
