@@ -336,8 +336,8 @@ def markdown(doc):
     for r in doc["results"]:
         name = Path(r["trace"]).name
         for side, label in SIDES:
-            s = r[side]
-            if side in PY_SIDES and not s["runs"]:
+            s = r.get(side)  # a run from before the package was timed has no Python sides
+            if side in PY_SIDES and not (s and s["runs"]):
                 continue
             if side == "attribute_gz" and s.get("inflater"):
                 label += f" ({s['inflater']})"
