@@ -194,7 +194,8 @@ class TraceAnalysis:
         the two columns it reads (pandas' grouped sums are compensated: numpy's are not)."""
         rows = np.flatnonzero(k["stream"] == stream)
         rows = rows[_ts_order(k["ts"][rows])]
-        ts, end = k["ts"][rows], k["ts"][rows] + k["dur"][rows]
+        ts = k["ts"][rows]
+        end = ts + k["dur"][rows]
         prev_end = np.concatenate([[np.nan], end[:-1]])
         idle = ts - prev_end
         is_host_wait = k["ts_runtime"][rows] > prev_end
@@ -217,13 +218,14 @@ class TraceAnalysis:
     @staticmethod
     def _kernels_with_runtime(gpu, runtime):
         """HTA's kernels joined with their runtime call's ts (NaN where none), as numpy
-        columns; a runtime index that is not unique takes HTA's own join."""
+        columns; a runtime index that is not unique takes HTA's own join. The ts are float64
+        either way: the one comparison that reads them casts them so."""
         kernels = gpu[gpu["kernel_cat"]]
         if runtime.index.is_unique:
             where = runtime.index.get_indexer(kernels["index_correlation"].to_numpy())
-            ts_runtime = runtime["ts"].to_numpy()[where]
-            if (where < 0).any():
-                ts_runtime = np.where(where < 0, np.nan, ts_runtime)
+            found = where >= 0
+            ts_runtime = np.full(len(where), np.nan)
+            ts_runtime[found] = runtime["ts"].to_numpy()[where[found]]
             cols = {c: kernels[c].to_numpy() for c in ("stream", "ts", "dur")}
             return {**cols, "ts_runtime": ts_runtime}
         joined = kernels.set_index("index_correlation").join(

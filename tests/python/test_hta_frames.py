@@ -140,8 +140,13 @@ def test_runtime_join_as_htas_where_the_runtime_index_repeats():
             "kernel_cat": [True, True, True, False],
         }
     )
-    for labels in ([3, 5, 3], [3, 5, 6]):  # repeated: HTA's join copies rows; unique; missing
-        runtime = pd.DataFrame({"ts": [1, 2, 4], "index": labels}, index=pd.Index(labels))
+    # Repeated (HTA's join copies rows); unique with one missing; none at all.
+    for labels in ([3, 5, 3], [3, 5, 6], []):
+        ts = [1, 2, 4][: len(labels)]
+        runtime = pd.DataFrame(
+            {"ts": pd.array(ts, dtype="int64"), "index": pd.array(labels, dtype="int64")},
+            index=pd.Index(labels, dtype="int64"),
+        )
         ours = TraceAnalysis._kernels_with_runtime(gpu, runtime)
         joined = (
             gpu[gpu["kernel_cat"]]
