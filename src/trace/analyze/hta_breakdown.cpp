@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "trace/analyze/hta_frames.h"
+#include "trace/analyze/keyed_values.h"
 
 // File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0),
 // numpy 2.4 and pandas 3.1, the versions tests/data/hta_expected/README.md records.
@@ -265,15 +265,19 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) 
   // trace.py, transform_correlation_to_index: index_correlation starts as min(correlation, 0);
   // rows with correlation != -1 are split into CPU and GPU rows and merged on correlation, and
   // each row takes the index of the last partner the merge lists (partners in file order).
-  std::unordered_map<int64_t, int64_t> last_cpu, last_gpu;
-  last_cpu.reserve(rows.size()), last_gpu.reserve(rows.size());  // no rehash on 1M rows
+  const auto correlated = [&](auto visit) {
+    for (const Row& r : rows)
+      if (r.e->correlation != -1) visit(r.e->correlation);
+  };
+  constexpr int64_t kNoRow = INT64_MIN;  // a row index is never negative
+  KeyedValues<int64_t> last_cpu(correlated, kNoRow), last_gpu(correlated, kNoRow);
   for (const Row& r : rows)
     if (r.e->correlation != -1) (r.gpu ? last_gpu : last_cpu)[r.e->correlation] = r.e->index;
   for (Row& r : rows) {
     r.index_corr = std::min<int64_t>(r.e->correlation, 0);
     if (r.e->correlation == -1) continue;
-    const auto& partners = r.gpu ? last_cpu : last_gpu;
-    if (auto it = partners.find(r.e->correlation); it != partners.end()) r.index_corr = it->second;
+    const int64_t partner = (r.gpu ? last_cpu : last_gpu).get(r.e->correlation);
+    if (partner != kNoRow) r.index_corr = partner;
   }
 
   // trace.py, Trace._filter_irrelevant_gpu_kernels (include_last_profiler_step=False): CPU rows
@@ -286,14 +290,17 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) 
       if (!r.gpu && (r.e->flags & HtaEvent::kStepName))
         last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
     std::vector<const Row*> cpu;
-    std::unordered_map<int64_t, int> kept_by_corr;
-    kept_by_corr.reserve(rows.size());
     for (const Row& r : rows)
-      if (!r.gpu && r.ts < last_start) cpu.push_back(&r), ++kept_by_corr[r.e->correlation];
+      if (!r.gpu && r.ts < last_start) cpu.push_back(&r);
+    KeyedValues<int64_t> kept_by_corr(
+        [&](auto visit) {
+          for (const Row* r : cpu) visit(r->e->correlation);
+        },
+        0);
+    for (const Row* r : cpu) ++kept_by_corr[r->e->correlation];
     for (const Row& r : rows)
       if (r.gpu)
-        if (auto it = kept_by_corr.find(r.e->correlation); it != kept_by_corr.end())
-          for (int k = 0; k < it->second; ++k) df.push_back(&r);
+        for (int64_t k = kept_by_corr.get(r.e->correlation); k > 0; --k) df.push_back(&r);
     df.insert(df.end(), cpu.begin(), cpu.end());
   } else {
     for (const Row& r : rows) df.push_back(&r);
@@ -417,11 +424,22 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
   }
   f.stream_bits = downcast_bits(s_lo, s_hi), f.correlation_bits = downcast_bits(c_lo, c_hi);
   const std::vector<const Row*> df = loaded_frame(rows, filter_steps);
-  std::unordered_set<int64_t> wanted, corrs;
-  wanted.reserve(df.size()), corrs.reserve(df.size());
+  KeyedValues<uint8_t> corrs(  // the launches' correlations
+      [&](auto visit) {
+        for (const Row* r : df)
+          if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName))
+            visit(r->e->correlation);
+      },
+      0);
+  KeyedValues<uint8_t> wanted(  // the kernels' index_correlation
+      [&](auto visit) {
+        for (const Row* r : df)
+          if (r->e->stream != -1 && (r->e->flags & HtaEvent::kKernelCat)) visit(r->index_corr);
+      },
+      0);
   for (const Row* r : df) {
     if (r->e->flags & (HtaEvent::kLaunchName | HtaEvent::kMemAsyncName))
-      corrs.insert(r->e->correlation);
+      corrs[r->e->correlation] = 1;
     if (r->e->stream == -1) continue;
     f.gpu_index.push_back(r->e->index), f.gpu_stream.push_back(r->e->stream);
     f.gpu_correlation.push_back(r->e->correlation);
@@ -429,18 +447,17 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur);
     f.gpu_kernel_cat.push_back((r->e->flags & HtaEvent::kKernelCat) != 0);
     f.gpu_compute.push_back((r->e->flags & HtaEvent::kComputeName) != 0);
-    if (r->e->flags & HtaEvent::kKernelCat) wanted.insert(r->index_corr);
+    if (r->e->flags & HtaEvent::kKernelCat) wanted[r->index_corr] = 1;
   }
   for (const Row* r : df) {
-    if (wanted.count(r->e->index))
+    if (wanted.get(r->e->index))
       f.runtime_index.push_back(r->e->index), f.runtime_ts.push_back(r->ts);
-    if (r->e->stream == -1 && corrs.count(r->e->correlation)) {
+    if (r->e->stream == -1 && corrs.get(r->e->correlation)) {
       f.cpu_correlation.push_back(r->e->correlation);
       f.cpu_ts.push_back(r->ts), f.cpu_dur.push_back(r->dur);
     }
   }
-  f.launch_correlations.assign(corrs.begin(), corrs.end());
-  std::sort(f.launch_correlations.begin(), f.launch_correlations.end());
+  f.launch_correlations = corrs.keys();
   // ts + dur in HTA's column types, as hta_breakdown computes it (a wrap is flagged).
   for (size_t i = 0; i < f.gpu_ts.size(); ++i)
     column_op(f.gpu_ts[i], f.gpu_dur[i], types.end_bits(), &f.int_wrapped);

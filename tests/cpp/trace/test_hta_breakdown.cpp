@@ -13,10 +13,13 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <ostream>
+#include <random>
 #include <string>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/keyed_values.h"
 #include "trace/import/kineto/trace_folder.h"
 #include "trace_test_util.h"
 
@@ -282,4 +285,49 @@ TEST(HtaRounding, OnlyWhenTimestampsAreFloats) {
   EXPECT_NEAR(n.kernel_time_us, 11.2 - 1.2, 1e-9);
   EXPECT_NEAR(r.idle_by_stream.at(7).kernel_wait_us, 11.0 - 3.0, 1e-9);  // queued, under 30 us
   EXPECT_EQ(r.launch_delay.count, 2u);
+}
+
+TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {
+  // Counters, -1 beside ids in the millions, stretches far apart, and keys anywhere in int64:
+  // the paged arrays and the hash map must both answer as std::map.
+  std::mt19937_64 rng(11);
+  struct Shape {
+    const char* name;
+    std::vector<int64_t> keys;
+    bool paged;
+  };
+  std::vector<Shape> shapes(4);
+  shapes[0].name = "counters", shapes[0].paged = true;
+  for (int64_t k = 0; k < 20000; ++k) shapes[0].keys.push_back(100 + 3 * k);
+  shapes[1].name = "-1 and millions", shapes[1].paged = true;
+  for (int64_t k = 0; k < 20000; ++k) shapes[1].keys.push_back(k % 7 ? 5000000 + k : -1);
+  shapes[2].name = "stretches", shapes[2].paged = true;
+  for (int64_t k = 0; k < 20000; ++k) shapes[2].keys.push_back((k / 5000) * 10000000 + k);
+  shapes[3].name = "anywhere", shapes[3].paged = false;
+  for (int k = 0; k < 20000; ++k) shapes[3].keys.push_back(static_cast<int64_t>(rng()));
+  shapes[3].keys.push_back(INT64_MIN), shapes[3].keys.push_back(INT64_MAX);
+  for (const Shape& s : shapes) {
+    const auto each = [&](auto visit) {
+      for (int64_t k : s.keys) visit(k);
+    };
+    trace::KeyedValues<int64_t> v(each, INT64_MIN);
+    EXPECT_EQ(v.paged(), s.paged) << s.name;
+    std::map<int64_t, int64_t> want;
+    for (size_t i = 0; i < s.keys.size(); ++i)
+      if (i % 3) v[s.keys[i]] = want[s.keys[i]] = static_cast<int64_t>(i);
+    std::vector<int64_t> asked = s.keys;
+    for (int64_t k : s.keys)
+      asked.push_back(k + 1), asked.push_back(k - 4096), asked.push_back(k + 4096);
+    asked.push_back(INT64_MIN + 1), asked.push_back(INT64_MAX - 1);
+    for (int64_t k : asked) {
+      const auto it = want.find(k);
+      ASSERT_EQ(v.get(k), it == want.end() ? INT64_MIN : it->second) << s.name << " key " << k;
+    }
+    std::vector<int64_t> keys;
+    for (const auto& [k, value] : want) keys.push_back(k);
+    EXPECT_EQ(v.keys(), keys) << s.name;
+  }
+  trace::KeyedValues<uint8_t> none([](auto) {}, 0);
+  EXPECT_EQ(none.get(0), 0);
+  EXPECT_TRUE(none.keys().empty());
 }
