@@ -18,8 +18,8 @@ nanobind::dict hta_frames_py(const std::vector<std::string>& paths, bool ns_roun
   {
     nb::gil_scoped_release release;
     pyiris::QuietSignals quiet;
-    trace::ImportOptions io;  // as ./attribute --hta
-    io.list_events = true, io.kernel_names = true;
+    trace::ImportOptions io;  // the listing alone: HTA's rows come from it (hta_rows.h)
+    io.list_events = true, io.records = false;
     std::vector<trace::ImportedTrace> traces;
     for (const auto& p : paths) traces.push_back(trace::import_file(p, io));
     std::vector<const trace::ImportedTrace*> ptrs;

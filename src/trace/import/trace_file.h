@@ -19,7 +19,8 @@ const char* to_string(TraceFormat f);
 TraceFormat detect_format(const std::string& path);
 
 // Reads the file with the reader for its format. ImportOptions::list_events lists a Kineto
-// trace's events; an Nsight Systems export has records only (its listing stays unlisted).
+// trace's events; an Nsight Systems export has records only (its listing stays unlisted, and
+// ImportOptions::records does not apply).
 ImportedTrace import_file(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace trace

@@ -318,6 +318,38 @@ TEST(KinetoImport, CategoriesAndNamePrefixesMatchWhole) {
             5u);  // kernem, kerne, kernels, cpu_oq, cuda_runtimf: other categories
 }
 
+TEST(KinetoImport, ListingAloneIsTheSameListingWithoutRecords) {
+  // records = false (the Python package's HTA frames) must list what a full import lists.
+  for (const char* name : {"a100-alexnet-syncs", "a100-cuda-graphs-6streams", "mi250-rocm",
+                           "gp100-steps-annotations", "cpu-only"}) {
+    const std::string path = data(std::string("traces/") + name + ".json.gz");
+    trace::ImportOptions full, alone;
+    full.list_events = alone.list_events = true;
+    alone.records = false;
+    const auto a = trace::import_trace(path, full), b = trace::import_trace(path, alone);
+    ASSERT_FALSE(a.listing.events.empty()) << name;
+    EXPECT_EQ(tracetest::listing_text(b.listing), tracetest::listing_text(a.listing)) << name;
+    EXPECT_EQ(b.rank, a.rank) << name;
+    EXPECT_EQ(b.events, a.events) << name;
+    const auto& r = b.records;
+    EXPECT_TRUE(r.api.empty() && r.kernels.empty() && r.memcpys.empty() && r.cpu_ops.empty() &&
+                r.annotations.empty())
+        << name;
+  }
+  // And checks the file as fully: a complete event without "dur" still names itself.
+  const std::string bad = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})";
+  auto src = trace::memory_byte_source(bad.data(), bad.size(), "bad.json");
+  trace::ImportOptions alone;
+  alone.list_events = true, alone.records = false;
+  try {
+    trace::import_trace(*src, "bad.json", alone);
+    ADD_FAILURE() << "imported an event without \"dur\"";
+  } catch (const trace::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("event 0 (byte offset 17)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
   EXPECT_NE(import_error("", "empty.json").find("empty.json: empty file"), std::string::npos);
   EXPECT_NE(import_error("hello").find("not JSON"), std::string::npos);

@@ -390,6 +390,7 @@ void EventParser::parse_event(simdjson::ondemand::object obj, uint64_t index, ui
   if (!has_dur) bad(index, offset, "a complete event (\"ph\": \"X\") without \"dur\"");
   if (ts < 0) bad(index, offset, "negative \"ts\" " + std::string(ts_text));
   if (dur < 0) ++out_->negative_durations, dur = 0;
+  if (listing && !opt_.records) return;
   const uint64_t start = static_cast<uint64_t>(ts), end = start + static_cast<uint64_t>(dur);
   const uint32_t thread = tid.present ? static_cast<uint32_t>(tid.i) : 0;
   const uint32_t corr = correlation.present ? static_cast<uint32_t>(correlation.i) : 0;

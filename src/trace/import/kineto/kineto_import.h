@@ -26,6 +26,10 @@ struct ImportOptions {
   // Also list every event with a category, a start and a duration as the file wrote it
   // (ImportedTrace::listing; ./attribute --hta reads it).
   bool list_events = false;
+  // With list_events, false lists the events and makes no records (ImportedTrace::records
+  // stays empty): for HTA's frames, which read the listing alone, at a fraction of the
+  // allocations. The file is checked as fully either way.
+  bool records = true;
   unsigned threads = 0;  // parse workers (event_pipeline.h); 0: one per hardware thread
   // Kernel names (KernelRecord::name), hundreds of bytes each in a C++ build: nothing
   // ./attribute reports uses them, so it leaves them out (a third of a large trace's memory).
