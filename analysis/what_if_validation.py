@@ -39,6 +39,11 @@ PAIR_COLUMNS = (
 )
 
 
+def pair_cells(r):
+    """The cells that open every table's row: the pair and its what-if (PAIR_COLUMNS' first two)."""
+    return [f"{stem(r['pair']['first'])} -> {stem(r['pair']['second'])}", f"`{r['what_if']}`"]
+
+
 class ManifestError(ValueError):
     """Bad manifest: the message names the file and the field."""
 
@@ -300,11 +305,9 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
     header = [*PAIR_COLUMNS, "verdict"]
     body = []
     for r in rows:
-        p = r["pair"]
         body.append(
             [
-                f"{stem(p['first'])} -> {stem(p['second'])}",
-                f"`{r['what_if']}`",
+                *pair_cells(r),
                 fmt_spread(r["before"]),
                 fmt_spread(r["predicted"]),
                 fmt_spread(r["measured"]),
@@ -331,8 +334,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
     header = list(PAIR_COLUMNS)
     body = [
         [
-            f"{stem(r['pair']['first'])} -> {stem(r['pair']['second'])}",
-            f"`{r['what_if']}`",
+            *pair_cells(r),
             fmt_spread(r["host_before"]),
             fmt_spread(r["host_predicted"]),
             fmt_spread(r["host_measured"]),
@@ -348,8 +350,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
     body = []
     for r in rows:
         row = [
-            f"{stem(r['pair']['first'])} -> {stem(r['pair']['second'])}",
-            f"`{r['what_if']}`",
+            *pair_cells(r),
             fmt_us(r["whole_before"]),
             fmt_us(r["whole_predicted"]),
             fmt_us(r["whole_measured"]),
