@@ -316,8 +316,11 @@ TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {
     for (size_t i = 0; i < s.keys.size(); ++i)
       if (i % 3) v[s.keys[i]] = want[s.keys[i]] = static_cast<int64_t>(i);
     std::vector<int64_t> asked = s.keys;
+    const auto near = [](int64_t k, int64_t d) {  // k + d, wrapping at the ends of int64
+      return static_cast<int64_t>(static_cast<uint64_t>(k) + static_cast<uint64_t>(d));
+    };
     for (int64_t k : s.keys)
-      asked.push_back(k + 1), asked.push_back(k - 4096), asked.push_back(k + 4096);
+      asked.push_back(near(k, 1)), asked.push_back(near(k, -4096)), asked.push_back(near(k, 4096));
     asked.push_back(INT64_MIN + 1), asked.push_back(INT64_MAX - 1);
     for (int64_t k : asked) {
       const auto it = want.find(k);
