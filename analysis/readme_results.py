@@ -38,6 +38,8 @@ README = os.path.join(ROOT, "README.md")
 CPU_FOLDER = os.path.join(ROOT, "results", "cpu-intel-xeon-processor-2c")
 GPU_FOLDER = os.path.join(ROOT, "results", "nvidia-h200")
 SPEED_JSON = os.path.join(ROOT, "results", "traces", "speed.json")
+# Every file or folder the block is computed from (its test asks git whether they changed).
+SOURCES = (CPU_FOLDER, GPU_FOLDER, SPEED_JSON, answer.REAL_TRACES_JSON)
 BEGIN = "<!-- results:begin (written by python -m analysis.readme_results; do not edit by hand) -->"
 END = "<!-- results:end -->"
 
