@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -335,6 +336,11 @@ TEST(KinetoImport, ListingAloneIsTheSameListingWithoutRecords) {
     EXPECT_TRUE(r.api.empty() && r.kernels.empty() && r.memcpys.empty() && r.cpu_ops.empty() &&
                 r.annotations.empty())
         << name;
+    for (const auto& w : b.warnings) {  // the file's own warnings, none about the records not made
+      EXPECT_NE(std::find(a.warnings.begin(), a.warnings.end(), w), a.warnings.end()) << name;
+      EXPECT_EQ(w.find("no GPU events"), std::string::npos) << name << ": " << w;
+      EXPECT_EQ(w.find("no ProfilerStep"), std::string::npos) << name << ": " << w;
+    }
   }
   // And checks the file as fully: a complete event without "dur" still names itself.
   const std::string bad = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1}]})";

@@ -13,8 +13,10 @@ namespace trace {
 
 namespace {
 
-// After the merge: clocks, steps, the correlation checks and the warnings.
-void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_events_) {
+// After the merge: clocks, steps, the correlation checks and the warnings. Without records
+// (ImportOptions::records) only the file's own warnings: the rest would describe no records.
+void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_events_,
+            bool records) {
   RecordSet& r = out_->records;
   const bool ours = out_->producer.rfind("iris-gpu-overhead", 0) == 0;
   r.clock = ours && !clock_.empty() ? clock_ : "kineto";
@@ -23,8 +25,10 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
     for (auto& m : r.memcpys) m.device_id -= m.device_id >= 100 ? 100 : 0;
     for (auto& m : r.memsets) m.device_id -= m.device_id >= 100 ? 100 : 0;
   }
-  settle_steps(&r);
-  count_unmatched_correlations(out_);
+  if (records) {
+    settle_steps(&r);
+    count_unmatched_correlations(out_);
+  }
 
   auto& w = out_->warnings;
   if (out_->hip)
@@ -32,7 +36,7 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
         "HIP runtime names (an AMD ROCm trace): hipLaunchKernel, hipMemcpy*, hip*Synchronize are "
         "read as their CUDA "
         "counterparts; HIP copies name no pageable/pinned host memory (shown as 'other')");
-  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty())
+  if (records && r.kernels.empty() && r.memcpys.empty() && r.memsets.empty())
     w.push_back("no GPU events (kernel, gpu_memcpy, gpu_memset) in this trace: host figures only");
   if (out_->unmatched_correlations)
     w.push_back(std::to_string(out_->unmatched_correlations) +
@@ -49,7 +53,8 @@ void finish(ImportedTrace* out_, const std::string& clock_, uint64_t begin_end_e
     w.push_back(
         std::to_string(begin_end_events_) +
         " begin/end (\"ph\": \"B\"/\"E\") events ignored: only complete events (\"X\") are read");
-  if (r.steps.empty()) w.push_back("no ProfilerStep#N ranges: the whole trace is one window");
+  if (records && r.steps.empty())
+    w.push_back("no ProfilerStep#N ranges: the whole trace is one window");
 }
 
 template <typename T>
@@ -159,7 +164,7 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
       [&](Partial&& p) { merge(&out, &clock, &begin_end, &ids, std::move(p)); });
   out.bytes = stream.bytes();
-  finish(&out, clock, begin_end);
+  finish(&out, clock, begin_end, options.records || !options.list_events);
   return out;
 }
 
