@@ -288,14 +288,16 @@ TEST(NsysImport, OddValuesAreKeptWithinBoundsAndCounted) {
       insert_api(60, 70, 0, gtid(1, 1), 2, 77),  // no such string
       insert_api(80, 90, 0, gtid(1, 1), -4,
                  2),  // negative correlation: none; Latin-1 name as a blob
+      insert_api(100, 110, 0, gtid(1, 1), INT64_MAX, 1),  // the largest id (no overflow: UBSan)
   }));
   const auto& a = t.records.api;
-  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a.size(), 4u);
   EXPECT_EQ(a[0].end_ns, a[0].start_ns);
   EXPECT_EQ(t.negative_durations, 1u);
   EXPECT_EQ(a[1].name, "(string 77 missing)");
   EXPECT_EQ(a[2].correlation_id, 0u);
   EXPECT_EQ(a[2].name, "Gei\xEF\xBF\xBD");
+  EXPECT_EQ(a[3].correlation_id, 3u);  // numbered after ids 1 and 2
 }
 
 TEST(NsysImport, DamagedOrForeignFilesNameWhatIsMissing) {

@@ -454,7 +454,8 @@ class Reader {
   std::unordered_map<int64_t, std::string> strings_;
   struct PairHash {
     size_t operator()(const std::pair<uint32_t, int64_t>& k) const {
-      return std::hash<int64_t>()(k.second * 1000003 + static_cast<int64_t>(k.first));
+      // In uint64_t: a file's correlation can be any int64, and signed overflow is undefined.
+      return std::hash<uint64_t>()(static_cast<uint64_t>(k.second) * 1000003u + k.first);
     }
   };
   std::unordered_map<std::pair<uint32_t, int64_t>, uint32_t, PairHash> correlations_;
