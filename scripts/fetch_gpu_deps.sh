@@ -13,6 +13,7 @@ PKGS=(
   libbenchmark-dev      # Google Benchmark: headers, CMake config
   libbenchmark1debian   #   its shared library
   libgtest-dev          # GoogleTest: headers, static libraries, CMake config
+  libcli11-dev          # CLI11 (./attribute's and bench's flags): header-only, CMake config
   libsimdjson-dev       # simdjson (the trace library's JSON parser): headers, CMake config
   libsimdjson14         #   its shared library
   zlib1g-dev            # zlib's headers; the library is the machine's own libz.so.1 (trace_lib.cmake)

@@ -26,7 +26,7 @@ lap() { timings+=("$1 $(( SECONDS - lap_start )) s"); lap_start=$SECONDS; }
 
 # --- 1. Debian packages -------------------------------------------------------------
 # chromium: headless, it renders ./attribute --html's page in a test (tests/sites).
-APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang clang-format libclang-rt-dev libsqlite3-dev libssh-4 chromium)
+APT_PKGS=(libbenchmark-dev libbenchmark-tools libgtest-dev libcli11-dev cmake ninja-build g++ git libsimdjson-dev zlib1g-dev libisal-dev clang clang-format libclang-rt-dev libsqlite3-dev libssh-4 chromium)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -101,8 +101,10 @@ target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # ./attribute at the repository root forwards to build/attribute.
+# Its flags are parsed by CLI11 (Debian: libcli11-dev, header-only), as bench's are.
+find_package(CLI11 CONFIG REQUIRED)
 add_executable(attribute ${_t}/../../tools/attribute.cpp)
-target_link_libraries(attribute PRIVATE iris_trace)
+target_link_libraries(attribute PRIVATE iris_trace CLI11::CLI11)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
 # The version of ./attribute's JSON, written once for the writer and for its reader
 # (analysis/attribute_json/schema.py reads the same file).
