@@ -10,6 +10,7 @@
 #include "trace/analyze/launch_queue.h"
 #include "trace/analyze/window_queue.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/write_file.h"
 #include "training_run.h"
 
 namespace bench {

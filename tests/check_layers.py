@@ -4,6 +4,7 @@
   model   <- import            the readers of other people's files
   model   <- analyze           one analysis per question, over records, never over a file
   analyze <- export            writers of records and figures (Chrome trace, JSON, tables)
+  all     <- run               one run of ./attribute: import, analyses, writers (run/run.h)
   all     <- tools/            the programs' mains: flags and output
   model, export <- capture     the only code that includes CUDA, CUPTI, NVTX or LibTorch
 
@@ -29,6 +30,7 @@ ALLOWED = {
     "src/trace/import": ("trace/model/", "trace/import/"),
     "src/trace/analyze": ("trace/model/", "trace/analyze/"),
     "src/trace/export": ("trace/model/", "trace/analyze/", "trace/export/"),
+    "src/trace/run": ("trace/",),
     "tools": ("trace/",),
     "src/capture": ("trace/model/", "trace/export/", "capture/", "common/"),
 }

@@ -5,22 +5,22 @@
 
 namespace pyiris {
 
-nb::dict table_to_python(Table&& t) {
+nb::dict table_to_python(trace::ColumnTable&& t) {
   nb::dict out;
-  for (Column& c : t.columns()) {
+  for (trace::Column& c : t.columns()) {
     const char* name = c.name.c_str();
     switch (c.kind) {
-      case Column::Kind::F64:
+      case trace::Column::Kind::F64:
         out[name] = to_numpy(std::move(c.f64));
         break;
-      case Column::Kind::I64:
+      case trace::Column::Kind::I64:
         out[name] = to_numpy(std::move(c.i64));
         break;
-      case Column::Kind::Bool: {
+      case trace::Column::Kind::Bool: {
         out[name] = nb::make_tuple("bool", to_numpy(std::move(c.flags)));
         break;
       }
-      case Column::Kind::Text:
+      case trace::Column::Kind::Text:
         out[name] = nb::make_tuple("text", to_numpy(std::move(c.codes)), nb::cast(c.categories));
         break;
     }

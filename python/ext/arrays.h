@@ -1,5 +1,6 @@
 // NumPy arrays that own a moved std::vector (no copy, no Python object per element), and a
-// Table (table.h) as a dict of them: Python builds each DataFrame column from one array.
+// ColumnTable (trace/export/column_table.h) as a dict of them: Python builds each DataFrame column
+// from one array.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -8,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "table.h"
+#include "trace/export/column_table.h"
 
 namespace pyiris {
 
@@ -24,6 +25,6 @@ nb::object to_numpy(std::vector<T>&& v) {
 
 // {"name": array} for numbers and flags; text as ("text", codes, categories) for
 // pandas.Categorical.from_codes. Columns keep the order they were made in.
-nb::dict table_to_python(Table&& t);
+nb::dict table_to_python(trace::ColumnTable&& t);
 
 }  // namespace pyiris

@@ -13,10 +13,11 @@ import os
 
 from . import _core, _ranks
 from ._errors import TraceError, check_exists, trace_error
-from ._result import AttributeResult, WhatIfResult
+from ._result import AttributeResult, HtaResult, WhatIfResult, result_of
 
 __all__ = [
     "AttributeResult",
+    "HtaResult",
     "TraceAnalysis",
     "TraceError",
     "WhatIfResult",
@@ -46,21 +47,86 @@ def expand(path_or_paths):
         raise trace_error(e, paths[0] if len(paths) == 1 else None) from None
 
 
-def attribute(
-    path_or_paths, step_range=None, *, advice=None, workers=None, max_memory=None, client=None
+def _options(
+    step_range,
+    step_starts,
+    step_every,
+    advice,
+    hta,
+    hta_no_rounding,
+    hta_max_queue,
+    replay,
+    what_if,
+    html,
 ):
-    """./attribute on a trace file, a folder of per-rank traces, or a list of either.
+    """./attribute's flags as the options of its run (trace/run/run.h): the same names."""
+    specs = [what_if] if isinstance(what_if, str) else list(what_if or ())
+    o = {
+        "step_range": step_range or "",
+        "step_starts": step_starts or "",
+        "hta": bool(hta),
+        "hta_no_rounding": bool(hta_no_rounding),
+        "replay": bool(replay),
+        "what_if": specs,  # ValueError for a bad spec, before any read
+        "advice": -1 if advice is None else int(bool(advice)),
+        "html": html is not None,
+    }
+    if step_every is not None:
+        o["step_every"] = int(step_every)
+    if hta_max_queue is not None:
+        o["hta_max_queue"] = int(hta_max_queue)
+    return o
 
-    step_range: as --step-range, the host ranges of that name are the steps.
-    advice: as ./attribute, the replayed findings for traces under 100 MB (None); True or False
-    as --advice / --no-advice.
+
+def attribute(
+    path_or_paths,
+    step_range=None,
+    *,
+    step_starts=None,
+    step_every=None,
+    advice=None,
+    hta=False,
+    hta_no_rounding=False,
+    hta_max_queue=None,
+    replay=False,
+    what_if=None,
+    json=None,
+    html=None,
+    workers=None,
+    max_memory=None,
+    client=None,
+):
+    """./attribute on a trace file, a folder of per-rank traces, or a list of either. Each
+    keyword is the flag of the same name (./attribute --help; docs/trace-tool.md):
+
+    step_range, step_starts, step_every: what a step is (--step-range, --step-starts,
+    --step-every). advice: None as ./attribute (traces under 100 MB), True or False as --advice
+    / --no-advice. hta, hta_no_rounding, hta_max_queue: HTA 0.5.0's figures (an HtaResult).
+    replay, what_if (a spec or a list): the replay (a WhatIfResult). json, html: files to write
+    as --json and --html do (atomically).
     workers, max_memory: ranks read at once, and the memory (bytes) they may take together
     (estimated from each file's size; default: half of the available memory); a rank's
     records are dropped once its figures are made.
     client: a dask.distributed Client: each rank is read on the cluster (every worker must be
     able to read the paths, and have this package installed); the small results come back.
-    Raises FileNotFoundError for a missing path and TraceError (a ValueError) for bad input."""
+    Raises FileNotFoundError for a missing path, TraceError (a ValueError) for bad input and
+    ValueError for options that do not go together."""
     files = expand(path_or_paths)
+    options = _options(
+        step_range,
+        step_starts,
+        step_every,
+        advice,
+        hta,
+        hta_no_rounding,
+        hta_max_queue,
+        replay,
+        what_if,
+        html,
+    )
+    wrong = _core.check_options(files, options)
+    if wrong:
+        raise ValueError(f"attribute: {wrong}")
     if client is not None:
 
         def runner(task, fs, **kw):
@@ -73,8 +139,18 @@ def attribute(
                 lambda f: task(f, **kw), fs, workers=workers, max_memory=max_memory
             )
 
-    runs = runner(_ranks.run_rank, files, step_range=step_range or "", advice=advice)
-    return AttributeResult(runs, files, step_range, runner)
+    if hta or hta_no_rounding or hta_max_queue is not None or html is not None:
+        whole = _ranks.run_files(files, {**options, "frames": True})  # every rank in one run
+        runs = whole["ranks"]
+    else:
+        whole = None
+        runs = runner(_ranks.run_rank, files, options={**options, "frames": True})
+    result = result_of(options, runs, files, runner, whole)
+    if json is not None:
+        result.save_json(json)
+    if html is not None:
+        result.save_html(html)
+    return result
 
 
 def __getattr__(name):  # the optional parts import what they need only when used

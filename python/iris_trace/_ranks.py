@@ -1,6 +1,6 @@
 """Reading many ranks: in parallel threads within a memory bound, or on a Dask cluster.
 
-Each rank's work (_core.run_rank) reads one file, makes its figures and drops its records, so
+Each rank's work (_core.run on one file) reads one file, makes its figures and drops its records, so
 a rank's memory is held only while it is read: the bound is on the ranks in flight at once.
 The C++ reader releases the GIL, so threads read in parallel; it also uses every core for one
 file, so two or three ranks at once already fill a small machine."""
@@ -57,21 +57,20 @@ def default_max_memory():
     return avail // 2 if avail else 4 << 30
 
 
-def run_rank(path, step_range="", advice=None):
-    """One rank's figures (a dict of text, JSON and column arrays); TraceError on bad input.
-    advice: None as ./attribute (traces under 100 MB), True or False to force it.
-    Module-level so that a Dask worker can run it."""
-    try:
-        return _core.run_rank(str(path), step_range or "", -1 if advice is None else int(advice))
-    except _core.InputError as e:
-        raise trace_error(e, str(path)) from None
+def run_rank(path, options):
+    """One rank's figures (a dict of text, JSON and column arrays) under ./attribute's options
+    (the dict attribute() builds); TraceError on bad input. Module-level so that a Dask worker
+    can run it."""
+    return run_files([path], options)["ranks"][0]
 
 
-def run_what_if(path, specs, step_range=""):
+def run_files(paths, options):
+    """./attribute's run over the files at once (trace/run/run.h): HTA's figures and the page
+    need every rank together."""
     try:
-        return _core.run_what_if(str(path), list(specs), step_range or "")
+        return _core.run([str(p) for p in paths], options)
     except _core.InputError as e:
-        raise trace_error(e, str(path)) from None
+        raise trace_error(e, str(paths[0]) if len(paths) == 1 else None) from None
 
 
 def run_parallel(task, files, workers=None, max_memory=None):

@@ -37,17 +37,15 @@ def write_atomically(path, text):
         raise
 
 
-class AttributeResult:
-    """./attribute's figures for the traces it read, one entry per rank (file).
+class Result:
+    """One run of ./attribute over the traces, one entry per rank (file): str() is its text,
+    .json its --json document byte for byte, .html its --html page (when asked)."""
 
-    str(result) is ./attribute's text; result.json its --json output; each table (steps,
-    blocking_calls, syncs_by_cause, call_sites, would_sync, copies, idle, launch_delays,
-    kernels) a DataFrame with a leading `rank` column; cross_rank and waits_for compare the ranks' steps."""
-
-    def __init__(self, runs, files, step_range=None, runner=None):
+    def __init__(self, options, runs, files, runner=None, whole=None):
+        self._options = options
         self._runs = list(runs)
+        self._whole = whole  # the run over every file at once, when it was one
         self.files = [str(f) for f in files]
-        self.step_range = step_range
         self._runner = runner  # runs a per-file task the way these were read (threads, Dask)
         self._frames = {}
         ranks = [r["rank"] for r in self._runs]
@@ -56,16 +54,24 @@ class AttributeResult:
         self.ranks = ranks if len(set(ranks)) == len(ranks) else list(range(len(ranks)))
 
     def __str__(self):
-        return "".join(r["text"] for r in self._runs).removesuffix("\n")
+        text = self._whole["text"] if self._whole else "".join(r["text"] for r in self._runs)
+        return text.removesuffix("\n")
 
     def __repr__(self):
-        return f"<AttributeResult: {len(self._runs)} trace(s): {', '.join(self.files[:3])}{' ...' if len(self.files) > 3 else ''}>"
+        more = " ..." if len(self.files) > 3 else ""
+        return f"<{type(self).__name__}: {len(self._runs)} trace(s): {', '.join(self.files[:3])}{more}>"
 
     @property
     def json(self):
         """./attribute --json's output, byte for byte (a final newline included)."""
-        traces = ",".join(r["json"] for r in self._runs)
-        return f'{{"tool":"attribute","version":{_core.json_version},"traces":[{traces}]}}\n'
+        if self._whole:
+            return self._whole["json"]
+        return _core.document_json(self._options, [r["json"] for r in self._runs])
+
+    @property
+    def html(self):
+        """./attribute --html's page ("" unless attribute() was given html=)."""
+        return self._whole["html"] if self._whole else ""
 
     def to_dict(self):
         return _json.loads(self.json)
@@ -73,12 +79,21 @@ class AttributeResult:
     def save_json(self, path):
         write_atomically(path, self.json)
 
+    def save_html(self, path):
+        write_atomically(path, self.html)
+
     def _table(self, name):
         if name not in self._frames:
             self._frames[name] = _tables.concat(
                 [_tables.frame(r["tables"][name], rank) for r, rank in zip(self._runs, self.ranks)]
             )
         return self._frames[name]
+
+
+class AttributeResult(Result):
+    """./attribute's attribution. Each table (steps, blocking_calls, syncs_by_cause,
+    call_sites, would_sync, copies, idle, launch_delays, kernels) is a DataFrame with a leading
+    `rank` column; cross_rank and waits_for compare the ranks' steps."""
 
     steps = property(lambda self: self._table("steps"), doc="per step and whole trace")
     blocking_calls = property(
@@ -146,48 +161,39 @@ class AttributeResult:
     def what_if(self, spec):
         """./attribute --what-if SPEC on the same traces (read again: their records were
         dropped); spec is one string or a list of them."""
-        specs = [spec] if isinstance(spec, str) else list(spec)
-        texts = _core.what_if_texts(specs)  # ValueError for a bad spec, before any read
         from . import _ranks
 
-        runs = self._runner(
-            _ranks.run_what_if, self.files, specs=specs, step_range=self.step_range or ""
-        )
-        return WhatIfResult(runs, texts, self.ranks)
+        specs = [spec] if isinstance(spec, str) else list(spec)
+        options = {**self._options, "replay": True, "what_if": specs, "html": False}
+        wrong = _core.check_options(self.files, options)  # ValueError for a bad spec, first
+        if wrong:
+            raise ValueError(f"attribute: {wrong}")
+        runs = self._runner(_ranks.run_rank, self.files, options={**options, "frames": True})
+        return WhatIfResult(options, runs, self.files, self._runner)
 
 
-class WhatIfResult:
-    """./attribute --what-if's answer: str() is its text, .json its JSON, .windows a DataFrame
-    of every scenario's measured, replayed and predicted window (us)."""
-
-    def __init__(self, runs, texts, ranks):
-        self._runs = list(runs)
-        self.specs = list(texts)
-        self._ranks = ranks
-        self._windows = None
-
-    def __str__(self):
-        return "".join(r["text"] for r in self._runs).removesuffix("\n")
+class WhatIfResult(Result):
+    """./attribute --what-if's answer: .windows a DataFrame of every scenario's measured,
+    replayed and predicted window (us); .specs the what-ifs as ./attribute echoes them."""
 
     @property
-    def json(self):
-        specs = ",".join(_core.json_string(t) for t in self.specs)
-        replays = ",".join(r["json"] for r in self._runs)
-        return (
-            f'{{"tool":"attribute","version":{_core.json_version},"what_if":[{specs}],'
-            f'"replays":[{replays}]}}\n'
-        )
-
-    def to_dict(self):
-        return _json.loads(self.json)
-
-    def save_json(self, path):
-        write_atomically(path, self.json)
+    def specs(self):
+        return self.to_dict()["what_if"]
 
     @property
     def windows(self):
-        if self._windows is None:
-            self._windows = _tables.concat(
-                [_tables.frame(r["windows"], k) for r, k in zip(self._runs, self._ranks)]
-            )
-        return self._windows
+        return self._table("windows")
+
+
+class HtaResult(Result):
+    """./attribute --hta's answer: HTA 0.5.0's figures of every rank as text and JSON (its
+    DataFrames: iris_trace.hta.TraceAnalysis)."""
+
+
+def result_of(options, runs, files, runner=None, whole=None):
+    """The result class of the report the options ask for."""
+    if options["hta"] or options["hta_no_rounding"] or "hta_max_queue" in options:
+        return HtaResult(options, runs, files, runner, whole)
+    if options["replay"] or options["what_if"]:
+        return WhatIfResult(options, runs, files, runner, whole)
+    return AttributeResult(options, runs, files, runner, whole)

@@ -88,6 +88,9 @@ add_library(iris_trace STATIC
   ${_t}/export/html_page.cpp
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp
+  ${_t}/export/frames.cpp
+  ${_t}/export/write_file.cpp
+  ${_t}/run/run.cpp
 )
 target_include_directories(iris_trace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/..)
 find_package(Threads REQUIRED)
@@ -105,9 +108,17 @@ set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 find_package(CLI11 CONFIG REQUIRED)
 add_executable(attribute ${_t}/../../tools/attribute.cpp)
 target_link_libraries(attribute PRIVATE iris_trace CLI11::CLI11)
+# Its --help, kept as text beside it (tools/attribute_usage.txt), compiled in as a string.
+set(_usage_txt ${_t}/../../tools/attribute_usage.txt)
+file(READ ${_usage_txt} IRIS_ATTRIBUTE_USAGE)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_usage_txt})
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/attribute_usage.h
+     CONTENT "#pragma once\nconstexpr const char* kUsageText = R\"usage(${IRIS_ATTRIBUTE_USAGE})usage\";\n"
+     @ONLY)
+target_include_directories(attribute PRIVATE ${CMAKE_BINARY_DIR}/generated)
 target_compile_options(attribute PRIVATE -Wall -Wextra)
 # The version of ./attribute's JSON, written once for the writer and for its reader
-# (analysis/attribute_json/schema.py reads the same file).
+# (run/run.cpp stamps it; the package and the analysis read it from there).
 set(_version_file ${_t}/export/attribute_json_version.txt)
 file(STRINGS ${_version_file} IRIS_ATTRIBUTE_JSON_VERSION LIMIT_COUNT 1)
 if(NOT IRIS_ATTRIBUTE_JSON_VERSION MATCHES "^[0-9]+$")
@@ -115,8 +126,8 @@ if(NOT IRIS_ATTRIBUTE_JSON_VERSION MATCHES "^[0-9]+$")
                       "'${IRIS_ATTRIBUTE_JSON_VERSION}'")
 endif()
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_version_file})
-target_compile_definitions(attribute PRIVATE
-                           IRIS_ATTRIBUTE_JSON_VERSION=${IRIS_ATTRIBUTE_JSON_VERSION})
+set_source_files_properties(${_t}/run/run.cpp PROPERTIES COMPILE_DEFINITIONS
+                            IRIS_ATTRIBUTE_JSON_VERSION=${IRIS_ATTRIBUTE_JSON_VERSION})
 set_target_properties(attribute PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 
 # libFuzzer targets (clang only): -DIRIS_FUZZ=ON with CXX=clang++. fuzz_kineto_import and

@@ -5,6 +5,7 @@
 
 #include "synthetic_records.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/write_file.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

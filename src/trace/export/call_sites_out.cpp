@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include "trace/model/units.h"
+
 namespace trace {
 
 namespace {
-
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 const char* stacks_label(SiteReport::Stacks s) {
   switch (s) {

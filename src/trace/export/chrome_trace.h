@@ -16,7 +16,4 @@ namespace trace {
 // Events that start inside [from_ns, to_ns] (all of them when to_ns == 0).
 std::string chrome_trace_json(const RecordSet& records, uint64_t from_ns = 0, uint64_t to_ns = 0);
 
-// Writes `text` to path.tmp and renames it over `path`; throws std::runtime_error naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace trace

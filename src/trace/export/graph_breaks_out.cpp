@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include "trace/model/units.h"
+
 namespace trace {
 
 namespace {
-
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 // "inside Torch-Compiled Region: 0/0, resumed in Torch-Compiled Region: 1/0".
 std::string around(const GraphBreakRow& row) {

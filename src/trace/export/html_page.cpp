@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "trace/export/replay_text.h"
+#include "trace/model/units.h"
 
 namespace trace {
 
@@ -38,9 +39,6 @@ std::string num(double v, const char* fmt = "%.1f") {
   std::snprintf(b, sizeof b, fmt, v);
   return b;
 }
-
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 constexpr const char* kStyle = R"(
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }

@@ -98,4 +98,10 @@ JsonOut& JsonOut::null() {
   return *this;
 }
 
+JsonOut& JsonOut::raw(std::string_view json) {
+  comma();
+  out_ += json;
+  return *this;
+}
+
 }  // namespace trace

@@ -24,6 +24,8 @@ class JsonOut {
   JsonOut& value(std::string_view v);
   JsonOut& value(const char* v) { return value(std::string_view(v)); }
   JsonOut& null();
+  // A value written elsewhere, inserted as it is (a trace's entry from another JsonOut).
+  JsonOut& raw(std::string_view json);
   const std::string& str() const { return out_; }
 
  private:

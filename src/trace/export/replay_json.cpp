@@ -1,12 +1,11 @@
 #include "trace/export/replay_json.h"
 
 #include "trace/export/replay_text.h"
+#include "trace/model/units.h"
 
 namespace trace {
 
 namespace {
-
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 void bound_json(JsonOut& o, const std::vector<replay::Bound>& bound) {
   o.key("bound").begin_array();

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "trace/model/units.h"
+
 namespace trace {
 
 namespace {
-
-double us(double ns) { return ns / 1000.0; }
 
 // "CPU thread 4515 62%, GPU 0 stream 7 30%": the resources on the critical path, largest first.
 std::string bound_text(const std::vector<replay::Bound>& bound, int64_t window) {

@@ -5,12 +5,11 @@
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
 #include "trace/export/graph_breaks_out.h"
+#include "trace/model/units.h"
 
 namespace trace {
 
 namespace {
-
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 const char* drain_advice_label(DrainAdvice a) {
   switch (a) {

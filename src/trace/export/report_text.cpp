@@ -5,12 +5,11 @@
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
 #include "trace/export/graph_breaks_out.h"
+#include "trace/model/units.h"
 
 namespace trace {
 
 namespace {
-
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 // Per step and for the trace, each GPU's launch queue and the step's regime (launch_queue.h).
 std::string queue_table(const TraceReport& rep) {

@@ -41,17 +41,12 @@ struct WhatIf {
   std::string text;             // as written
 };
 
-// Parses one --what-if argument:
-//   no-syncs[:op=NAME|:api=NAME|:site=SITE]           remove the blocking syncs (sites.h)
-//   log-every=N[,N...][:op=NAME|:api=NAME|:site=SITE] keep every N-th of them (N: 1, 2, ..., never)
-//   scale-kernels=F[:name=PART]            kernels (whose name contains PART) take F times as long
-//   scale-launches=F                       launch calls take F times as long
-//   graph-steps[:launch-us=US][:node-us=US]  each step's launches captured in a CUDA graph
-//   graph=REGION[:launch-us=US][:node-us=US] each host range REGION so (graph_capture.h)
-//   pin-copies[:gbps=N]                    pageable copies become async, pinned (transforms.h)
-//   stream-syncs                           device syncs wait for their thread's stream only
+// The --what-if specs parse_what_if takes, one a line, as ./attribute --help lists them.
 // NAME and PART run to the end of the argument, so they may hold ':' (aten::item).
-// Throws std::invalid_argument saying what was expected.
+extern const char* const kWhatIfSpecs;
+
+// Parses one --what-if argument (kWhatIfSpecs). Throws std::invalid_argument saying what was
+// expected.
 WhatIf parse_what_if(const std::string& spec);
 
 struct Bound {

@@ -55,6 +55,18 @@ WhatIf parse_graph(const std::string& spec) {
 
 }  // namespace
 
+const char* const kWhatIfSpecs =
+    "  no-syncs[:op=NAME|:api=NAME]   remove the blocking syncs\n"
+    "  log-every=N,...,never[:op=NAME|:api=NAME]  keep every N-th\n"
+    "  scale-kernels=F[:name=PART]    kernels take F times as long\n"
+    "  scale-launches=F               launch calls take F times as long\n"
+    "  graph-steps[:launch-us=US][:node-us=US]  each step's launches\n"
+    "       captured in a CUDA graph: their host work one graph launch\n"
+    "  graph=REGION[:launch-us=US][:node-us=US]  each host range REGION\n"
+    "       (\"Torch-Compiled Region\") captured so\n"
+    "  pin-copies[:gbps=N]            pageable copies pinned and async\n"
+    "  stream-syncs                   device syncs wait for one stream\n";
+
 WhatIf parse_what_if(const std::string& spec) {
   if (spec.rfind("graph-steps", 0) == 0 || spec.rfind("graph=", 0) == 0) return parse_graph(spec);
   WhatIf w;

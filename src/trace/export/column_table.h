@@ -1,6 +1,6 @@
-// A column-wise table for the Python package: numbers as contiguous vectors, text as codes into
-// a list of distinct strings, so that Python makes each column one NumPy array (a categorical for
-// text) and never one object per row.
+// A column-wise table: numbers as contiguous vectors, text as codes into a list of distinct
+// strings. The Python package turns each column into one NumPy array (a categorical for text)
+// without one object per row.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace pyiris {
+namespace trace {
 
 struct Column {
   enum class Kind : uint8_t { F64, I64, Bool, Text };
@@ -24,7 +24,7 @@ struct Column {
   std::unordered_map<std::string, int32_t> code_of;
 };
 
-class Table {
+class ColumnTable {
  public:
   // Columns are made on first use, in that order; every row sets every column.
   void f64(const std::string& name, double v) { col(name, Column::Kind::F64).f64.push_back(v); }
@@ -37,10 +37,11 @@ class Table {
     c.codes.push_back(it->second);
   }
   void missing_text(const std::string& name) { col(name, Column::Kind::Text).codes.push_back(-1); }
-  // Declares the columns of a table that may get no row, so that its frame still has them.
+  // Declares a column that may get no row, so that the table still has it.
   void declare(const std::string& name, Column::Kind kind) { col(name, kind); }
 
   std::deque<Column>& columns() { return cols_; }
+  const std::deque<Column>& columns() const { return cols_; }
 
  private:
   Column& col(const std::string& name, Column::Kind kind) {
@@ -52,4 +53,4 @@ class Table {
   std::unordered_map<std::string, size_t> index_;
 };
 
-}  // namespace pyiris
+}  // namespace trace

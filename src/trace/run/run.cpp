@@ -1,0 +1,214 @@
+#include "trace/run/run.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/step_report.h"
+#include "trace/analyze/step_windows.h"
+#include "trace/export/frames.h"
+#include "trace/export/html_page.h"
+#include "trace/export/json_out.h"
+#include "trace/export/replay_json.h"
+#include "trace/export/replay_text.h"
+#include "trace/export/report_json.h"
+#include "trace/export/report_text.h"
+#include "trace/import/byte_source.h"
+#include "trace/import/kineto/trace_folder.h"
+#include "trace/import/trace_file.h"
+
+namespace trace {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// What each report reads of a file: HTA's rules read the file's own listing of events and
+// tell kernels by name; a what-if may pick kernels by name; the attribution's per-kernel table
+// needs each distinct name only once.
+ImportOptions import_options(const RunOptions& o) {
+  ImportOptions io;
+  const bool hta = o.report() == ReportKind::Hta;
+  io.list_events = hta;
+  io.kernel_names = hta;
+  io.kernel_name_ids = o.report() == ReportKind::Attribution;
+  for (const auto& w : o.what_ifs)
+    if (w.kind == replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty()) io.kernel_names = true;
+  return io;
+}
+
+void choose_steps(const RunOptions& o, ImportedTrace* t) {
+  if (!o.step_range.empty() && use_step_ranges(t, o.step_range) == 0)
+    throw InputError(t->file + ": no host range named " + o.step_range + " (--step-range)");
+  if (!o.step_starts.empty() &&
+      use_step_starts(t, o.step_starts, static_cast<uint32_t>(o.step_every.value_or(1))) == 0)
+    throw InputError(t->file + ": no host range named " + o.step_starts + " (--step-starts)");
+}
+
+RankOutput rank_of(const ImportedTrace& t) {
+  RankOutput r;
+  r.file = t.file, r.rank = t.rank, r.format = t.format, r.bytes = t.bytes;
+  return r;
+}
+
+// The attribution of every trace, and the page over all of them when asked.
+void attribution(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutput* out) {
+  std::vector<TraceReport> reports;  // kept for the page
+  reports.reserve(traces.size());
+  for (const auto& t : traces) {
+    reports.push_back(build_report(t));
+    add_advice(&reports.back(), o.advice);
+    RankOutput r = rank_of(t);
+    r.text = report_table(reports.back()) + "\n";
+    JsonOut j;
+    write_report_json(j, reports.back());
+    r.json = j.str();
+    if (o.frames) r.frames = report_frames(reports.back());
+    out->ranks.push_back(std::move(r));
+  }
+  if (!o.html) return;
+  std::vector<replay::ReplayReport> curves;
+  curves.reserve(reports.size());
+  std::vector<HtmlTrace> page;
+  for (const auto& report : reports) {
+    HtmlTrace h;
+    h.report = &report;
+    const std::string spec = html_curve_what_if(report);
+    if (!spec.empty()) {
+      curves.push_back(replay::replay_trace(*report.trace, {replay::parse_what_if(spec)}));
+      if (!curves.back().curves.empty()) h.curve = &curves.back().curves.front();
+    }
+    page.push_back(h);
+  }
+  out->html = html_page(page);
+}
+
+void replays(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutput* out) {
+  for (const auto& t : traces) {
+    const auto report = replay::replay_trace(t, o.what_ifs);
+    RankOutput r = rank_of(t);
+    r.text = replay_table(report) + "\n";
+    JsonOut j;
+    write_replay_json(j, report);
+    r.json = j.str();
+    if (o.frames) r.frames = replay_frames(report);
+    out->ranks.push_back(std::move(r));
+  }
+}
+
+// HTA's figures are made over every rank at once (hta_breakdown.h), so the document is too.
+void hta(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutput* out) {
+  std::vector<const ImportedTrace*> ptrs;
+  for (const auto& t : traces) {
+    ptrs.push_back(&t);
+    out->ranks.push_back(rank_of(t));
+  }
+  HtaOptions hopt;
+  hopt.ns_rounding = o.hta_ns_rounding();
+  hopt.max_queue_length = o.hta_max_queue.value_or(hopt.max_queue_length);
+  const auto ranks = hta_breakdown(ptrs, hopt);
+  out->text = hta_table(ranks, hopt.ns_rounding);
+  JsonOut j;
+  j.begin_object().key("tool").value("attribute").key("version").value(attribute_json_version());
+  j.key("hta").begin_object().key("ns_rounding").value(hopt.ns_rounding).key("ranks");
+  write_hta_json(j, ranks);
+  j.end_object().end_object();
+  out->json = j.str() + "\n";
+}
+
+}  // namespace
+
+int attribute_json_version() { return IRIS_ATTRIBUTE_JSON_VERSION; }
+
+ReportKind RunOptions::report() const {
+  if (hta || hta_no_rounding || hta_max_queue) return ReportKind::Hta;
+  return replay || !what_ifs.empty() ? ReportKind::Replay : ReportKind::Attribution;
+}
+
+bool RunOptions::hta_ns_rounding() const {
+  const char* env = std::getenv("HTA_DISABLE_NS_ROUNDING");
+  return !(hta_no_rounding || (env && std::strcmp(env, "1") == 0));
+}
+
+std::string check_options(const RunOptions& o) {
+  const auto got = [](int64_t v) { return ", got '" + std::to_string(v) + "'"; };
+  if (o.step_every && (*o.step_every < 1 || *o.step_every > 1000000))
+    return std::string("--step-every: expected ") + kStepEveryRange + got(*o.step_every);
+  if (o.hta_max_queue && *o.hta_max_queue < 1)
+    return std::string("--hta-max-queue: expected ") + kMaxQueueRange + got(*o.hta_max_queue);
+  if (o.inputs.empty()) return "no trace given";
+  if (!o.step_range.empty() && !o.step_starts.empty())
+    return "--step-range and --step-starts both say what a step is: pick one";
+  if (o.step_every && o.step_starts.empty()) return "--step-every goes with --step-starts";
+  if (o.report() == ReportKind::Hta && (o.replay || !o.what_ifs.empty()))
+    return "--hta and --replay/--what-if are separate reports: pick one";
+  if (o.html && o.report() != ReportKind::Attribution)
+    return "--html is the attribution's page: not with --hta, --replay or --what-if";
+  return "";
+}
+
+std::string document_json(const RunOptions& o, const std::vector<std::string>& entries) {
+  if (o.report() == ReportKind::Hta)
+    throw std::invalid_argument("HTA's figures are made over every rank in one run");
+  JsonOut j;
+  j.begin_object().key("tool").value("attribute").key("version").value(attribute_json_version());
+  if (o.report() == ReportKind::Replay) {
+    j.key("what_if").begin_array();
+    for (const auto& w : o.what_ifs) j.value(w.text);
+    j.end_array().key("replays");
+  } else {
+    j.key("traces");
+  }
+  j.begin_array();
+  for (const auto& e : entries) j.raw(e);
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+RunOutput run(const RunOptions& o) {
+  const std::string wrong = check_options(o);
+  if (!wrong.empty()) throw std::invalid_argument(wrong);
+  const auto t0 = Clock::now();
+  RunOutput out;
+  const ImportOptions io = import_options(o);
+  std::vector<ImportedTrace> traces;
+  for (const auto& f : expand_trace_paths(o.inputs)) {
+    traces.push_back(import_file(f, io));
+    choose_steps(o, &traces.back());
+    out.bytes += traces.back().bytes;
+    // Which gzip decoder read it (the source only opens and reads the header).
+    const auto probe = open_byte_source(f);
+    if (probe->gzip() && out.inflaters.find(probe->inflater()) == std::string::npos)
+      out.inflaters += std::string(out.inflaters.empty() ? "" : ", ") + probe->inflater();
+  }
+  out.import_s = seconds_since(t0);
+  switch (o.report()) {
+    case ReportKind::Attribution:
+      attribution(o, traces, &out);
+      break;
+    case ReportKind::Replay:
+      replays(o, traces, &out);
+      break;
+    case ReportKind::Hta:
+      hta(o, traces, &out);
+      break;
+  }
+  if (o.report() != ReportKind::Hta) {
+    std::vector<std::string> entries;
+    for (const auto& r : out.ranks) {
+      out.text += r.text;
+      entries.push_back(r.json);
+    }
+    out.json = document_json(o, entries);
+  }
+  out.total_s = seconds_since(t0);
+  return out;
+}
+
+}  // namespace trace
