@@ -16,6 +16,7 @@
 #include "hta_frames_py.h"
 #include "quiet_signals.h"
 #include "trace/export/json_out.h"
+#include "trace/export/output_schema.h"
 #include "trace/import/byte_source.h"
 #include "trace/import/kineto/trace_folder.h"
 #include "trace/run/run.h"
@@ -134,6 +135,28 @@ NB_MODULE(_core, m) {
         return trace::document_json(run_options({}, options), entries);
       },
       "options"_a, "entries"_a, "The --json document around per-trace entries of separate runs.");
+
+  m.def(
+      "schema",
+      [] {
+        nb::list out;
+        for (const auto& t : trace::schema::tables()) {
+          nb::list fields;
+          for (const auto& x : t.fields) {
+            nb::dict d;
+            d["key"] = x.key, d["kind"] = trace::schema::to_string(x.kind), d["unit"] = x.unit;
+            d["meaning"] = trace::schema::meaning_of(t, x), d["of"] = x.of;
+            d["same_as"] = x.same_as, d["optional"] = x.optional, d["nullable"] = x.nullable;
+            fields.append(d);
+          }
+          nb::dict d;
+          d["name"] = t.name, d["meaning"] = t.meaning, d["frame"] = t.frame;
+          d["fields"] = fields;
+          out.append(d);
+        }
+        return out;
+      },
+      "Every output table's declaration (trace/export/output_schema.h).");
 
   m.def("hta_frames", &pyiris::hta_frames_py, "paths"_a, "ns_rounding"_a = true,
         "HTA 0.5.0's loaded rows of every rank (trace/analyze/hta_frames.h), as arrays.");

@@ -89,6 +89,7 @@ add_library(iris_trace STATIC
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp
   ${_t}/export/frames.cpp
+  ${_t}/export/output_schema.cpp
   ${_t}/export/write_file.cpp
   ${_t}/run/run.cpp
 )

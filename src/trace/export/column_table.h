@@ -1,6 +1,7 @@
 // A column-wise table: numbers as contiguous vectors, text as codes into a list of distinct
 // strings. The Python package turns each column into one NumPy array (a categorical for text)
-// without one object per row.
+// without one object per row; its columns come from the table's declaration
+// (output_schema.h), so a frame has every declared column even when it has no row.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include "trace/analyze/blocking_calls.h"
 #include "trace/export/call_sites_out.h"
+#include "trace/export/output_schema.h"
 #include "trace/model/units.h"
 
 namespace trace {
@@ -159,46 +160,24 @@ void window_rows(const replay::ScenarioResult& s, ColumnTable* t) {
   row(s.total, true);
 }
 
-void declare_tables(std::map<std::string, ColumnTable>* tables) {
-  using K = Column::Kind;
-  ColumnTable& c = (*tables)["copies"];
-  for (const char* n : {"step", "kind"}) c.declare(n, K::Text);
-  c.declare("count", K::I64), c.declare("bytes", K::I64), c.declare("gpu_us", K::F64);
-  ColumnTable& b = (*tables)["blocking_calls"];
-  for (const char* n : {"api", "kind", "reason", "op", "op_path", "step"}) b.declare(n, K::Text);
-  b.declare("thread", K::I64);
-  for (const char* n : {"start_us", "blocked_us", "gpu_queued_us"}) b.declare(n, K::F64);
-  b.declare("queue_depth", K::I64), b.declare("drained", K::I64);
-  b.declare("gpu_idle_after_us", K::F64), b.declare("regime", K::Text);
-  for (const char* n : {"site", "caller", "stack"}) b.declare(n, K::Text);
-  for (const char* name : {"call_sites", "would_sync"}) {
-    ColumnTable& w = (*tables)[name];
-    for (const char* n : {"site", "caller", "callee", "user_frame", "module", "op"})
-      w.declare(n, K::Text);
-    for (const char* n : {"order", "calls", "occurrences"}) w.declare(n, K::I64);
-    w.declare(std::string(name) == "call_sites" ? "blocked_us" : "host_us", K::F64);
-    w.declare("gpu_queued_us", K::F64), w.declare("steps", K::I64);
-  }
-  ColumnTable& s = (*tables)["syncs_by_cause"];
-  s.declare("op", K::Text);
-  for (const char* n : {"calls", "op_occurrences"}) s.declare(n, K::I64);
-  for (const char* n : {"sync_us", "blocking_copy_us", "blocked_us", "gpu_queued_us"})
-    s.declare(n, K::F64);
-  ColumnTable& k = (*tables)["kernels"];
-  k.declare("name", K::Text);
-  for (const char* p : {"api", "queue", "kernel"}) {
-    const std::string q = p;
-    k.declare(q + "_count", K::I64);
-    for (const char* n : {"_total_us", "_mean_us", "_median_us", "_min_us", "_max_us"})
-      k.declare(q + n, K::F64);
-  }
+// The frames named, each with its declared columns (output_schema.h), ready to fill.
+std::map<std::string, ColumnTable> declared(std::initializer_list<const char*> names) {
+  std::map<std::string, ColumnTable> out;
+  for (const char* n : names) out[n] = schema::empty_frame(schema::table(n));
+  return out;
+}
+
+// The filled frames still hold exactly their declared columns, in order.
+std::map<std::string, ColumnTable> checked(std::map<std::string, ColumnTable> frames) {
+  for (const auto& [name, t] : frames) schema::check_frame(schema::table(name), t);
+  return frames;
 }
 
 }  // namespace
 
 std::map<std::string, ColumnTable> report_frames(const TraceReport& rep) {
-  std::map<std::string, ColumnTable> out;
-  declare_tables(&out);
+  auto out = declared({"steps", "idle", "copies", "launch_delays", "blocking_calls", "call_sites",
+                       "would_sync", "syncs_by_cause", "kernels"});
   ColumnTable& steps = out["steps"];
   ColumnTable& idle = out["idle"];
   ColumnTable& copies = out["copies"];
@@ -230,15 +209,15 @@ std::map<std::string, ColumnTable> report_frames(const TraceReport& rep) {
     time_stats("api", k.api, &kernels), time_stats("queue", k.queue, &kernels);
     time_stats("kernel", k.kernel, &kernels);
   }
-  return out;
+  return checked(std::move(out));
 }
 
 std::map<std::string, ColumnTable> replay_frames(const replay::ReplayReport& report) {
-  std::map<std::string, ColumnTable> out;
+  auto out = declared({"windows"});
   ColumnTable& windows = out["windows"];
   window_rows(report.replay, &windows);
   for (const auto& s : report.what_ifs) window_rows(s, &windows);
-  return out;
+  return checked(std::move(out));
 }
 
 }  // namespace trace
