@@ -47,37 +47,6 @@ def expand(path_or_paths):
         raise trace_error(e, paths[0] if len(paths) == 1 else None) from None
 
 
-def _options(
-    step_range,
-    step_starts,
-    step_every,
-    advice,
-    hta,
-    hta_no_rounding,
-    hta_max_queue,
-    replay,
-    what_if,
-    html,
-):
-    """./attribute's flags as the options of its run (trace/run/run.h): the same names."""
-    specs = [what_if] if isinstance(what_if, str) else list(what_if or ())
-    o = {
-        "step_range": step_range or "",
-        "step_starts": step_starts or "",
-        "hta": bool(hta),
-        "hta_no_rounding": bool(hta_no_rounding),
-        "replay": bool(replay),
-        "what_if": specs,  # ValueError for a bad spec, before any read
-        "advice": -1 if advice is None else int(bool(advice)),
-        "html": html is not None,
-    }
-    if step_every is not None:
-        o["step_every"] = int(step_every)
-    if hta_max_queue is not None:
-        o["hta_max_queue"] = int(hta_max_queue)
-    return o
-
-
 def attribute(
     path_or_paths,
     step_range=None,
@@ -112,18 +81,19 @@ def attribute(
     Raises FileNotFoundError for a missing path, TraceError (a ValueError) for bad input and
     ValueError for options that do not go together."""
     files = expand(path_or_paths)
-    options = _options(
-        step_range,
-        step_starts,
-        step_every,
-        advice,
-        hta,
-        hta_no_rounding,
-        hta_max_queue,
-        replay,
-        what_if,
-        html,
-    )
+    options = {  # RunOptions' own names (trace/run/run.h)
+        "step_range": step_range or "",
+        "step_starts": step_starts or "",
+        "hta": bool(hta),
+        "hta_no_rounding": bool(hta_no_rounding),
+        "replay": bool(replay),
+        "what_if": [what_if] if isinstance(what_if, str) else list(what_if or ()),
+        "advice": -1 if advice is None else int(bool(advice)),
+        "html": html is not None,
+    }
+    for key, value in (("step_every", step_every), ("hta_max_queue", hta_max_queue)):
+        if value is not None:
+            options[key] = int(value)
     wrong = _core.check_options(files, options)
     if wrong:
         raise ValueError(f"attribute: {wrong}")
