@@ -20,7 +20,7 @@
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/html_page.h"
 #include "trace/export/replay_json.h"

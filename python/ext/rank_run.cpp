@@ -2,7 +2,7 @@
 
 #include "trace/analyze/advice.h"
 #include "trace/analyze/step_report.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/json_out.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "trace/analyze/replay/what_if.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/json_out.h"
 #include "trace/export/replay_json.h"
 #include "trace/export/replay_text.h"
@@ -16,7 +16,7 @@ namespace {
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 void window_rows(const trace::replay::ScenarioResult& s, Table* t) {
-  const auto row = [&](const trace::replay::WindowResult& w, bool total) {
+  const auto row = [&](const trace::replay::StepResult& w, bool total) {
     t->text("scenario", s.name);
     t->text("window", w.name);
     t->flag("is_total", total);
@@ -25,7 +25,7 @@ void window_rows(const trace::replay::ScenarioResult& s, Table* t) {
     t->f64("predicted_us", us(w.predicted_ns));
     t->text("bound_by", w.bound.empty() ? std::string() : w.bound.front().resource);
   };
-  for (const auto& w : s.windows) row(w, false);
+  for (const auto& w : s.steps) row(w, false);
   row(s.total, true);
 }
 
