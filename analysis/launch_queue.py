@@ -1,7 +1,7 @@
 """The launch queue of each CUDA traced pass: bench's own counters (attr_queue_*, over every
 traced epoch), or for runs that predate them, `./attribute --json` on the row's trace file
 (RESULTS/queue/, experiments/trace_queue.sh: the file's few epochs). Both take, per epoch, the
-GPU whose queue was empty least, and the median over epochs (src/trace/analyze/window_queue.h)."""
+GPU whose queue was empty least, and the median over epochs (src/trace/analyze/range_queue.h)."""
 
 import json
 import os

@@ -8,7 +8,7 @@
 #include "capture/trace_session.h"
 #include "trace/analyze/attribution.h"
 #include "trace/analyze/launch_queue.h"
-#include "trace/analyze/window_queue.h"
+#include "trace/analyze/range_queue.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/write_file.h"
 #include "training_run.h"
@@ -68,22 +68,22 @@ void add_counters(benchmark::State& state, const trace::Attribution& a, bool cud
   c["attr_dropped_records"] = static_cast<double>(a.dropped_records);
 }
 
-// The launch queue per epoch (window_queue.h): which regime the loop ran in. The CPU has no
+// The launch queue per epoch (range_queue.h): which regime the loop ran in. The CPU has no
 // launch queue (each op runs on the calling thread): attr_launch_queue = 0 says so.
 void add_queue_counters(benchmark::State& state, const trace::RecordSet& records, bool cuda) {
   auto& c = state.counters;
   c["attr_launch_queue"] = cuda ? 1 : 0;
   if (!cuda) return;
-  const trace::WindowQueueSummary q = trace::summarize_queue(records);
+  const trace::RangeQueueSummary q = trace::summarize_queue(records);
   c["attr_queue_empty_share"] = q.empty_share_median;
   c["attr_queue_depth_p50"] = q.depth_p50_median;
   c["attr_queue_depth_p90"] = q.depth_p90_median;
   c["attr_queue_depth_max"] = q.depth_max;
   c["attr_queue_full_calls"] = static_cast<double>(q.full_queue_calls);
   const auto share = [&](trace::Regime r) {
-    return q.windows ? static_cast<double>(q.by_regime[static_cast<size_t>(r)]) /
-                           static_cast<double>(q.windows)
-                     : 0.0;
+    return q.ranges ? static_cast<double>(q.by_regime[static_cast<size_t>(r)]) /
+                          static_cast<double>(q.ranges)
+                    : 0.0;
   };
   c["attr_queue_launch_bound_share"] = share(trace::Regime::LaunchBound);
   c["attr_queue_gpu_bound_share"] = share(trace::Regime::GpuBound);

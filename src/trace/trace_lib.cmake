@@ -57,12 +57,12 @@ add_library(iris_trace STATIC
   ${_t}/analyze/call_sites.cpp
   ${_t}/analyze/graph_breaks.cpp
   ${_t}/analyze/advice.cpp
-  ${_t}/analyze/window_queue.cpp
+  ${_t}/analyze/range_queue.cpp
   ${_t}/analyze/step_report.cpp
-  ${_t}/analyze/step_windows.cpp
+  ${_t}/analyze/steps_from_ranges.cpp
   ${_t}/analyze/hta_breakdown.cpp
   ${_t}/analyze/hta_rows.cpp
-  ${_t}/analyze/replay/windows.cpp
+  ${_t}/analyze/replay/measured_steps.cpp
   ${_t}/analyze/replay/graph.cpp
   ${_t}/analyze/replay/host_chain.cpp
   ${_t}/analyze/replay/gpu_edges.cpp

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "trace/analyze/step_report.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/nsys/nsys_import.h"

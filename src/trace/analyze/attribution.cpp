@@ -103,9 +103,9 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
   CorrelationIndex by_correlation(r.api.size(), [&](size_t i) { return r.api[i].correlation_id; });
   gpu_.reserve(r.kernels.size() + r.memcpys.size() + r.memsets.size());
   const auto add = [&](uint64_t start, uint64_t end, uint32_t correlation, uint32_t index,
-                       uint8_t type) {
+                       GpuWorkKind kind) {
     see(start, end);
-    GpuWork g{start, end, 0, 0, index, 0, type, false};
+    GpuWork g{start, end, 0, 0, index, 0, kind, false};
     if (const uint32_t* c = by_correlation.find(correlation)) {
       const ApiRecord& call = r.api[*c];
       g.call_start = call.start_ns, g.call_end = call.end_ns, g.call_thread = call.thread_id,
@@ -114,11 +114,14 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
     gpu_.push_back(g);
   };
   for (uint32_t i = 0; i < r.kernels.size(); ++i)
-    add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i, 0);
+    add(r.kernels[i].start_ns, r.kernels[i].end_ns, r.kernels[i].correlation_id, i,
+        GpuWorkKind::Kernel);
   for (uint32_t i = 0; i < r.memcpys.size(); ++i)
-    add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i, 1);
+    add(r.memcpys[i].start_ns, r.memcpys[i].end_ns, r.memcpys[i].correlation_id, i,
+        GpuWorkKind::Memcpy);
   for (uint32_t i = 0; i < r.memsets.size(); ++i)
-    add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i, 2);
+    add(r.memsets[i].start_ns, r.memsets[i].end_ns, r.memsets[i].correlation_id, i,
+        GpuWorkKind::Memset);
   // By start; equal starts keep the order above (kernels, copies, memsets, each as recorded).
   const std::vector<uint32_t> gpu_order = sorted_order(
       gpu_.size(), [&](size_t i) { return std::make_pair(gpu_[i].start, uint64_t{0}); });
@@ -193,12 +196,12 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   std::vector<double> delays;
   for (auto g = g0; g != g1; ++g) {
     const uint64_t d = g->end - g->start;
-    if (g->type == 0) {
+    if (g->kind == GpuWorkKind::Kernel) {
       ++a.kernels;
       a.kernel_ns += d;
       if (g->has_call)
         delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
-    } else if (g->type == 1) {
+    } else if (g->kind == GpuWorkKind::Memcpy) {
       const MemcpyRecord& m = r.memcpys[g->index];
       ++a.memcpys;
       a.memcpy_gpu_ns += d;
@@ -252,7 +255,7 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
   }
   const PhaseLookup phases(ranges);
   for (auto g = g0; g != g1; ++g) {
-    if (g->type != 0) continue;
+    if (g->kind != GpuWorkKind::Kernel) continue;
     const HostRange* h = g->has_call ? phases.innermost(g->call_thread, g->call_start) : nullptr;
     if (!h) {
       ++a.kernels_outside_phases;
@@ -270,9 +273,9 @@ LaunchQueue AttributionIndex::launch_queue(const QueueOptions& options) const {
   work.reserve(gpu_.size());
   for (const GpuWork& g : gpu_) {
     uint32_t device = 0, stream = 0;
-    if (g.type == 0)
+    if (g.kind == GpuWorkKind::Kernel)
       device = r_.kernels[g.index].device_id, stream = r_.kernels[g.index].stream_id;
-    else if (g.type == 1)
+    else if (g.kind == GpuWorkKind::Memcpy)
       device = r_.memcpys[g.index].device_id, stream = r_.memcpys[g.index].stream_id;
     else
       device = r_.memsets[g.index].device_id, stream = r_.memsets[g.index].stream_id;

@@ -117,6 +117,9 @@ struct Attribution {
 // host call that queued it, nested driver calls marked); then each window costs only the
 // records in it. Why: ./attribute asks for one window per profiler step, and a 1 GB trace
 // has hundreds of steps over millions of records. The records must outlive the index.
+// What a piece of GPU work is (AttributionIndex::GpuWork).
+enum class GpuWorkKind : uint8_t { Kernel, Memcpy, Memset };
+
 class AttributionIndex {
  public:
   explicit AttributionIndex(const RecordSet& records);
@@ -126,7 +129,7 @@ class AttributionIndex {
     uint64_t call_start, call_end;  // the host call with its correlation id (has_call)
     uint32_t index;                 // into records.kernels / memcpys / memsets
     uint32_t call_thread;
-    uint8_t type;  // 0 kernel, 1 memcpy, 2 memset
+    GpuWorkKind kind;
     bool has_call;
   };
   // Every GPU activity with the host call joined to it, in start order.

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "trace/analyze/nest_index.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 
 namespace trace {
 

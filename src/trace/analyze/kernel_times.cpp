@@ -30,7 +30,7 @@ KernelTimesTable kernel_times(const RecordSet& r, const AttributionIndex& index)
   KernelTimesTable out;
   std::unordered_map<std::string_view, Times> by_name;
   for (const auto& g : index.gpu_work()) {
-    if (g.type != 0) continue;
+    if (g.kind != GpuWorkKind::Kernel) continue;
     if (!g.has_call) {
       ++out.kernels_without_call;
       continue;

@@ -52,7 +52,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   };
   rep.steps.resize(r.steps.size());
   for (size_t i = 0; i < r.steps.size(); ++i) {
-    const StepWindow& w = r.steps[i];
+    const StepRecord& w = r.steps[i];
     StepFigures& f = rep.steps[i];
     f.name = w.name;
     f.start_ns = w.start_ns;

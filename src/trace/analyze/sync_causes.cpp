@@ -92,7 +92,7 @@ SyncReport find_syncs(const RecordSet& r, bool named_by_call) {
 
   const auto ops = index_ops(r.cpu_ops);
   const BusyIndex busy(r);
-  std::vector<const StepWindow*> steps;
+  std::vector<const StepRecord*> steps;
   for (const auto& s : r.steps) steps.push_back(&s);
 
   for (size_t i = 0; i < r.api.size(); ++i) {

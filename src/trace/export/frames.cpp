@@ -147,7 +147,7 @@ void blocking_call_rows(const TraceReport& rep, ColumnTable* calls) {
 }
 
 void window_rows(const replay::ScenarioResult& s, ColumnTable* t) {
-  const auto row = [&](const replay::WindowResult& w, bool total) {
+  const auto row = [&](const replay::StepResult& w, bool total) {
     t->text("scenario", s.name);
     t->text("window", w.name);
     t->flag("is_total", total);
@@ -156,7 +156,7 @@ void window_rows(const replay::ScenarioResult& s, ColumnTable* t) {
     t->f64("predicted_us", us(w.predicted_ns));
     t->text("bound_by", w.bound.empty() ? std::string() : w.bound.front().resource);
   };
-  for (const auto& w : s.windows) row(w, false);
+  for (const auto& w : s.steps) row(w, false);
   row(s.total, true);
 }
 

@@ -185,7 +185,7 @@ std::string curve_chart(const replay::LogEveryCurve& c) {
   if (c.points.empty()) return "";
   double xmax = 0, ymax = 0, ymin = 1e300;
   for (const auto& p : c.points) {
-    xmax = std::max(xmax, p.kept_per_window);
+    xmax = std::max(xmax, p.kept_per_step);
     ymax = std::max(ymax, p.predicted_ns), ymin = std::min(ymin, p.predicted_ns);
   }
   if (xmax <= 0) xmax = 1;
@@ -206,12 +206,11 @@ std::string curve_chart(const replay::LogEveryCurve& c) {
   std::vector<const replay::LogEveryPoint*> pts;
   for (const auto& p : c.points) pts.push_back(&p);
   std::sort(pts.begin(), pts.end(),
-            [](auto* a, auto* b) { return a->kept_per_window < b->kept_per_window; });
+            [](auto* a, auto* b) { return a->kept_per_step < b->kept_per_step; });
   std::string path;
   for (const auto* p : pts) {
-    path +=
-        (path.empty() ? "M" : " L") + num(X(p->kept_per_window)) + "," + num(Y(p->predicted_ns));
-    svg += "<circle cx=\"" + num(X(p->kept_per_window)) + "\" cy=\"" + num(Y(p->predicted_ns)) +
+    path += (path.empty() ? "M" : " L") + num(X(p->kept_per_step)) + "," + num(Y(p->predicted_ns));
+    svg += "<circle cx=\"" + num(X(p->kept_per_step)) + "\" cy=\"" + num(Y(p->predicted_ns)) +
            "\" r=\"4\" fill=\"#4a7fd4\"><title>every " +
            (p->every ? std::to_string(p->every) : std::string("never")) + ": " +
            num(p->predicted_ns / 1000.0) + " us</title></circle>";

@@ -14,7 +14,7 @@ void bound_json(JsonOut& o, const std::vector<replay::Bound>& bound) {
   o.end_array();
 }
 
-void window_json(JsonOut& o, const replay::WindowResult& w, bool what_if) {
+void window_json(JsonOut& o, const replay::StepResult& w, bool what_if) {
   o.begin_object();
   o.key("name").value(w.name);
   o.key("measured_us").value(us(w.measured_ns));
@@ -40,7 +40,7 @@ void window_json(JsonOut& o, const replay::WindowResult& w, bool what_if) {
 
 void scenario_json(JsonOut& o, const replay::ScenarioResult& s, bool what_if) {
   o.key("windows").begin_array();
-  for (const auto& w : s.windows) window_json(o, w, what_if);
+  for (const auto& w : s.steps) window_json(o, w, what_if);
   o.end_array();
   o.key("total");
   window_json(o, s.total, what_if);
@@ -54,7 +54,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   o.begin_object();
   o.key("file").value(t.file);
   o.key("rank").value(t.rank);
-  o.key("windows").value(rep.steps ? "steps" : "whole trace");
+  o.key("windows").value(rep.has_steps ? "steps" : "whole trace");
   o.key("graph").begin_object();
   o.key("host_nodes")
       .value(g.host_nodes)
@@ -146,7 +146,7 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
         o.value(static_cast<uint64_t>(p.every));
       else
         o.value("never");
-      o.key("kept").value(p.kept).key("kept_per_window").value(p.kept_per_window);
+      o.key("kept").value(p.kept).key("kept_per_window").value(p.kept_per_step);
       o.key("predicted_us").value(p.predicted_ns / 1000).key("extrapolated").value(p.extrapolated);
       o.end_object();
     }

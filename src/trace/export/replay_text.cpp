@@ -177,7 +177,7 @@ std::string replay_table(const replay::ReplayReport& rep) {
   };
   const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   add("%s  (rank %lld): replay over %s\n", t.file.c_str(), static_cast<long long>(t.rank),
-      rep.steps ? "its steps" : "the whole trace");
+      rep.has_steps ? "its steps" : "the whole trace");
   add("  graph: %llu host nodes, %llu GPU nodes, %llu edges; %llu kernel launches (%llu in graph "
       "launches), %llu GPU ops "
       "with no launch; %llu blocking calls (%llu resolved from cuda_sync rows or their own copy, "
@@ -195,16 +195,16 @@ std::string replay_table(const replay::ReplayReport& rep) {
   const auto err = [](int64_t p, int64_t m) {
     return m ? 100.0 * static_cast<double>(p - m) / static_cast<double>(m) : 0.0;
   };
-  const auto replay_row = [&](const replay::WindowResult& w, const replay::WindowResult& t) {
+  const auto replay_row = [&](const replay::StepResult& w, const replay::StepResult& t) {
     add("  %-22.22s %12.1f %12.1f %+7.2f%% %12.1f %+7.2f%%  %s\n", w.name.c_str(),
         us(static_cast<double>(w.measured_ns)), us(static_cast<double>(w.replayed_ns)),
         err(w.replayed_ns, w.measured_ns), us(static_cast<double>(t.predicted_ns)),
         err(t.predicted_ns, w.measured_ns), bound_text(w.bound, w.replayed_ns).c_str());
   };
-  for (size_t i = 0; i < rep.replay.windows.size(); ++i)
-    replay_row(rep.replay.windows[i], rep.typical.windows[i]);
-  if (rep.replay.windows.size() > 1) replay_row(rep.replay.total, rep.typical.total);
-  const char* target = rep.steps ? "median <= 2%, every step within 5%" : "the span within 5%";
+  for (size_t i = 0; i < rep.replay.steps.size(); ++i)
+    replay_row(rep.replay.steps[i], rep.typical.steps[i]);
+  if (rep.replay.steps.size() > 1) replay_row(rep.replay.total, rep.typical.total);
+  const char* target = rep.has_steps ? "median <= 2%, every step within 5%" : "the span within 5%";
   add("  replay error: median %.2f%%, max %.2f%% (target: %s): %s\n", 100 * rep.median_error,
       100 * rep.max_error, target, rep.target_met ? "met" : "NOT met");
   add("  with typical delays: median %.2f%%, max %.2f%%: %s\n", 100 * rep.typical_median_error,
@@ -216,24 +216,24 @@ std::string replay_table(const replay::ReplayReport& rep) {
     if (s.sites) add(" (%llu of %llu syncs kept)", u(s.sites_kept), u(s.sites));
     add(":\n  %-22s %12s %12s %12s  %s\n", "window", "replayed us", "predicted us", "saving us",
         "critical path");
-    const auto row = [&](const replay::WindowResult& w) {
+    const auto row = [&](const replay::StepResult& w) {
       add("  %-22.22s %12.1f %12.1f %12.1f  %s\n", w.name.c_str(),
           us(static_cast<double>(w.replayed_ns)), us(static_cast<double>(w.predicted_ns)),
           us(static_cast<double>(w.replayed_ns - w.predicted_ns)),
           bound_text(w.bound, w.predicted_ns).c_str());
     };
-    for (const auto& w : s.windows) row(w);
-    if (s.windows.size() > 1) row(s.total);
+    for (const auto& w : s.steps) row(w);
+    if (s.steps.size() > 1) row(s.total);
     if (!s.note.empty()) out += "  assumed: " + s.note + "\n";
   }
   for (const auto& c : rep.curves) {
     add("\n  %s (%s, %llu in the trace): predicted time per %s against syncs kept\n",
         c.text.c_str(), site_selector_text(c.selector).c_str(), u(c.sites),
-        rep.steps ? "step" : "trace");
+        rep.has_steps ? "step" : "trace");
     add("  %8s %12s %12s %14s\n", "every", "kept", "per window", "predicted us");
     for (const auto& p : c.points)
       add("  %8s %12llu %12.3f %14.1f%s\n", p.every ? std::to_string(p.every).c_str() : "never",
-          u(p.kept), p.kept_per_window, us(p.predicted_ns),
+          u(p.kept), p.kept_per_step, us(p.predicted_ns),
           p.extrapolated ? "  (extrapolated: fewer than 2 kept in the trace)" : "");
     add("  %s\n", log_every_why(c).c_str());
   }

@@ -116,8 +116,8 @@ struct CallStack {
 };
 
 // One training step: a `ProfilerStep#N` range of an imported trace, or one of our `epoch`
-// ranges. The per-step figures of ./attribute are taken over these windows.
-struct StepWindow {
+// ranges. The per-step figures of ./attribute are taken over these.
+struct StepRecord {
   uint64_t start_ns = 0, end_ns = 0;
   std::string name;
   // The host thread whose range made the step, when the step is no range of its own (a stretch
@@ -134,7 +134,7 @@ struct RecordSet {
   std::vector<HostRange> ranges;
   std::vector<CpuOpRecord> cpu_ops;           // imported traces only
   std::vector<AnnotationRecord> annotations;  // imported traces only
-  std::vector<StepWindow> steps;              // imported traces only
+  std::vector<StepRecord> steps;              // imported traces only
   std::vector<std::string> kernel_names;      // each distinct name once (KernelRecord::name_id)
   std::vector<PyFrameRecord> py_frames;       // imported traces with Python stacks only
   std::vector<CallStack> call_stacks;         // Nsight Systems exports with CUDA backtraces only

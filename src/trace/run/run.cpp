@@ -8,7 +8,7 @@
 
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/step_report.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/frames.h"
 #include "trace/export/html_page.h"
 #include "trace/export/json_out.h"

@@ -362,7 +362,7 @@ TEST(WhatIfStreamSyncs, ADeviceSyncWaitsForItsThreadsStreamOnly) {
   ASSERT_EQ(rep.what_ifs.size(), 1u);
   EXPECT_NE(rep.what_ifs[0].note.find("1 device-wide sync waits"), std::string::npos);
   // Thread 7 now goes on after its own kernel (30 us), not stream 9's (995 us).
-  const auto& step = rep.what_ifs[0].windows.at(0);
+  const auto& step = rep.what_ifs[0].steps.at(0);
   EXPECT_LT(step.predicted_ns, step.replayed_ns - 900 * static_cast<int64_t>(us));
 }
 

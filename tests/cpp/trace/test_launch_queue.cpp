@@ -4,7 +4,7 @@
 #include "synthetic_records.h"
 #include "trace/analyze/attribution.h"
 #include "trace/analyze/launch_queue.h"
-#include "trace/analyze/window_queue.h"
+#include "trace/analyze/range_queue.h"
 
 using trace::LaunchQueue;
 using trace::Regime;
@@ -141,7 +141,7 @@ TEST(LaunchQueue, DepthSeriesIsTheStepFunctionOfTheWindow) {
   EXPECT_TRUE(cut.truncated);
 }
 
-TEST(WindowQueue, EpochsSummedUp) {
+TEST(RangeQueue, EpochsSummedUp) {
   // Two epochs of one_epoch's shape, the second shifted by 1000 ns.
   using namespace testdata;
   trace::RecordSet r = one_epoch();
@@ -161,12 +161,12 @@ TEST(WindowQueue, EpochsSummedUp) {
     r.memcpys.push_back(x);
   }
   const auto s = trace::summarize_queue(r);
-  EXPECT_EQ(s.windows, 2u);
+  EXPECT_EQ(s.ranges, 2u);
   // Each epoch [0, 1000]: queued from 20 (A's call end); A and B until 505, the copy [610,
   // 710], C [810, 950]: empty on [0, 20), [505, 610), [710, 810) and [950, 1000].
   const double empty = (20.0 + 105 + 100 + 50) / 1000;
   EXPECT_DOUBLE_EQ(s.empty_share_median, empty);
   EXPECT_EQ(s.depth_max, 2u);
   EXPECT_EQ(s.by_regime[static_cast<size_t>(Regime::LaunchBound)], 2u);
-  EXPECT_EQ(trace::summarize_queue(r, "no such range").windows, 0u);
+  EXPECT_EQ(trace::summarize_queue(r, "no such range").ranges, 0u);
 }

@@ -7,7 +7,7 @@
 
 #include "nsys_test_db.h"
 #include "trace/analyze/step_report.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/import/nsys/nsys_values.h"
 #include "trace/import/trace_file.h"
 #include "trace_test_util.h"

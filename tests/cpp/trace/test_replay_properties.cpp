@@ -56,29 +56,29 @@ const std::vector<Case>& all() {
   return c;
 }
 
-// The graph with its windows' ends as nodes.
+// The graph with its steps' ends as nodes.
 struct Replay {
   ReplayGraph placed;
   const Graph& g;
-  const std::vector<PlacedWindow>& windows;
+  const std::vector<PlacedStep>& steps;
   explicit Replay(const trace::RecordSet& r)
-      : placed(build_replay_graph(r, replay_windows(r), {}, {})),
+      : placed(build_replay_graph(r, measured_steps(r), {}, {})),
         g(placed.graph),
-        windows(placed.windows) {}
-  // When each window ends (from the recorded start of the trace), then the whole span. A window's
+        steps(placed.steps) {}
+  // When each step ends (from the recorded start of the trace), then the whole span. A step's
   // length alone is no prediction of the run: a step whose start moves up more than its end
   // (the time saved before it waits in it) gets longer while the run gets shorter.
   std::vector<int64_t> ends(const Timeline& t, const Scenario& s) const {
     std::vector<int64_t> out;
-    for (const PlacedWindow& w : windows)
+    for (const PlacedStep& w : steps)
       if (w.nodes.in_graph()) out.push_back(t.start[w.nodes.close]);
     out.push_back(lengths(t, s).back());
     return out;
   }
-  // Each window's length, then the whole span as the last entry.
+  // Each step's length, then the whole span as the last entry.
   std::vector<int64_t> lengths(const Timeline& t, const Scenario& s) const {
     std::vector<int64_t> out;
-    for (const PlacedWindow& w : windows)
+    for (const PlacedStep& w : steps)
       if (w.nodes.in_graph()) out.push_back(t.start[w.nodes.close] - t.start[w.nodes.open]);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (uint32_t v = 0; v < g.size(); ++v)
@@ -116,7 +116,7 @@ TEST(ReplayProperties, ShrinkingAnyDurationNeverLengthensAPrediction) {
         if (std::uniform_real_distribution<double>(0, 1)(rng) < share) f = kScaled;
       const auto shrunk = r.ends(simulate(r.g, s), s);
       for (size_t i = 0; i < base.size(); ++i)
-        EXPECT_LE(shrunk[i], base[i]) << c.name << " window " << i << " trial " << trial;
+        EXPECT_LE(shrunk[i], base[i]) << c.name << " step " << i << " trial " << trial;
     }
   }
 }
@@ -129,16 +129,16 @@ TEST(ReplayProperties, APredictionNeverFallsBelowTheBusiestResourcesOwnWork) {
       s.typical_delays = typical;
       const Timeline t = simulate(r.g, s);
       const auto len = r.lengths(t, s);
-      // A window: the CPU work of its thread between its ends (the chain edges' weights).
+      // A step: the CPU work of its thread between its ends (the chain edges' weights).
       size_t k = 0;
-      for (size_t i = 0; i < r.windows.size(); ++i) {
-        const SpanNodes& ends = r.windows[i].nodes;
+      for (size_t i = 0; i < r.steps.size(); ++i) {
+        const SpanNodes& ends = r.steps[i].nodes;
         if (!ends.in_graph()) continue;
         int64_t own = 0;
         for (uint32_t v = ends.open + 1; v <= ends.close; ++v)
           if (r.g.first_is_chain[v] && r.g.in[r.g.in_begin[v]].kind != EdgeKind::SyncCall)
             own += r.g.in[r.g.in_begin[v]].delay;
-        EXPECT_GE(len[k++], own) << c.name << " window " << i;
+        EXPECT_GE(len[k++], own) << c.name << " step " << i;
       }
       // The whole span: any stream's work, any thread's CPU work.
       std::map<uint32_t, int64_t> work;
@@ -173,7 +173,7 @@ TEST(ReplayProperties, RemovingASyncWithNothingQueuedChangesAStepByNoMoreThanIts
       const auto after = r.lengths(simulate(r.g, s), s);
       for (size_t i = 0; i + 1 < base.size(); ++i)
         EXPECT_LE(std::abs(base[i] - after[i]), static_cast<int64_t>(site.blocked_ns))
-            << c.name << " window " << i;
+            << c.name << " step " << i;
     }
   }
   EXPECT_GT(tried, 20u);  // the property was exercised
@@ -188,7 +188,7 @@ TEST(ReplayProperties, NoKernelStartsBeforeItsLaunchReturnsOrOverlapsAnotherOnIt
     Scenario no_syncs;
     for (const Site& site : sites) remove_site(g, {site, {}}, &no_syncs);
     std::vector<std::pair<uint64_t, uint64_t>> spans;
-    for (const PlacedWindow& w : r.windows) spans.push_back({w.window.start_ns, w.window.end_ns});
+    for (const PlacedStep& w : r.steps) spans.push_back({w.step.start_ns, w.step.end_ns});
     Scenario typical;
     typical.typical_delays = true;
     const Scenario plain;
@@ -249,7 +249,7 @@ TEST(ReplayProperties, InconsistentRecordsNeverBreakTheReplay) {
     cycles += g.stats.cycle_edges_dropped > 0;
     const auto rep = replay_trace(t, what_ifs);
     for (const auto& s : rep.what_ifs)
-      for (const auto& w : s.windows) ASSERT_GT(w.predicted_ns, INT64_MIN / 8) << i;
+      for (const auto& w : s.steps) ASSERT_GT(w.predicted_ns, INT64_MIN / 8) << i;
   }
   EXPECT_GT(cycles, 0u);  // the cycle breaker was exercised
 }
@@ -277,7 +277,7 @@ bool has_pageable_copy(const trace::RecordSet& r) {
 }
 
 void expect_no_saving(const ScenarioResult& x, const std::string& what) {
-  for (const auto& w : x.windows) {
+  for (const auto& w : x.steps) {
     EXPECT_EQ(w.predicted_ns, w.replayed_ns) << what << " " << w.name;
     EXPECT_EQ(w.predicted_pace_ns, w.replayed_pace_ns) << what << " " << w.name;
   }
@@ -293,7 +293,7 @@ TEST(ReplayProperties, NoWhatIfPredictsANegativeTime) {
     t.records = c.records;
     const auto rep = replay_trace(t, what_ifs);
     for (const auto& x : rep.what_ifs) {
-      for (const auto& w : x.windows) {
+      for (const auto& w : x.steps) {
         EXPECT_GE(w.predicted_ns, 0) << c.name << " " << x.name << " " << w.name;
         EXPECT_GE(w.predicted_pace_ns, 0) << c.name << " " << x.name << " " << w.name;
       }
@@ -325,7 +325,7 @@ TEST(ReplayProperties, RemovingNothingPredictsTheReplay) {
 
 TEST(ReplayProperties, AWhatIfOnATraceWithoutWhatItRemovesSaysSoAndSavesNothing) {
   // Each what-if, on every trace that lacks what it removes: its note says "nothing to ..." and
-  // no window moves; on a trace that has it, the note says what it did instead.
+  // no step moves; on a trace that has it, the note says what it did instead.
   size_t lacking = 0, having = 0;
   for (const Case& c : all()) {
     const trace::RecordSet& r = c.records;

@@ -13,7 +13,7 @@
 #include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if.h"
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/chrome_trace.h"
 #include "trace/export/replay_text.h"
 #include "trace_test_util.h"
@@ -164,9 +164,9 @@ TEST(ReplayWhatIf, RemovingARegionTakesItsTimeItsCallsAndTheirGpuWork) {
   const auto t = imported(r);
   const auto rep = replay_trace(t, {parse_what_if("no-syncs:op=aten::item")});
   ASSERT_EQ(rep.what_ifs.size(), 1u);
-  EXPECT_EQ(rep.replay.windows[0].predicted_ns, 300);
+  EXPECT_EQ(rep.replay.steps[0].predicted_ns, 300);
   // 100 ns of host time go; the second kernel then waits only for its launch (5 ns typical).
-  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 200);
+  EXPECT_EQ(rep.what_ifs[0].steps[0].predicted_ns, 200);
   const auto graph = trace::replay::build_graph(t.records, {{7, 100, 200}});
   trace::replay::Scenario s;
   trace::replay::PlacedSite site;
@@ -196,7 +196,7 @@ TEST(ReplayWhatIf, ASyncWithNothingQueuedCostsItsFixedPriceAndTheCurveIsLinear) 
   EXPECT_EQ(c.points[1].kept, 4u);
   EXPECT_NEAR(c.points[1].predicted_ns, 55000 - 1500, 1);  // half the steps keep their 3 us
   EXPECT_TRUE(c.points[3].extrapolated);                   // 100 > the 8 steps of the trace
-  EXPECT_NEAR(c.points[3].kept_per_window, 0.01, 1e-9);
+  EXPECT_NEAR(c.points[3].kept_per_step, 0.01, 1e-9);
   EXPECT_NEAR(c.points[3].predicted_ns, 52000 + 30, 1);
   EXPECT_NEAR(c.points[4].predicted_ns, 52000, 1);
 }
@@ -232,7 +232,7 @@ TEST(ReplayWhatIf, ASyncBehindQueuedWorkOnlyMovesTheWait) {
   EXPECT_TRUE(rep.target_met);
   // Without the syncs each step's CPU window shrinks to its own 10 us...
   const auto& none = rep.what_ifs[0];
-  EXPECT_LT(none.windows[5].predicted_ns, static_cast<int64_t>(12 * us));
+  EXPECT_LT(none.steps[5].predicted_ns, static_cast<int64_t>(12 * us));
   // ...but the GPU still has its 10 x 102 us to do: the total saves far less than the syncs
   // blocked.
   EXPECT_GT(none.total.predicted_ns, static_cast<int64_t>(1020 * us));
@@ -255,11 +255,11 @@ TEST(ReplayWhatIf, ScalingLaunchesAndKernels) {
   const auto rep =
       replay_trace(t, {parse_what_if("scale-kernels=0.5:name=gemm"),
                        parse_what_if("scale-kernels=2"), parse_what_if("scale-launches=0")});
-  EXPECT_EQ(rep.what_ifs[0].windows[0].predicted_ns, 160);  // big_gemm 50 ns shorter
-  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, 395);  // both kernels twice as long
+  EXPECT_EQ(rep.what_ifs[0].steps[0].predicted_ns, 160);  // big_gemm 50 ns shorter
+  EXPECT_EQ(rep.what_ifs[1].steps[0].predicted_ns, 395);  // both kernels twice as long
   // GPU-bound, but the first kernel waited for its launch: all of it 10 ns earlier, not 20.
-  EXPECT_EQ(rep.what_ifs[2].windows[0].predicted_ns, 200);
-  EXPECT_EQ(rep.what_ifs[0].windows[0].bound[0].resource, "GPU 0 stream 7");
+  EXPECT_EQ(rep.what_ifs[2].steps[0].predicted_ns, 200);
+  EXPECT_EQ(rep.what_ifs[0].steps[0].bound[0].resource, "GPU 0 stream 7");
   trace::RecordSet unnamed = r;
   unnamed.kernels[1].name.clear(), unnamed.kernels[0].name.clear();
   const auto u = imported(unnamed);
@@ -297,7 +297,7 @@ TEST(ReplayWhatIf, GraphStepsReplaceTheHostWorkOfTheLaunchesWithOneGraphLaunch) 
   // another 0.5 us apart, whatever they waited for in the trace.
   for (uint32_t i = 0; i < 4; ++i)
     EXPECT_EQ(times.start[kernel_node(g, i)], static_cast<int64_t>(12000 + i * 1500)) << i;
-  EXPECT_LT(rep.what_ifs[0].windows[0].predicted_ns, static_cast<int64_t>(30 * us));
+  EXPECT_LT(rep.what_ifs[0].steps[0].predicted_ns, static_cast<int64_t>(30 * us));
   EXPECT_NE(rep.what_ifs[0].note.find("1 graph of 4 nodes"), std::string::npos)
       << rep.what_ifs[0].note;
   EXPECT_NE(rep.what_ifs[0].note.find("10.00 us (as given)"), std::string::npos);
@@ -349,20 +349,20 @@ TEST(ReplayWhatIf, AGraphRegionIsSplitAtABlockingCallAndWhatLiesOutsideStays) {
   // 10 us before the region, a 2 us graph launch, the copy, now right behind the first kernel
   // (its 2 us launch latency and 3 us, then the 1 us copy and the recorded 3 us wake-up: 9 us),
   // a 2 us graph launch, the 10 us after the region: the region's other host work is gone.
-  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>((10 + 2 + 9 + 2 + 10) * us));
+  EXPECT_EQ(x.steps[0].predicted_ns, static_cast<int64_t>((10 + 2 + 9 + 2 + 10) * us));
   // No range of that name: nothing changes, and the note says so.
-  EXPECT_EQ(rep.what_ifs[1].windows[0].predicted_ns, rep.what_ifs[1].windows[0].replayed_ns);
+  EXPECT_EQ(rep.what_ifs[1].steps[0].predicted_ns, rep.what_ifs[1].steps[0].replayed_ns);
   EXPECT_NE(rep.what_ifs[1].note.find("no host range named Compiled Region"), std::string::npos);
   // graph-steps captures from the first launch to the last one only: two graphs, one a side of
   // the copy; the region's host work before, between and after the launches stays.
-  EXPECT_GT(rep.what_ifs[2].windows[0].predicted_ns, x.windows[0].predicted_ns);
+  EXPECT_GT(rep.what_ifs[2].steps[0].predicted_ns, x.steps[0].predicted_ns);
 }
 
 TEST(ReplayWhatIf, StepsAreMeasuredOnTheirThreadAndTheTotalWaitsForTheGpu) {
   const auto t = imported(gpu_bound_loop(3));
-  const auto windows = trace::replay::replay_windows(t.records);
-  ASSERT_EQ(windows.size(), 3u);
-  EXPECT_EQ(windows[0].thread, 7u);
+  const auto steps = trace::replay::measured_steps(t.records);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].thread, 7u);
   const auto rep = replay_trace(t, {});
   const int64_t last_step_end = static_cast<int64_t>(t.records.steps.back().end_ns);
   EXPECT_EQ(rep.replay.total.measured_ns,
@@ -391,13 +391,13 @@ TEST(ReplayWhatIf, StepStartsMakeCallsAndThePaceFollowsTheGpu) {
   EXPECT_EQ(t.records.steps[2].end_ns, 250 * us);  // the last: to its range's end
   EXPECT_EQ(t.records.steps[1].thread_id, 7u);
   const auto rep = replay_trace(t, {});
-  ASSERT_EQ(rep.replay.windows.size(), 3u);
+  ASSERT_EQ(rep.replay.steps.size(), 3u);
   // Each step is the host's 100 us (the last 50 us), measured on its thread ...
-  EXPECT_EQ(rep.replay.windows[1].measured_ns, static_cast<int64_t>(100 * us));
-  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(100 * us));
+  EXPECT_EQ(rep.replay.steps[1].measured_ns, static_cast<int64_t>(100 * us));
+  EXPECT_EQ(rep.replay.steps[1].replayed_ns, static_cast<int64_t>(100 * us));
   // ... but the calls are done at the GPU's pace: the first at 167 us, then every 150 us.
-  for (const auto* w : {&rep.replay.windows[0], &rep.replay.windows[1], &rep.replay.windows[2]}) {
-    EXPECT_EQ(w->measured_pace_ns, w == &rep.replay.windows[0] ? 167 * 1000 : 150 * 1000);
+  for (const auto* w : {&rep.replay.steps[0], &rep.replay.steps[1], &rep.replay.steps[2]}) {
+    EXPECT_EQ(w->measured_pace_ns, w == &rep.replay.steps[0] ? 167 * 1000 : 150 * 1000);
     EXPECT_EQ(w->replayed_pace_ns, w->measured_pace_ns);
   }
   // Every 2nd start; a name that no range has.
@@ -414,8 +414,8 @@ TEST(ReplayWhatIf, StepRangesAreMeasuredOnTheirThread) {
   auto t = imported(compiled_calls());
   ASSERT_EQ(trace::use_step_ranges(&t, "Torch-Compiled Region"), 3u);
   const auto rep = replay_trace(t, {});
-  ASSERT_EQ(rep.replay.windows.size(), 3u);
-  EXPECT_EQ(rep.replay.windows[1].replayed_ns, static_cast<int64_t>(50 * us));
+  ASSERT_EQ(rep.replay.steps.size(), 3u);
+  EXPECT_EQ(rep.replay.steps[1].replayed_ns, static_cast<int64_t>(50 * us));
 }
 
 TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
@@ -439,9 +439,9 @@ TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
   const trace::ImportedTrace t = trace::import_trace(*source, "ours.trace.json");
   ASSERT_EQ(t.records.steps.size(), 3u);
   const auto rep = replay_trace(t, {parse_what_if("log-every=1,never:op=item")});
-  ASSERT_EQ(rep.replay.windows.size(), 3u);
-  EXPECT_EQ(rep.replay.windows[1].measured_ns, 1000);
-  EXPECT_EQ(rep.replay.windows[1].replayed_ns, 1000);
+  ASSERT_EQ(rep.replay.steps.size(), 3u);
+  EXPECT_EQ(rep.replay.steps[1].measured_ns, 1000);
+  EXPECT_EQ(rep.replay.steps[1].replayed_ns, 1000);
   const auto& c = rep.curves.at(0);
   EXPECT_EQ(c.sites, 3u);
   // Without `item` (140 ns: the copy call, the 110 ns sync that waited for the copy) each epoch
@@ -532,7 +532,7 @@ TEST(ReplayWhatIf, APinnedCopyWithNoSyncAfterItStillEndsTheStep) {
   // The host's step: 10 us, then a 5 us call (the default: no non-blocking copy call in the
   // trace), then the recorded 5 us; the total runs until the copy ends: 1 MB at 25 GB/s (the
   // default: no pinned copy in the trace), 40 us from the kernel's end at 900 us.
-  EXPECT_EQ(x.windows[0].predicted_ns, static_cast<int64_t>(20 * us));
+  EXPECT_EQ(x.steps[0].predicted_ns, static_cast<int64_t>(20 * us));
   EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(940 * us));
   EXPECT_NE(x.note.find("25.0 GB/s (default"), std::string::npos) << x.note;
 }

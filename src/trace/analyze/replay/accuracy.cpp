@@ -6,9 +6,10 @@
 
 namespace trace::replay {
 
-void replay_errors(const ScenarioResult& s, bool steps, double* median, double* max, bool* met) {
+void replay_errors(const ScenarioResult& s, bool has_steps, double* median, double* max,
+                   bool* met) {
   std::vector<double> e;
-  for (const WindowResult& w : s.windows)
+  for (const StepResult& w : s.steps)
     if (w.measured_ns > 0)
       e.push_back(std::fabs(static_cast<double>(w.predicted_ns - w.measured_ns)) /
                   static_cast<double>(w.measured_ns));
@@ -17,7 +18,7 @@ void replay_errors(const ScenarioResult& s, bool steps, double* median, double* 
   const size_t m = e.size() / 2;
   *median = e.size() % 2 ? e[m] : (e[m - 1] + e[m]) / 2;
   *max = e.back();
-  *met = steps ? *median <= 0.02 && *max <= 0.05 : *max <= 0.05;
+  *met = has_steps ? *median <= 0.02 && *max <= 0.05 : *max <= 0.05;
 }
 
 std::vector<ExcessDelay> excess_delays(const Graph& g) {

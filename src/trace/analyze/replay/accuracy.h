@@ -1,5 +1,5 @@
 // How well the unchanged replay reproduces its trace (what_if.h, ReplayReport): its error per
-// window against the targets, and where the graph's recorded delays exceed their kind's typical
+// step against the targets, and where the graph's recorded delays exceed their kind's typical
 // one (what a replay with typical delays loses).
 #pragma once
 
@@ -10,9 +10,9 @@
 
 namespace trace::replay {
 
-// Median and largest |predicted - measured| / measured over the scenario's windows, and whether
-// the targets hold (what_if.h). Leaves them as they are when no window was measured.
-void replay_errors(const ScenarioResult& scenario, bool steps, double* median, double* max,
+// Median and largest |predicted - measured| / measured over the scenario's steps, and whether
+// the targets hold (what_if.h). Leaves them as they are when no step was measured.
+void replay_errors(const ScenarioResult& scenario, bool has_steps, double* median, double* max,
                    bool* met);
 
 // Per delay kind whose recorded delays exceed its typical one, in kind order.

@@ -27,20 +27,20 @@ void add_share(std::vector<Bound>* b, const std::string& resource, int64_t ns) {
 
 }  // namespace
 
-Evaluator::Evaluator(const ReplayGraph& replay) : g_(replay.graph), windows_(replay.windows) {
+Evaluator::Evaluator(const ReplayGraph& replay) : g_(replay.graph), steps_(replay.steps) {
   const Graph& g = g_;
-  // The GPU work queued from inside the windows (by a call that started in one): the total
+  // The GPU work queued from inside the steps (by a call that started in one): the total
   // runs until it is done, so a what-if that lets the CPU run ahead of a busy GPU is not
   // credited with work the GPU still has to do.
   struct Open {
     int64_t start, end;
-    uint32_t window;
+    uint32_t step;
     bool operator<(const Open& o) const { return start != o.start ? start < o.start : end < o.end; }
   };
   std::vector<Open> spans;
-  for (uint32_t i = 0; i < windows_.size(); ++i)
-    if (windows_[i].nodes.open != kNone)
-      spans.push_back({g.observed[windows_[i].nodes.open], g.observed[windows_[i].nodes.close], i});
+  for (uint32_t i = 0; i < steps_.size(); ++i)
+    if (steps_[i].nodes.open != kNone)
+      spans.push_back({g.observed[steps_[i].nodes.open], g.observed[steps_[i].nodes.close], i});
   std::sort(spans.begin(), spans.end());
   for (uint32_t v = 0; v < g.host_count; ++v) {
     const uint32_t a = g.node_call[v];
@@ -49,10 +49,10 @@ Evaluator::Evaluator(const ReplayGraph& replay) : g_(replay.graph), windows_(rep
     if (w == spans.begin() || std::prev(w)->end < g.observed[v]) continue;
     for (uint32_t k = g.call_gpu_begin[a]; k < g.call_gpu_begin[a + 1]; ++k) {
       launched_.push_back(g.call_gpu[k]);
-      launched_by_.push_back(std::prev(w)->window);
+      launched_by_.push_back(std::prev(w)->step);
     }
   }
-  for (const PlacedWindow& w : windows_) {
+  for (const PlacedStep& w : steps_) {
     if (w.nodes.open == kNone) continue;
     if (first_ == kNone || g.observed[w.nodes.open] < g.observed[first_]) first_ = w.nodes.open;
     if (last_ == kNone || g.observed[w.nodes.close] > g.observed[last_]) last_ = w.nodes.close;
@@ -74,27 +74,27 @@ int64_t Evaluator::steps_span(const std::vector<int64_t>& start,
 std::vector<int64_t> Evaluator::paces(const std::vector<int64_t>& start,
                                       const std::vector<int64_t>& duration,
                                       const Scenario& s) const {
-  // When each window is done: its end on its thread, or the end of its GPU work if later.
-  std::vector<int64_t> done(windows_.size(), INT64_MIN);
-  for (size_t i = 0; i < windows_.size(); ++i)
-    if (windows_[i].nodes.in_graph()) done[i] = start[windows_[i].nodes.close];
+  // When each step is done: its end on its thread, or the end of its GPU work if later.
+  std::vector<int64_t> done(steps_.size(), INT64_MIN);
+  for (size_t i = 0; i < steps_.size(); ++i)
+    if (steps_[i].nodes.in_graph()) done[i] = start[steps_[i].nodes.close];
   for (size_t k = 0; k < launched_.size(); ++k) {
     const uint32_t v = launched_[k];
     if (!(s.flag(v) & kRemoved))
       done[launched_by_[k]] = std::max(done[launched_by_[k]], start[v] + duration[v]);
   }
-  std::vector<int64_t> out(windows_.size(), 0);
-  int64_t before = INT64_MIN;  // the previous window's end of work
-  for (size_t i = 0; i < windows_.size(); ++i) {
-    if (!windows_[i].nodes.in_graph()) continue;
-    const int64_t from = before == INT64_MIN ? start[windows_[i].nodes.open] : before;
+  std::vector<int64_t> out(steps_.size(), 0);
+  int64_t before = INT64_MIN;  // the previous step's end of work
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (!steps_[i].nodes.in_graph()) continue;
+    const int64_t from = before == INT64_MIN ? start[steps_[i].nodes.open] : before;
     out[i] = std::max<int64_t>(0, done[i] - from);
     before = std::max(before, done[i]);
   }
   return out;
 }
 
-void Evaluator::whole_span(const Timeline& t, const Scenario& s, WindowResult* x) const {
+void Evaluator::whole_span(const Timeline& t, const Scenario& s, StepResult* x) const {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   uint32_t last = kNone;
   for (uint32_t v = 0; v < g_.size(); ++v) {
@@ -116,12 +116,12 @@ ScenarioResult Evaluator::operator()(const Scenario& s, const std::string& name)
   out.name = name;
   const std::vector<int64_t> measured = paces(g_.observed, g_.duration, Scenario{}),
                              predicted = paces(t.start, t.duration, s);
-  for (size_t i = 0; i < windows_.size(); ++i) {
-    const PlacedWindow& w = windows_[i];
-    WindowResult x;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const PlacedStep& w = steps_[i];
+    StepResult x;
     x.measured_pace_ns = measured[i], x.predicted_pace_ns = predicted[i];
-    x.name = w.window.name;
-    x.measured_ns = static_cast<int64_t>(w.window.end_ns - w.window.start_ns);
+    x.name = w.step.name;
+    x.measured_ns = static_cast<int64_t>(w.step.end_ns - w.step.start_ns);
     if (w.nodes.in_graph()) {
       x.predicted_ns = t.start[w.nodes.close] - t.start[w.nodes.open];
       x.bound = bounds(g_, critical_path(g_, t, w.nodes.close, t.start[w.nodes.open]));
@@ -131,11 +131,11 @@ ScenarioResult Evaluator::operator()(const Scenario& s, const std::string& name)
     }
     out.total.measured_ns += x.measured_ns;
     out.total.predicted_ns += x.predicted_ns;
-    out.windows.push_back(std::move(x));
+    out.steps.push_back(std::move(x));
   }
-  const bool whole_trace = windows_.size() == 1 && windows_[0].nodes.open == kNone;
+  const bool whole_trace = steps_.size() == 1 && steps_[0].nodes.open == kNone;
   out.total.name = whole_trace ? "whole trace" : "total";
-  if (whole_trace) out.total.bound = out.windows[0].bound;
+  if (whole_trace) out.total.bound = out.steps[0].bound;
   if (first_ != kNone && last_ != kNone) {
     out.total.measured_ns = steps_span(g_.observed, g_.duration, Scenario{});
     uint32_t end = kNone;

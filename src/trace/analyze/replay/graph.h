@@ -69,7 +69,7 @@ struct Resource {
   std::string label() const;  // "CPU thread 4515", "GPU 0 stream 7"
 };
 
-// A stretch of one thread a caller needs the ends of as nodes (a window it measures, a region a
+// A stretch of one thread a caller needs the ends of as nodes (a step it measures, a region a
 // what-if removes). Its start sorts before a call that starts at the same time, its end after one
 // that ends then; an end inside a call moves out to the call's start or end.
 struct Span {

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 
 namespace trace::replay {
 
@@ -23,10 +23,10 @@ bool capturable(const Graph& g, uint32_t a) {
 }  // namespace
 
 std::vector<Capture> step_captures(const Graph& g,
-                                   const std::vector<std::pair<uint64_t, uint64_t>>& windows) {
-  auto sorted = windows;
+                                   const std::vector<std::pair<uint64_t, uint64_t>>& steps) {
+  auto sorted = steps;
   std::sort(sorted.begin(), sorted.end());
-  const auto window_of = [&](int64_t at) -> size_t {
+  const auto step_of = [&](int64_t at) -> size_t {
     const auto w = std::upper_bound(sorted.begin(), sorted.end(),
                                     std::make_pair(static_cast<uint64_t>(at), UINT64_MAX));
     if (w == sorted.begin() || std::prev(w)->second < static_cast<uint64_t>(at)) return SIZE_MAX;
@@ -49,8 +49,8 @@ std::vector<Capture> step_captures(const Graph& g,
         continue;
       }
       if (!capturable(g, a)) continue;
-      const size_t w = window_of(g.observed[v]);
-      if (w == SIZE_MAX) continue;  // in no window
+      const size_t w = step_of(g.observed[v]);
+      if (w == SIZE_MAX) continue;  // in no step
       if (w != in) close(), in = w;
       if (open.open == kNone) open.open = v;
       open.close = v + 1;

@@ -43,18 +43,18 @@ struct Capture {
   uint32_t open = kNone, close = kNone;
 };
 
-// graph-steps: in each window (start_ns, end_ns), on each thread, the stretches between blocking
+// graph-steps: in each step (start_ns, end_ns), on each thread, the stretches between blocking
 // calls, each from the start of its first call that queues GPU work without blocking (launch,
 // asynchronous copy or memset) to the end of its last one.
 std::vector<Capture> step_captures(const Graph& graph,
-                                   const std::vector<std::pair<uint64_t, uint64_t>>& windows);
+                                   const std::vector<std::pair<uint64_t, uint64_t>>& steps);
 
 // graph=REGION: each region (its two ends as nodes, graph.h SpanNodes) split at the blocking
 // calls inside it. `split` counts the regions that held one.
 std::vector<Capture> region_captures(const Graph& graph, const std::vector<SpanNodes>& regions,
                                      uint64_t* split);
 
-// The outermost host ranges (ops, annotations, our phases) named `name` (step_windows.h
+// The outermost host ranges (ops, annotations, our phases) named `name` (steps_from_ranges.h
 // range_name_matches), as spans for build_graph.
 std::vector<Span> named_regions(const RecordSet& records, const std::string& name);
 

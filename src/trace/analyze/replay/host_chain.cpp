@@ -32,6 +32,12 @@ void for_each_host_event(const RecordSet& r, const std::vector<bool>& nested, F 
   for (const auto& h : r.ranges) f(h.thread_id, h.start_ns, h.end_ns, false);
 }
 
+// A point of a thread's timeline, packed under its time as (time << 2 | kind) so that points
+// sort by time and, at one time, a call's end before what starts then.
+enum class PointKind : uint64_t { CallEnd = 0, OtherEdge = 1, CallStart = 2 };
+uint64_t point(uint64_t t, PointKind kind) { return t << 2 | static_cast<uint64_t>(kind); }
+PointKind kind_of(uint64_t p) { return static_cast<PointKind>(p & 3); }
+
 }  // namespace
 
 void Builder::find_thread_waits() {
@@ -46,14 +52,13 @@ void Builder::find_thread_waits() {
   // Two bits of kind under the time; a span too long for that is no trace of a program.
   if (threads < 2 || hi - lo >= (uint64_t{1} << 61)) return;
 
-  // Points per thread: (time - lo) << 2 | kind, kind 0 = a call ends, 1 = another event's
-  // start or end, 2 = a call starts (a call's end before what starts at the same time).
+  // Points per thread, at time - lo (PointKind).
   std::vector<std::vector<uint64_t>> points(threads);
   std::vector<std::pair<uint64_t, uint32_t>> ends;  // (end, thread resource), every host event
   for_each_host_event(r, nested, [&](uint32_t tid, uint64_t s, uint64_t e, bool call) {
     const uint32_t t = thread_res[tid];
-    points[t].push_back((s - lo) << 2 | (call ? 2 : 1));
-    points[t].push_back((e - lo) << 2 | (call ? 0 : 1));
+    points[t].push_back(point(s - lo, call ? PointKind::CallStart : PointKind::OtherEdge));
+    points[t].push_back(point(e - lo, call ? PointKind::CallEnd : PointKind::OtherEdge));
     ends.push_back({e, t});
   });
   std::vector<ThreadWaitGap> gaps;
@@ -62,10 +67,10 @@ void Builder::find_thread_waits() {
     std::sort(p.begin(), p.end());
     int depth = 0;  // calls open: time inside a call is the call's, never idle
     for (size_t i = 0; i + 1 < p.size(); ++i) {
-      const uint64_t kind = p[i] & 3;
-      if (kind == 2)
+      const PointKind kind = kind_of(p[i]);
+      if (kind == PointKind::CallStart)
         ++depth;
-      else if (kind == 0 && depth > 0)
+      else if (kind == PointKind::CallEnd && depth > 0)
         --depth;
       const uint64_t a = p[i] >> 2, b = p[i + 1] >> 2;
       if (depth == 0 && b - a >= opt.thread_wait_min_gap_ns)

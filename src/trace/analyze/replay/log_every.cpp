@@ -68,9 +68,9 @@ LogEveryCurve log_every_curve(const Graph& g, const std::vector<PlacedSite>& sit
   c.selector = what_if.sites;
   c.text = what_if.text;
   c.sites = sites.size();
-  const double windows = std::max<size_t>(1, replayed.windows.size());
+  const double steps = std::max<size_t>(1, replayed.steps.size());
   const double all_total = static_cast<double>(replayed.total.predicted_ns);
-  c.replayed_ns = all_total / windows;
+  c.replayed_ns = all_total / steps;
   for (const PlacedSite& s : sites)
     c.blocked_per_sync_ns += static_cast<double>(s.site.blocked_ns),
         c.queued_per_sync_ns += static_cast<double>(s.site.queued_ns);
@@ -80,7 +80,7 @@ LogEveryCurve log_every_curve(const Graph& g, const std::vector<PlacedSite>& sit
 
   const ScenarioResult none = evaluate(keep_every(g, sites, 0), what_if.text + " (none kept)");
   const double none_total = static_cast<double>(none.total.predicted_ns);
-  c.never_ns = none_total / windows;
+  c.never_ns = none_total / steps;
   c.saving_per_sync_ns = c.sites ? (all_total - none_total) / static_cast<double>(c.sites) : 0;
   // One site kept alone, at evenly spaced sites: what a sync costs with no other sync near it.
   const uint32_t samples = static_cast<uint32_t>(std::min<size_t>(isolated_samples, sites.size()));
@@ -107,17 +107,17 @@ LogEveryCurve log_every_curve(const Graph& g, const std::vector<PlacedSite>& sit
     p.extrapolated = every > 1 && p.kept < 2 && c.isolated_samples;
     const double kept =
         p.extrapolated ? static_cast<double>(c.sites) / every : static_cast<double>(p.kept);
-    p.kept_per_window = kept / windows;
-    p.predicted_ns = p.extrapolated ? (none_total + kept * c.isolated_cost_ns) / windows
-                                    : static_cast<double>(r.total.predicted_ns) / windows;
+    p.kept_per_step = kept / steps;
+    p.predicted_ns = p.extrapolated ? (none_total + kept * c.isolated_cost_ns) / steps
+                                    : static_cast<double>(r.total.predicted_ns) / steps;
     c.points.push_back(p);
     results->push_back(std::move(r));
   }
   // Linear: the replayed points lie on the line from "never" to "every site kept".
-  const double rise = c.replayed_ns - c.never_ns, x_all = static_cast<double>(c.sites) / windows;
+  const double rise = c.replayed_ns - c.never_ns, x_all = static_cast<double>(c.sites) / steps;
   for (const LogEveryPoint& p : c.points) {
     if (p.extrapolated || x_all <= 0 || std::fabs(rise) < 1) continue;
-    const double line = c.never_ns + p.kept_per_window / x_all * rise;
+    const double line = c.never_ns + p.kept_per_step / x_all * rise;
     c.max_deviation = std::max(c.max_deviation, std::fabs(p.predicted_ns - line) / std::fabs(rise));
   }
   const bool isolated_agrees =

@@ -4,7 +4,7 @@
 
 namespace trace::replay {
 
-ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
+ReplayGraph build_replay_graph(const RecordSet& records, std::vector<MeasuredStep> steps,
                                std::map<SiteSelector, std::vector<Site>> sites,
                                const BuildOptions& options,
                                const std::map<std::string, std::vector<Span>>& regions) {
@@ -16,11 +16,10 @@ ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> win
     spans.push_back({thread, start, end});
     owners.push_back(nodes);
   };
-  out.windows.reserve(windows.size());
-  for (Window& w : windows) out.windows.push_back({std::move(w), {}});
-  for (PlacedWindow& w : out.windows)
-    if (w.window.thread != kNone)
-      ask(w.window.thread, w.window.start_ns, w.window.end_ns, &w.nodes);
+  out.steps.reserve(steps.size());
+  for (MeasuredStep& s : steps) out.steps.push_back({std::move(s), {}});
+  for (PlacedStep& p : out.steps)
+    if (p.step.thread != kNone) ask(p.step.thread, p.step.start_ns, p.step.end_ns, &p.nodes);
   for (auto& [selector, list] : sites) {
     std::vector<PlacedSite>& placed = out.sites[selector];
     placed.reserve(list.size());

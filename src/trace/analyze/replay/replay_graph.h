@@ -1,5 +1,5 @@
 // One trace's replay graph (graph.h) with what the replay measures and changes on it: each
-// window and each site holds its own nodes, so no caller matches nodes to them by position.
+// step and each site holds its own nodes, so no caller matches nodes to them by position.
 #pragma once
 
 #include <map>
@@ -7,15 +7,15 @@
 #include <vector>
 
 #include "trace/analyze/replay/graph.h"
+#include "trace/analyze/replay/measured_steps.h"
 #include "trace/analyze/replay/sites.h"
-#include "trace/analyze/replay/windows.h"
 
 namespace trace::replay {
 
-// A window with its start and end as nodes; not in the graph when it is measured on no thread
+// A step with its start and end as nodes; not in the graph when it is measured on no thread
 // (the whole trace, or a step no host record holds).
-struct PlacedWindow {
-  Window window;
+struct PlacedStep {
+  MeasuredStep step;
   SpanNodes nodes;
 };
 
@@ -27,15 +27,15 @@ struct PlacedSite {
 
 struct ReplayGraph {
   Graph graph;
-  std::vector<PlacedWindow> windows;
+  std::vector<PlacedStep> steps;
   std::map<SiteSelector, std::vector<PlacedSite>> sites;
   // Per name: the host ranges a what-if captures in a graph (graph_capture.h), their ends as nodes.
   std::map<std::string, std::vector<SpanNodes>> regions;
 };
 
-// Builds the graph with the ends of every window on a thread, of every region site and of every
+// Builds the graph with the ends of every step on a thread, of every region site and of every
 // named region as nodes.
-ReplayGraph build_replay_graph(const RecordSet& records, std::vector<Window> windows,
+ReplayGraph build_replay_graph(const RecordSet& records, std::vector<MeasuredStep> steps,
                                std::map<SiteSelector, std::vector<Site>> sites,
                                const BuildOptions& options,
                                const std::map<std::string, std::vector<Span>>& regions = {});

@@ -58,7 +58,7 @@ constexpr int64_t kNowhere = INT64_MIN / 4;
 
 Timeline simulate(const Graph& graph, const Scenario& scenario = {});
 
-// Where the time of a window went along its critical path: walking back from node `end` over
+// Where the time of a step went along its critical path: walking back from node `end` over
 // the edges that set each start, until `from` (a simulated time). The work of a GPU node counts
 // for its stream; a delay counts for the resource of the node it leads to (a thread's CPU
 // time, a wait's wake-up, a stream's gaps and launch latency).

@@ -1,4 +1,4 @@
-// replay_trace (what_if.h): windows and sites, one graph with their nodes, then a simulation per
+// replay_trace (what_if.h): steps and sites, one graph with their nodes, then a simulation per
 // scenario.
 #include "trace/analyze/replay/what_if.h"
 
@@ -46,10 +46,10 @@ std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
 }
 
 void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
-  for (size_t i = 0; i < r->windows.size(); ++i) {
-    r->windows[i].measured_ns = replay.windows[i].measured_ns;
-    r->windows[i].replayed_ns = replay.windows[i].predicted_ns;
-    r->windows[i].replayed_pace_ns = replay.windows[i].predicted_pace_ns;
+  for (size_t i = 0; i < r->steps.size(); ++i) {
+    r->steps[i].measured_ns = replay.steps[i].measured_ns;
+    r->steps[i].replayed_ns = replay.steps[i].predicted_ns;
+    r->steps[i].replayed_pace_ns = replay.steps[i].predicted_pace_ns;
   }
   r->total.replayed_ns = replay.total.predicted_ns;
   r->total.replayed_pace_ns = replay.total.predicted_pace_ns;
@@ -62,12 +62,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   const RecordSet& r = trace.records;
   ReplayReport rep;
   rep.trace = &trace;
-  rep.steps = !r.steps.empty();
+  rep.has_steps = !r.steps.empty();
   bool removes = false;
   for (const WhatIf& w : what_ifs) removes |= removes_syncs(w);
   const SyncReport syncs = removes ? find_syncs(r) : SyncReport{};
   const ReplayGraph replay =
-      build_replay_graph(r, replay_windows(r), sites_asked(r, syncs, what_ifs), options.build,
+      build_replay_graph(r, measured_steps(r), sites_asked(r, syncs, what_ifs), options.build,
                          regions_asked(r, what_ifs));
   const Graph& g = replay.graph;
   rep.graph = g.stats;
@@ -79,8 +79,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   typical.typical_delays = true;
   rep.typical = eval(typical, "replay with typical delays");
   fill_replayed(&rep.typical, rep.replay);
-  replay_errors(rep.replay, rep.steps, &rep.median_error, &rep.max_error, &rep.target_met);
-  replay_errors(rep.typical, rep.steps, &rep.typical_median_error, &rep.typical_max_error,
+  replay_errors(rep.replay, rep.has_steps, &rep.median_error, &rep.max_error, &rep.target_met);
+  replay_errors(rep.typical, rep.has_steps, &rep.typical_median_error, &rep.typical_max_error,
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
@@ -160,8 +160,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         size_t regions = 0;
         if (w.region.empty()) {
           std::vector<std::pair<uint64_t, uint64_t>> spans;
-          for (const PlacedWindow& x : replay.windows)
-            spans.push_back({x.window.start_ns, x.window.end_ns});
+          for (const PlacedStep& x : replay.steps)
+            spans.push_back({x.step.start_ns, x.step.end_ns});
           captures = step_captures(g, spans);
         } else {
           const auto& placed = replay.regions.at(w.region);

@@ -3,8 +3,8 @@
 // One question of the trace library (src/README.md): this is the façade ./attribute --what-if
 // calls; export/replay_json.h and export/replay_text.h write what it returns.
 //
-// The windows it measures: windows.h. Every prediction is compared with the unchanged replay of
-// the same graph, so that a saving is the what-if's alone, not the replay's own error. What it
+// The steps it measures: measured_steps.h. Every prediction is compared with the unchanged replay
+// of the same graph, so that a saving is the what-if's alone, not the replay's own error. What it
 // returns is figures, kinds and names; the writers put them in words.
 #pragma once
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "trace/analyze/replay/graph.h"
+#include "trace/analyze/replay/measured_steps.h"
 #include "trace/analyze/replay/sites.h"
-#include "trace/analyze/replay/windows.h"
 #include "trace/model/imported_trace.h"
 
 namespace trace::replay {
@@ -51,17 +51,17 @@ WhatIf parse_what_if(const std::string& spec);
 
 struct Bound {
   std::string resource;  // "CPU thread 4515", "GPU 0 stream 7"
-  int64_t ns = 0;        // time of the window's critical path on it
+  int64_t ns = 0;        // time of the step's critical path on it
 };
 
-struct WindowResult {
+struct StepResult {
   std::string name;
   int64_t measured_ns = 0;   // as recorded
   int64_t replayed_ns = 0;   // the unchanged replay
   int64_t predicted_ns = 0;  // this scenario (== replayed_ns for the replay itself)
   std::vector<Bound> bound;  // critical path by resource, largest first
-  // A window's pace, as a loop of them sees it: from when the window before it was done (its
-  // host work and the GPU work queued in it both over) to when this one is; the first window
+  // A step's pace, as a loop of them sees it: from when the step before it was done (its
+  // host work and the GPU work queued in it both over) to when this one is; the first step
   // from its own start. A step's own length is the host's; when the GPU lags behind, the steps
   // follow one another at the GPU's pace instead, and this says so. Same three as above.
   int64_t measured_pace_ns = 0, replayed_pace_ns = 0, predicted_pace_ns = 0;
@@ -69,11 +69,11 @@ struct WindowResult {
 
 struct ScenarioResult {
   std::string name;  // "replay", or the what-if as written ("log-every=2")
-  std::vector<WindowResult> windows;
+  std::vector<StepResult> steps;
   // Over the steps: from the first one's start to the later of the last one's end and the end
-  // of the GPU work queued inside them (a step is the CPU's window; the GPU may still be busy).
+  // of the GPU work queued inside them (a step is the CPU's stretch; the GPU may still be busy).
   // Without steps: the whole trace's span.
-  WindowResult total;
+  StepResult total;
   uint64_t sites = 0, sites_kept = 0;  // for the sync what-ifs
   // no-syncs: the graph breaks among the sites removed (graph_breaks.h), and the entries of the
   // compiled regions after them: what merging the regions would also save, not replayed.
@@ -83,11 +83,11 @@ struct ScenarioResult {
 };
 
 struct LogEveryPoint {
-  uint32_t every = 0;          // 0 = never
-  uint64_t kept = 0;           // sites kept in the trace
-  double kept_per_window = 0;  // the curve's x: syncs per step
-  double predicted_ns = 0;     // mean predicted window
-  bool extrapolated = false;   // fewer than two sites kept: from the isolated cost (below)
+  uint32_t every = 0;         // 0 = never
+  uint64_t kept = 0;          // sites kept in the trace
+  double kept_per_step = 0;   // the curve's x: syncs per step
+  double predicted_ns = 0;    // mean predicted step
+  bool extrapolated = false;  // fewer than two sites kept: from the isolated cost (below)
 };
 
 struct LogEveryCurve {
@@ -95,9 +95,9 @@ struct LogEveryCurve {
   std::string text;  // the what-if as written
   uint64_t sites = 0;
   std::vector<LogEveryPoint> points;  // in the order asked
-  double replayed_ns = 0;             // mean window, unchanged replay (every site kept)
-  double never_ns = 0;                // mean window with no site kept
-  double saving_per_sync_ns = 0;      // (every kept - none kept) / sites, in window totals
+  double replayed_ns = 0;             // mean step, unchanged replay (every site kept)
+  double never_ns = 0;                // mean step with no site kept
+  double saving_per_sync_ns = 0;      // (every kept - none kept) / sites, in step totals
   double isolated_cost_ns = 0;        // what one site kept alone adds (mean over sampled sites)
   uint32_t isolated_samples = 0;
   double blocked_per_sync_ns = 0;  // host time a site blocked in the trace
@@ -109,7 +109,7 @@ struct LogEveryCurve {
   // words them).
   enum class Shape : uint8_t {
     NoSites,       // nothing to keep or remove
-    Flat,          // a site moves the window by less than the replay can tell
+    Flat,          // a site moves the step by less than the replay can tell
     Linear,        // every kept site adds about the same
     AloneDiffers,  // not linear: a site kept alone costs other than one among all of them
     Strays,        // not linear: the points stray from the line (max_deviation)
@@ -138,12 +138,12 @@ struct ExcessDelay {
 struct ReplayReport {
   const ImportedTrace* trace = nullptr;
   GraphStats graph;
-  bool steps = false;      // windows are the trace's steps
+  bool has_steps = false;  // the steps measured are the trace's own (else: the whole trace)
   ScenarioResult replay;   // unchanged
   ScenarioResult typical;  // unchanged, but every delay its kind's typical (simulate.h)
   std::vector<ScenarioResult> what_ifs;
   std::vector<LogEveryCurve> curves;
-  // The replay's error per window: |replayed - measured| / measured; the same for the replay
+  // The replay's error per step: |replayed - measured| / measured; the same for the replay
   // with typical delays. Targets: over steps, median <= 2 % and every step within 5 %; over the
   // whole trace, the span within 5 %.
   double median_error = 0, max_error = 0;

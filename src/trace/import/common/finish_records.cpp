@@ -8,11 +8,11 @@ namespace trace {
 
 void settle_steps(RecordSet* r) {
   auto& steps = r->steps;
-  std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) {
+  std::sort(steps.begin(), steps.end(), [](const StepRecord& a, const StepRecord& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.name < b.name;
   });
   steps.erase(std::unique(steps.begin(), steps.end(),
-                          [](const StepWindow& a, const StepWindow& b) {
+                          [](const StepRecord& a, const StepRecord& b) {
                             return a.start_ns == b.start_ns && a.name == b.name;
                           }),
               steps.end());
@@ -20,7 +20,7 @@ void settle_steps(RecordSet* r) {
     for (const auto& h : r->ranges)
       if (h.name == "epoch") steps.push_back({h.start_ns, h.end_ns, "epoch"});
   std::sort(steps.begin(), steps.end(),
-            [](const StepWindow& a, const StepWindow& b) { return a.start_ns < b.start_ns; });
+            [](const StepRecord& a, const StepRecord& b) { return a.start_ns < b.start_ns; });
 }
 
 void count_unmatched_correlations(ImportedTrace* t) {

@@ -8,7 +8,7 @@
 // kernel / Kernel; gpu_memcpy / Memcpy (direction and host memory kind from
 // "Memcpy DtoH (Device -> Pinned)"); gpu_memset / Memset; cuda_sync -> SyncRecord; cpu_op /
 // Operator -> CpuOpRecord; user_annotation / gpu_user_annotation -> AnnotationRecord;
-// ProfilerStep#N (any host category) -> StepWindow; our own "phase" -> HostRange;
+// ProfilerStep#N (any host category) -> StepRecord; our own "phase" -> HostRange;
 // python_function (with_stack=True) -> PyFrameRecord, each distinct name once in frame_names.
 // Times: Kineto's microseconds (integers, or decimals with ns resolution) are converted to
 // integer ns from the number's text, exactly (no float multiply).

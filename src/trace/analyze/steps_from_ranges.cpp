@@ -1,4 +1,4 @@
-#include "trace/analyze/step_windows.h"
+#include "trace/analyze/steps_from_ranges.h"
 
 #include <algorithm>
 #include <utility>
@@ -43,7 +43,7 @@ std::vector<Found> find_ranges(const RecordSet& r, const std::string& name) {
   return out;
 }
 
-void replace_steps(ImportedTrace* t, std::vector<StepWindow> steps, const std::string& why) {
+void replace_steps(ImportedTrace* t, std::vector<StepRecord> steps, const std::string& why) {
   t->records.steps = std::move(steps);
   auto& w = t->warnings;
   w.erase(std::remove_if(w.begin(), w.end(),
@@ -55,13 +55,13 @@ void replace_steps(ImportedTrace* t, std::vector<StepWindow> steps, const std::s
 }  // namespace
 
 size_t use_step_ranges(ImportedTrace* t, const std::string& name) {
-  std::vector<StepWindow> steps;
+  std::vector<StepRecord> steps;
   for (const Found& f : find_ranges(t->records, name))
     steps.push_back({f.start_ns, f.end_ns, *f.name, f.thread});
   if (steps.empty()) return 0;
   // One step per span: our phases of an Nsight export are ops too, with the same times.
   steps.erase(std::unique(steps.begin(), steps.end(),
-                          [](const StepWindow& a, const StepWindow& b) {
+                          [](const StepRecord& a, const StepRecord& b) {
                             return a.start_ns == b.start_ns && a.end_ns == b.end_ns;
                           }),
               steps.end());
@@ -92,7 +92,7 @@ size_t use_step_starts(ImportedTrace* t, const std::string& name, uint32_t every
   for (const auto& a : r.annotations)
     if (!a.gpu) reach(a.start_ns, a.end_ns, a.thread_id);
   for (const auto& h : r.ranges) reach(h.start_ns, h.end_ns, h.thread_id);
-  std::vector<StepWindow> steps;
+  std::vector<StepRecord> steps;
   for (size_t i = 0; i < starts.size(); ++i)
     steps.push_back({starts[i], i + 1 < starts.size() ? starts[i + 1] : end,
                      "step " + std::to_string(i + 1), thread});

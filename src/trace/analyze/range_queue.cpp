@@ -1,4 +1,4 @@
-#include "trace/analyze/window_queue.h"
+#include "trace/analyze/range_queue.h"
 
 #include <algorithm>
 #include <vector>
@@ -18,14 +18,14 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-WindowQueueSummary summarize_queue(const RecordSet& records, const std::string& range) {
-  WindowQueueSummary s;
+RangeQueueSummary summarize_queue(const RecordSet& records, const std::string& range) {
+  RangeQueueSummary s;
   const LaunchQueue queue = AttributionIndex(records).launch_queue();
   std::vector<double> empty, p50, p90;
   for (const HostRange& h : records.ranges) {
     if (h.name != range) continue;
     const QueueFigures f = queue.figures(h.start_ns, h.end_ns);
-    ++s.windows;
+    ++s.ranges;
     ++s.by_regime[static_cast<size_t>(f.regime)];
     const GpuQueue* busiest = nullptr;  // as regime_of picks it
     for (const GpuQueue& g : f.gpus) {

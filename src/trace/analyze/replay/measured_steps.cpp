@@ -1,4 +1,4 @@
-#include "trace/analyze/replay/windows.h"
+#include "trace/analyze/replay/measured_steps.h"
 
 #include <map>
 #include <utility>
@@ -7,8 +7,8 @@
 
 namespace trace::replay {
 
-std::vector<Window> replay_windows(const RecordSet& r) {
-  std::vector<Window> out;
+std::vector<MeasuredStep> measured_steps(const RecordSet& r) {
+  std::vector<MeasuredStep> out;
   if (r.steps.empty()) {
     const auto [lo, hi] = record_span(r);
     if (lo <= hi) out.push_back({"whole trace", lo, hi, kNone});
