@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/bench_names.h"
 #include "trace/analyze/advice.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/replay/what_if.h"
@@ -196,6 +197,8 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto files = trace::expand_trace_paths(inputs);
     trace::ImportOptions options;
+    options.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step
+    options.phase_domain = bench::kPhaseDomain;
     options.list_events = hta;
     // HTA's rows of an export without a listing tell computation kernels by name, and a
     // what-if may pick kernels by name; the attribution's per-kernel table needs each distinct

@@ -1,5 +1,6 @@
 #include "rank_run.h"
 
+#include "capture/bench_names.h"
 #include "trace/analyze/advice.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/steps_from_ranges.h"
@@ -22,7 +23,7 @@ void step_rows(const trace::StepFigures& f, bool total, Table* t) {
   t->flag("is_total", total);
   t->f64("start_us", us(f.start_ns));
   t->f64("wall_us", us(f.wall_ns));
-  t->i64("epochs", static_cast<int64_t>(a.epochs));
+  t->i64("epochs", static_cast<int64_t>(a.steps));
   t->i64("launches", static_cast<int64_t>(a.launches));
   t->f64("launch_api_us", us(a.launch_api_ns));
   t->i64("kernels", static_cast<int64_t>(a.kernels));
@@ -151,7 +152,9 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
 }
 
 RankRun run_rank(const std::string& path, const RankOptions& options) {
-  trace::ImportOptions io;  // as ./attribute without --hta or --replay
+  trace::ImportOptions io;            // as ./attribute without --hta or --replay
+  io.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step
+  io.phase_domain = bench::kPhaseDomain;
   io.kernel_name_ids = true;
   trace::ImportedTrace t = trace::import_file(path, io);
   if (!options.step_range.empty() && trace::use_step_ranges(&t, options.step_range) == 0)

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "capture/bench_names.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/json_out.h"
@@ -40,7 +41,9 @@ std::vector<std::string> what_if_texts(const std::vector<std::string>& specs) {
 WhatIfRun run_what_if(const std::string& path, const std::vector<std::string>& specs,
                       const RankOptions& options) {
   std::vector<trace::replay::WhatIf> what_ifs;
-  trace::ImportOptions io;  // as ./attribute --what-if
+  trace::ImportOptions io;            // as ./attribute --what-if
+  io.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step
+  io.phase_domain = bench::kPhaseDomain;
   for (const auto& s : specs) {
     what_ifs.push_back(trace::replay::parse_what_if(s));
     if (what_ifs.back().kind == trace::replay::WhatIf::Kind::ScaleKernels &&
