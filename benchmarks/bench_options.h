@@ -1,4 +1,5 @@
-// bench's own flags (Google Benchmark parses the rest). Parsing is a pure function so the
+// bench's own flags (Google Benchmark parses the rest), declared once for CLI11, which parses
+// them, and for --help, which lists each with its default. Parsing is a pure function so the
 // tests can pin every error message without starting a benchmark.
 #pragma once
 

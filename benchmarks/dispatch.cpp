@@ -83,7 +83,7 @@ static void BM_Dispatch(benchmark::State& state, BenchEnvPtr env, std::string de
           trace::TraceSession session(true);
           trainer.run(10, train::LoggingPolicy{0, false});
           const auto a = trace::attribute(session.stop());
-          state.counters["kernels_per_step"] = a.per_epoch(static_cast<double>(a.kernels));
+          state.counters["kernels_per_step"] = a.per_step(static_cast<double>(a.kernels));
         } catch (
             const std::exception& e) {  // stepped aside, or a CUPTI error: the timing still stands
           label += std::string("; kernels not counted: ") + e.what();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "capture/bench_names.h"
 #include "capture/cupti_session.h"
 #include "capture/trace_session.h"
 #include "trace/analyze/attribution.h"
@@ -27,20 +28,20 @@ namespace {
 uint64_t epoch_start(const trace::RecordSet& records, size_t index) {
   std::vector<uint64_t> starts;
   for (const auto& r : records.ranges)
-    if (r.name == "epoch") starts.push_back(r.start_ns);
+    if (r.name == bench::kStepPhase) starts.push_back(r.start_ns);
   std::sort(starts.begin(), starts.end());
   return starts.empty() ? 0 : starts[std::min(index, starts.size() - 1)];
 }
 
 // Per-epoch figures in us. GPU figures only for CUDA rows: a CPU row has no GPU timeline.
 void add_counters(benchmark::State& state, const trace::Attribution& a, bool cuda) {
-  const auto us = [&](uint64_t ns) { return a.per_epoch(static_cast<double>(ns)) / 1e3; };
-  const auto per_epoch = [&](uint64_t n) { return a.per_epoch(static_cast<double>(n)); };
+  const auto us = [&](uint64_t ns) { return a.per_step(static_cast<double>(ns)) / 1e3; };
+  const auto per_epoch = [&](uint64_t n) { return a.per_step(static_cast<double>(n)); };
   auto& c = state.counters;
-  c["attr_epochs"] = static_cast<double>(a.epochs);
+  c["attr_epochs"] = static_cast<double>(a.steps);
   c["attr_window_us"] = us(a.window_ns);
   for (const auto& [name, p] : a.phases) {
-    if (name == "epoch") continue;
+    if (name == bench::kStepPhase) continue;
     c["phase_" + name + "_us"] = us(p.host_ns);
     if (cuda) c["phase_" + name + "_kernels"] = per_epoch(p.kernels);
   }
@@ -74,7 +75,7 @@ void add_queue_counters(benchmark::State& state, const trace::RecordSet& records
   auto& c = state.counters;
   c["attr_launch_queue"] = cuda ? 1 : 0;
   if (!cuda) return;
-  const trace::RangeQueueSummary q = trace::summarize_queue(records);
+  const trace::RangeQueueSummary q = trace::summarize_queue(records, bench::kStepPhase);
   c["attr_queue_empty_share"] = q.empty_share_median;
   c["attr_queue_depth_p50"] = q.depth_p50_median;
   c["attr_queue_depth_p90"] = q.depth_p90_median;

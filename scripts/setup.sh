@@ -173,7 +173,7 @@ lap build
 # environment is shared by the clones that use the same requirements, so the stamp names this
 # clone, and the install is redone when it is another's or a file it is built from is newer.
 PKG_STAMP="$VENV/.iris-trace-installed"
-pkg_sources=(pyproject.toml python src/trace tools/attribute.cpp)
+pkg_sources=(pyproject.toml python src/trace src/capture/bench_names.h tools/attribute.cpp)
 if [ "$(cat "$PKG_STAMP" 2>/dev/null)" = "$REPO_ROOT" ] && \
    [ -z "$(find "${pkg_sources[@]}" -newer "$PKG_STAMP" -print -quit)" ]; then
   say "Python package iris_trace up to date in $VENV"

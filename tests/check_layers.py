@@ -5,15 +5,20 @@
   model   <- analyze           one analysis per question, over records, never over a file
   analyze <- export            writers of records and figures (Chrome trace, JSON, tables)
   all     <- run               one run of ./attribute: import, analyses, writers (run/run.h)
-  all     <- tools/            the programs' mains: flags and output
+  all     <- tools/            the programs' mains: flags and output (and bench's names,
+                               capture/bench_names.h, which they pass to the library)
   model, export <- capture     the only code that includes CUDA, CUPTI, NVTX or LibTorch
 
 A file under src/trace/ or tools/ that includes a CUDA, CUPTI, NVTX or LibTorch header, or a
 layer that includes one it may not, is printed as FILE:LINE with the rule, and the exit code
 is 1. So is a reader (src/trace/import/) whose code names Holistic Trace Analysis (an
 identifier or string with "hta" in it, any case; comments aside): HTA's definitions are an
-analysis (analyze/hta_*), fed by what every reader records, never a reader's own columns. `--self-test` builds small trees with each kind of breach (and one clean tree) and
-checks that each is caught, so this check cannot pass by reading nothing.
+analysis (analyze/hta_*), fed by what every reader records, never a reader's own columns. So is
+a file under src/trace/ whose code names one of bench's own names as a string ("epoch", "iris":
+the strings of src/capture/bench_names.h; comments aside): the library knows ProfilerStep#N and
+what its caller names, and bench passes its names in. `--self-test` builds small trees with each
+kind of breach (and one clean tree) and checks that each is caught, so this check cannot pass by
+reading nothing.
 Standard library only: it runs in the trace-only build as well as the full one.
 """
 
@@ -31,12 +36,12 @@ ALLOWED = {
     "src/trace/analyze": ("trace/model/", "trace/analyze/"),
     "src/trace/export": ("trace/model/", "trace/analyze/", "trace/export/"),
     "src/trace/run": ("trace/",),
-    "tools": ("trace/",),
+    "tools": ("trace/", "capture/bench_names.h"),
     "src/capture": ("trace/model/", "trace/export/", "capture/", "common/"),
 }
 # Folders that must build without CUDA, CUPTI, NVTX or LibTorch (the torch-free library and
 # the programs made from it alone).
-TORCH_FREE = ("src/trace", "tools")
+TORCH_FREE = ("src/trace", "tools", "src/capture/bench_names.h")
 FORBIDDEN_SYSTEM = re.compile(
     r"^(cuda|cupti|nvtx|nvToolsExt|cublas|cudnn|nvml|torch/|ATen/|c10/|caffe2/)"
 )
@@ -44,6 +49,21 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # Readers that must not know one analysis: a name with HTA in it, in code or a string.
 NO_ANALYSIS_NAMES = {"src/trace/import": re.compile(r"[A-Za-z0-9_]*hta[A-Za-z0-9_]*", re.I)}
 SOURCES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
+# bench's own names, defined once; the trace library takes them from its callers.
+BENCH_NAMES = "src/capture/bench_names.h"
+BENCH_NAME = re.compile(r'constexpr\s+const\s+char\s*\*\s*k\w+\s*=\s*"([^"]+)"')
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def bench_names(root):
+    """The strings bench_names.h defines (the repository's, for a tree without one)."""
+    header = pathlib.Path(root, BENCH_NAMES)
+    if not header.is_file():
+        header = REPO / BENCH_NAMES
+    names = BENCH_NAME.findall(header.read_text())
+    if not names:
+        raise SystemExit(f"check_layers: no name defined in {header}")
+    return names
 
 
 def rule_for(rel):
@@ -86,6 +106,7 @@ def check(root):
     root = pathlib.Path(root)
     breaches = []
     checked = 0
+    bench = [(name, '"' + name + '"') for name in bench_names(root)]
     for path in sorted(root.rglob("*")):
         if path.suffix not in SOURCES or not path.is_file():
             continue
@@ -94,8 +115,17 @@ def check(root):
         if folder is None:
             continue
         checked += 1
-        torch_free = any(rel.startswith(f + "/") for f in TORCH_FREE)
+        torch_free = any(rel == f or rel.startswith(f + "/") for f in TORCH_FREE)
         text = path.read_text(errors="replace")
+        if rel.startswith("src/trace/"):
+            for n, line in enumerate(code_only(text).splitlines(), 1):
+                for name, quoted in bench:
+                    if quoted in line:
+                        breaches.append(
+                            f"{rel}:{n}: names bench's {quoted} in code: the trace library takes "
+                            f"it from its caller ({BENCH_NAMES}; ImportOptions::step_phase, "
+                            "phase_domain)"
+                        )
         names = next((rx for f, rx in NO_ANALYSIS_NAMES.items() if rel.startswith(f + "/")), None)
         if names:
             for n, line in enumerate(code_only(text).splitlines(), 1):
@@ -140,8 +170,37 @@ def self_test():
                 # A reader may mention HTA in a comment, and an analysis may be HTA's.
                 "src/trace/import/r.cpp": "// read for --hta too\nint x = 1; /* HtaEvent */\n",
                 "src/trace/analyze/hta_rows.h": "struct HtaEvent {};\n",
+                # The library may mention bench's names in a comment, and take them as data.
+                "src/trace/analyze/s.cpp": '// bench passes "epoch"\nbool f(S s) { return s == step_phase; }\n',
+                # The programs may include bench's names to pass them on.
+                "tools/t.cpp": '#include "capture/bench_names.h"\n#include "trace/model/records.h"\n',
             },
             0,
+        ),
+        "the library names bench's step": (
+            {"src/trace/analyze/s.cpp": 'bool f(R h) { return h.name == "epoch"; }\n'},
+            1,
+        ),
+        "a reader names bench's NVTX domain": (
+            {"src/trace/import/n/r.cpp": 'const char* kOurs = "iris";  // "iris"\n'},
+            1,
+        ),
+        "the names come from bench_names.h": (
+            {
+                "src/capture/bench_names.h": 'inline constexpr const char* kStepPhase = "loop";\n',
+                "src/trace/analyze/s.cpp": 'auto a = "loop", b = "epoch";\n',
+            },
+            1,
+        ),
+        "tools include other capture code": (
+            {"tools/t.cpp": '#include "capture/nvtx_phase.h"\n'},
+            1,
+        ),
+        "bench's names include CUDA": (
+            {
+                "src/capture/bench_names.h": '#include <cuda_runtime_api.h>\nconstexpr const char* kA = "a";\n'
+            },
+            1,
         ),
         "cuda in analyze": ({"src/trace/analyze/a.cpp": "#include <cuda_runtime_api.h>\n"}, 1),
         "torch in model": ({"src/trace/model/m.h": "#include <torch/torch.h>\n"}, 1),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attribute_usage.h"
+#include "capture/bench_names.h"
 #include "trace/export/write_file.h"
 #include "trace/run/run.h"
 
@@ -117,6 +118,8 @@ int parse(int argc, char** argv, Flags* f) {
     }
   }
   o.html = !f->html_path.empty();
+  o.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step
+  o.phase_domain = bench::kPhaseDomain;
   const std::string wrong = trace::check_options(o);
   return wrong.empty() ? -1 : usage_error(wrong);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "arrays.h"
+#include "capture/bench_names.h"
 #include "hta_frames_py.h"
 #include "quiet_signals.h"
 #include "trace/export/json_out.h"
@@ -30,6 +31,8 @@ namespace {
 trace::RunOptions run_options(const std::vector<std::string>& inputs, const nb::dict& kw) {
   trace::RunOptions o;
   o.inputs = inputs;
+  o.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step, as ./attribute
+  o.phase_domain = bench::kPhaseDomain;
   for (const auto& [k, v] : kw) {
     const std::string key = nb::cast<std::string>(k);
     if (key == "step_range")

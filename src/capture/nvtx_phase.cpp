@@ -1,5 +1,6 @@
 #include "capture/nvtx_phase.h"
 
+#include "capture/bench_names.h"
 #include "capture/host_ranges.h"
 
 #if IRIS_HAVE_NVTX
@@ -10,8 +11,8 @@
 namespace trace {
 
 namespace {
-constexpr const char* kPhaseNames[] = {"epoch",    "forward", "loss", "zero_grad",
-                                       "backward", "step",    "log",  "item"};
+constexpr const char* kPhaseNames[] = {bench::kStepPhase, "forward", "loss", "zero_grad",
+                                       "backward",        "step",    "log",  "item"};
 static_assert(sizeof(kPhaseNames) / sizeof(kPhaseNames[0]) == static_cast<int>(Phase::kCount));
 }  // namespace
 
@@ -21,7 +22,7 @@ const char* phase_name(Phase phase) { return kPhaseNames[static_cast<int>(phase)
 
 namespace {
 struct IrisDomain {
-  static constexpr const char* name{kNvtxDomain};
+  static constexpr const char* name{bench::kPhaseDomain};
 };
 
 // One colour per phase so the timeline reads at a glance; registered strings so a push

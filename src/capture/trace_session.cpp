@@ -1,5 +1,6 @@
 #include "capture/trace_session.h"
 
+#include "capture/bench_names.h"
 #include "capture/cupti_session.h"
 
 namespace trace {
@@ -28,6 +29,7 @@ RecordSet TraceSession::stop() {
   stopped_ = true;
   scope_.reset();
   out.ranges = recorder_->take();
+  out.step_phase = bench::kStepPhase;  // each epoch is one step
   if (cupti_) cupti_->stop(out);
   return out;
 }

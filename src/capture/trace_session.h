@@ -1,4 +1,5 @@
-// A traced pass: our phase ranges on the calling thread, plus CUPTI records on CUDA.
+// A traced pass: our phase ranges on the calling thread, plus CUPTI records on CUDA; the
+// records name bench's epoch as their step phase (bench_names.h).
 // The CPU control group uses the same class with cuda = false: host ranges only.
 #pragma once
 

@@ -79,3 +79,21 @@ TEST(BenchOptions, BudgetIsPositiveSecondsOrNone) {
               std::string("--budget_s: expected a positive number of seconds, got '") + bad + "'");
   EXPECT_EQ(error_of({"--budget_s"}), "--budget_s: expected --budget_s=VALUE");
 }
+
+TEST(BenchOptions, ValuesComeAfterTheEqualsSignAndTheLastOneWins) {
+  // A bare flag never takes the next argument as its value; an empty value is refused in the
+  // flag's own words.
+  EXPECT_EQ(error_of({"--budget_s", "--benchmark_filter=x"}),
+            "--budget_s: expected --budget_s=VALUE");
+  EXPECT_EQ(error_of({"--data_dir="}),
+            "--data_dir: expected a folder holding iris_train.csv and iris_test.csv");
+  EXPECT_EQ(error_of({"--intervals="}), "--intervals: expected a comma-separated list, got ''");
+  EXPECT_NE(error_of({"--echo_log=maybe"}).find("echo_log"), std::string::npos);
+  EXPECT_EQ(parse({"--epochs=5", "--epochs=7"}).options.epochs, 7);
+  // --help is bench's and Google Benchmark's: kept for it, with every argument not bench's, in
+  // order.
+  const auto p = parse({"--help", "--benchmark_filter=x", "--epochs=5", "stray", "-v"});
+  EXPECT_TRUE(p.options.help);
+  EXPECT_EQ(p.options.epochs, 5);
+  EXPECT_EQ(p.rest, (std::vector<std::string>{"--help", "--benchmark_filter=x", "stray", "-v"}));
+}

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "capture/bench_names.h"
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/step_report.h"
@@ -44,7 +45,9 @@ std::string figures(const uint8_t* data, size_t size, bool region_parse,
   try {
     auto file = trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
     Pieces source(*file, step);
-    trace::ImportOptions options;
+    trace::ImportOptions options;  // bench's names, as ./attribute reads every file
+    options.step_phase = bench::kStepPhase;
+    options.phase_domain = bench::kPhaseDomain;
     options.list_events = true;
     options.region_parse = region_parse;
     options.region_bytes = region_bytes;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/bench_names.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/report_json.h"
@@ -215,7 +216,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const uint64_t n = bytes.size();
     const auto db = trace::SqliteDb::open_bytes(std::move(bytes), "fuzz input");
-    trace::ImportedTrace t = trace::import_nsys_sqlite(db, n);
+    trace::NsysOptions options;  // bench's names, as ./attribute reads every export
+    options.step_phase = bench::kStepPhase;
+    options.phase_domain = bench::kPhaseDomain;
+    trace::ImportedTrace t = trace::import_nsys_sqlite(db, n, options);
     const auto report = trace::build_report(t);
     trace::JsonOut out;
     trace::write_report_json(out, report);

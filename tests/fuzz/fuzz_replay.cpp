@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "capture/bench_names.h"
 #include "garbage_records.h"
 #include "trace/analyze/replay/what_if.h"
 #include "trace/export/replay_json.h"
@@ -28,7 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size && (data[0] == '{' || data[0] == '[' || data[0] == 0x1f)) {
       auto source =
           trace::memory_byte_source(reinterpret_cast<const char*>(data), size, "fuzz input");
-      t = trace::import_trace(*source, "fuzz input");
+      trace::ImportOptions bench_files;  // as ./attribute reads every file
+      bench_files.step_phase = bench::kStepPhase;
+      t = trace::import_trace(*source, "fuzz input", bench_files);
     } else {
       t.file = "fuzz records";
       t.records = testdata::garbage_records(data, size);

@@ -35,19 +35,19 @@ Distribution distribution(std::vector<double> v) {
 // Host ranges by thread, for "which range was open on this thread at time t".
 class PhaseLookup {
  public:
-  explicit PhaseLookup(const std::vector<const HostRange*>& ranges) {
-    std::map<uint32_t, size_t> epochs_by_thread;
+  PhaseLookup(const std::vector<const HostRange*>& ranges, const std::string& step_phase) {
+    std::map<uint32_t, size_t> steps_by_thread;
     for (const HostRange* h : ranges) {
       by_thread_[h->thread_id].push_back(h);
-      if (h->name == "epoch") ++epochs_by_thread[h->thread_id];
+      if (!step_phase.empty() && h->name == step_phase) ++steps_by_thread[h->thread_id];
     }
     // By start, outer before inner at equal starts, so the walk back meets the inner first.
     for (auto& [thread, list] : by_thread_)
       std::stable_sort(list.begin(), list.end(), [](auto* x, auto* y) {
         return x->start_ns != y->start_ns ? x->start_ns < y->start_ns : x->depth < y->depth;
       });
-    // The recording thread: the one holding the epoch ranges, else the one with the most ranges.
-    const auto& pool = epochs_by_thread.empty() ? count_by_thread() : epochs_by_thread;
+    // The recording thread: the one holding the step phases, else the one with the most ranges.
+    const auto& pool = steps_by_thread.empty() ? count_by_thread() : steps_by_thread;
     size_t best = 0;
     for (const auto& [thread, n] : pool)
       if (n > best) best = n, recording_thread_ = thread;
@@ -149,13 +149,14 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
       if (r.ranges[*it].end_ns <= ranges_to) ranges.push_back(&r.ranges[*it]);
   }
   uint64_t e0 = UINT64_MAX, e1 = 0;
-  for (const HostRange* h : ranges)
-    if (h->name == "epoch")
-      ++a.epochs, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
+  if (!r.step_phase.empty())
+    for (const HostRange* h : ranges)
+      if (h->name == r.step_phase)
+        ++a.steps, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
   uint64_t w0 = 0, w1 = 0;
   if (options.window)
     std::tie(w0, w1) = *options.window;
-  else if (a.epochs)
+  else if (a.steps)
     w0 = e0, w1 = e1;
   else if (lo_ <= hi_)
     w0 = lo_, w1 = hi_;
@@ -253,7 +254,7 @@ Attribution AttributionIndex::attribute(const AttributionOptions& options, uint6
     a.kernels_outside_phases = a.kernels;
     return a;
   }
-  const PhaseLookup phases(ranges);
+  const PhaseLookup phases(ranges, r.step_phase);
   for (auto g = g0; g != g1; ++g) {
     if (g->kind != GpuWorkKind::Kernel) continue;
     const HostRange* h = g->has_call ? phases.innermost(g->call_thread, g->call_start) : nullptr;

@@ -2,9 +2,9 @@
 // tests feed it hand-built records with known answers; bench feeds it a traced pass.
 //
 // Definitions (also in docs/experiment.md, "Where the time goes: the traced pass"):
-// - window: options.window when given; else from the start of the first `epoch` range to
-//   the end of the last; without epoch ranges, the span of all records. Per-epoch figures divide by
-//   the epoch ranges.
+// - window: options.window when given; else from the start of the first step phase (the host
+//   ranges named RecordSet::step_phase, bench's `epoch`) to the end of the last; without step
+//   phases, the span of all records. Per-step figures divide by the step phases.
 // - launch_api_ns: host time inside launch calls (cudaLaunchKernel, cuLaunchKernel*,
 //   cudaGraphLaunch, ...), by API name (records.h classify_api). A driver call nested in
 //   a runtime call on the same thread (the innermost runtime call open on that thread when
@@ -39,7 +39,7 @@
 //   launch call started inside it, with their GPU time. A kernel counts in the innermost
 //   range containing its launch call's start (where it was launched, not where it ran),
 //   looked up on the thread that made the call; when that thread recorded no ranges at all,
-//   on the recording thread (the one holding the `epoch` ranges, else the most ranges).
+//   on the recording thread (the one holding the step phases, else the most ranges).
 //   Why: LibTorch runs a CUDA backward on its own autograd thread while the thread that
 //   recorded the phases waits inside `backward`, and PyTorch profiler traces show autograd
 //   ops on their own tid; the range open on the recording thread is the phase that asked
@@ -63,7 +63,7 @@ namespace trace {
 struct AttributionOptions {
   uint64_t kernel_wait_threshold_ns = 10000;  // 10 us: queued work normally starts within a few us
   // The window [from, to] in ns, when the caller knows it (a profiler step, a whole trace);
-  // unset: the epoch ranges' span, else the span of all records (see "window" above).
+  // unset: the step phases' span, else the span of all records (see "window" above).
   std::optional<std::pair<uint64_t, uint64_t>> window;
 };
 
@@ -81,7 +81,7 @@ struct PhaseStats {
 };
 
 struct Attribution {
-  uint64_t epochs = 0;
+  uint64_t steps = 0;  // step phases (RecordSet::step_phase) among the selected host ranges
   uint64_t window_start_ns = 0, window_ns = 0;
   uint64_t launches = 0, launch_api_ns = 0;
   uint64_t kernels = 0, kernel_ns = 0;
@@ -107,10 +107,8 @@ struct Attribution {
     return static_cast<int64_t>(window_ns) -
            static_cast<int64_t>(launch_api_ns + sync_api_ns + blocking_copy_ns);
   }
-  // value / epochs (or the value itself when the records held no epoch range).
-  double per_epoch(double value) const {
-    return epochs ? value / static_cast<double>(epochs) : value;
-  }
+  // value / steps (or the value itself when the records held no step phase).
+  double per_step(double value) const { return steps ? value / static_cast<double>(steps) : value; }
 };
 
 // Prepared once for a record set (records sorted by start, each GPU activity joined to the
@@ -136,8 +134,8 @@ class AttributionIndex {
   const std::vector<GpuWork>& gpu_work() const { return gpu_; }
 
   // The figures of the records that start in the window (options.window; else the span of
-  // the `epoch` ranges among the selected ones; else the span of all records). Phases and
-  // epochs come from the host ranges that start in [ranges_from, ranges_to] and end by
+  // the step phases among the selected ones; else the span of all records). Phases and
+  // steps come from the host ranges that start in [ranges_from, ranges_to] and end by
   // ranges_to (default: all of them).
   Attribution attribute(const AttributionOptions& options = {}, uint64_t ranges_from = 0,
                         uint64_t ranges_to = UINT64_MAX) const;

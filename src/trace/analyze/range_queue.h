@@ -23,6 +23,6 @@ struct RangeQueueSummary {
 
 // Over the host ranges named `range` (their start to their end), the GPUs of each taken
 // together as regime_of takes them: the one whose queue was empty the least.
-RangeQueueSummary summarize_queue(const RecordSet& records, const std::string& range = "epoch");
+RangeQueueSummary summarize_queue(const RecordSet& records, const std::string& range);
 
 }  // namespace trace

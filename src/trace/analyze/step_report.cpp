@@ -38,15 +38,17 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   auto extras = std::async(std::launch::async, [&] {
     return std::make_pair(index.launch_queue(rep.queue_options), kernel_times(r, index));
   });
-  // Our own files' epoch ranges, by start: a step that holds epochs is attributed over them.
-  std::vector<std::pair<uint64_t, uint64_t>> epochs;
-  for (const auto& h : r.ranges)
-    if (h.name == "epoch") epochs.push_back({h.start_ns, h.end_ns});
-  std::sort(epochs.begin(), epochs.end());
-  const auto holds_epoch = [&](uint64_t from, uint64_t to) {
+  // The step phases (RecordSet::step_phase), by start: a step that holds them is attributed
+  // over them.
+  std::vector<std::pair<uint64_t, uint64_t>> phases;
+  if (!r.step_phase.empty())
+    for (const auto& h : r.ranges)
+      if (h.name == r.step_phase) phases.push_back({h.start_ns, h.end_ns});
+  std::sort(phases.begin(), phases.end());
+  const auto holds_phase = [&](uint64_t from, uint64_t to) {
     for (auto it =
-             std::lower_bound(epochs.begin(), epochs.end(), std::make_pair(from, uint64_t{0}));
-         it != epochs.end() && it->first <= to; ++it)
+             std::lower_bound(phases.begin(), phases.end(), std::make_pair(from, uint64_t{0}));
+         it != phases.end() && it->first <= to; ++it)
       if (it->second <= to) return true;
     return false;
   };
@@ -57,14 +59,14 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     f.name = w.name;
     f.start_ns = w.start_ns;
     f.wall_ns = w.end_ns - w.start_ns;
-    AttributionOptions in_step = options;  // the step is the window (unless it holds our epochs)
-    if (!holds_epoch(w.start_ns, w.end_ns)) in_step.window = {w.start_ns, w.end_ns};
+    AttributionOptions in_step = options;  // the step is the window (unless it holds phases)
+    if (!holds_phase(w.start_ns, w.end_ns)) in_step.window = {w.start_ns, w.end_ns};
     f.a = index.attribute(in_step, w.start_ns, w.end_ns);
     rep.steps_wall_ns += f.wall_ns;
   }
   rep.total.name = "total";
-  if (!epochs.empty()) {
-    rep.total.a = index.attribute(options);  // our own files: first to last epoch, as bench does
+  if (!phases.empty()) {
+    rep.total.a = index.attribute(options);  // first to last step phase, as bench does
   } else {
     // A Kineto trace: the whole recorded span, host ops and annotations included (attribute()
     // alone would take only the CUDA records' span).

@@ -28,7 +28,7 @@ struct StepFigures {
 struct TraceReport {
   const ImportedTrace* trace = nullptr;
   std::vector<StepFigures> steps;  // empty when the trace has no step windows
-  StepFigures total;               // the whole trace (our own files: first to last epoch)
+  StepFigures total;               // the whole trace (with step phases: first to last)
   SyncReport syncs;
   SiteReport sites;               // where in the program each blocking call was made (call_sites.h)
   GraphBreakReport graph_breaks;  // torch.compile's graph breaks among them (graph_breaks.h)

@@ -15,7 +15,7 @@ void step_rows(const StepFigures& f, bool total, ColumnTable* t) {
   t->flag("is_total", total);
   t->f64("start_us", us(f.start_ns));
   t->f64("wall_us", us(f.wall_ns));
-  t->i64("epochs", static_cast<int64_t>(a.epochs));
+  t->i64("phase_steps", static_cast<int64_t>(a.steps));
   t->i64("launches", static_cast<int64_t>(a.launches));
   t->f64("launch_api_us", us(a.launch_api_ns));
   t->i64("kernels", static_cast<int64_t>(a.kernels));

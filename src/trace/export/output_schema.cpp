@@ -471,7 +471,8 @@ std::vector<Table> make_tables() {
   std::vector<Field> steps = {f("step", K::Text, "", "the step's name, or \"total\""),
                               f("is_total", K::Flag, "", "the whole trace's row")};
   for (const char* k : {"start_us", "wall_us"}) steps.push_back(window_field(k));
-  steps.push_back(f("epochs", K::Count, "", "step ranges of bench's own traces inside"));
+  steps.push_back(f("phase_steps", K::Count, "",
+                    "runs of the step phase inside (bench's epochs: RunOptions::step_phase)"));
   for (const char* k : {"launches", "launch_api_us", "kernels", "kernel_us", "gpu_busy_us"})
     steps.push_back(window_field(k));
   steps.push_back(f("gpu_idle_us", K::Number, "us", "the three idle columns together"));

@@ -75,6 +75,8 @@ ImportedTrace import_file(const std::string& path, const ImportOptions& options)
   if (format == TraceFormat::KinetoJson) return import_trace(path, options);
   NsysOptions nsys;
   nsys.kernel_names = options.kernel_names || options.kernel_name_ids;
+  nsys.step_phase = options.step_phase;
+  nsys.phase_domain = options.phase_domain;
   if (format == TraceFormat::NsysSqlite) {
     auto source = open_byte_source(path);
     if (source->gzip()) return import_sqlite_gz(path, nsys);

@@ -69,12 +69,15 @@ struct SyncRecord {
   uint32_t wait_record_correlation = 0;
 };
 
-// One of our own NVTX-named phases (trace::Phase), timestamped on the host.
+// A phase of the program's own instrumentation, timestamped on the host: bench's capture
+// (capture/nvtx_phase.h), or in a file the "phase" events of our Chrome trace writer and the
+// NVTX ranges of ImportOptions::phase_domain. One of them may be the program's step
+// (RecordSet::step_phase).
 struct HostRange {
   uint64_t start_ns = 0, end_ns = 0;
   uint32_t thread_id = 0;
-  uint16_t depth = 0;  // 0 = outermost (the epoch)
-  std::string name;    // "epoch", "forward", ..., "item"
+  uint16_t depth = 0;  // 0 = outermost (bench's: the epoch)
+  std::string name;    // bench's: "epoch", "forward", ..., "item"
 };
 
 // Imported traces only (kineto_import.h): a PyTorch operator (Kineto's `cpu_op`) on a host
@@ -115,8 +118,9 @@ struct CallStack {
   std::vector<NativeFrame> frames;
 };
 
-// One training step: a `ProfilerStep#N` range of an imported trace, or one of our `epoch`
-// ranges. The per-step figures of ./attribute are taken over these.
+// One training step: a `ProfilerStep#N` range of an imported trace, a host range the caller
+// named (steps_from_ranges.h), or a phase named RecordSet::step_phase. The per-step figures of
+// ./attribute are taken over these.
 struct StepRecord {
   uint64_t start_ns = 0, end_ns = 0;
   std::string name;
@@ -135,12 +139,16 @@ struct RecordSet {
   std::vector<CpuOpRecord> cpu_ops;           // imported traces only
   std::vector<AnnotationRecord> annotations;  // imported traces only
   std::vector<StepRecord> steps;              // imported traces only
-  std::vector<std::string> kernel_names;      // each distinct name once (KernelRecord::name_id)
-  std::vector<PyFrameRecord> py_frames;       // imported traces with Python stacks only
-  std::vector<CallStack> call_stacks;         // Nsight Systems exports with CUDA backtraces only
-  std::vector<std::string> frame_names;       // each distinct frame name or module once
-  uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
-  std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
+  // The phase (HostRange::name) that is one step of the program, as its caller named it (bench:
+  // capture/bench_names.h); "" for none. A trace without ProfilerStep#N takes these phases as its
+  // steps, and the attribution spans them by default (attribution.h).
+  std::string step_phase;
+  std::vector<std::string> kernel_names;  // each distinct name once (KernelRecord::name_id)
+  std::vector<PyFrameRecord> py_frames;   // imported traces with Python stacks only
+  std::vector<CallStack> call_stacks;     // Nsight Systems exports with CUDA backtraces only
+  std::vector<std::string> frame_names;   // each distinct frame name or module once
+  uint64_t dropped_records = 0;           // CUPTI records lost (buffer full); never silently zero
+  std::string clock = "steady";           // "cupti" or "steady": which clock the times are on
 };
 
 // A kernel's name, wherever the importer put it ("" when it kept none).

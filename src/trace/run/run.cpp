@@ -34,6 +34,7 @@ double seconds_since(Clock::time_point t0) {
 // needs each distinct name only once.
 ImportOptions import_options(const RunOptions& o) {
   ImportOptions io;
+  io.step_phase = o.step_phase, io.phase_domain = o.phase_domain;
   const bool hta = o.report() == ReportKind::Hta;
   io.list_events = hta;
   io.kernel_names = hta;

@@ -26,6 +26,9 @@ struct RunOptions {
   // stretches from every step_every-th start of a range named step_starts to the next.
   std::string step_range, step_starts;
   std::optional<int64_t> step_every;
+  // The host range whose every run is a step in files with no ProfilerStep, and the NVTX domain
+  // of such ranges (ImportOptions): bench's own names, which its readers pass in.
+  std::string step_phase, phase_domain;
   bool hta = false;                      // HTA 0.5.0's figures instead of the attribution
   bool hta_no_rounding = false;          // as HTA with HTA_DISABLE_NS_ROUNDING=1; implies hta
   std::optional<int64_t> hta_max_queue;  // HTA's time blocked on a full queue; implies hta

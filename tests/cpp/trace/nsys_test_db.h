@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "capture/bench_names.h"
 #include "trace/import/nsys/nsys_import.h"
 
 namespace tracetest {
@@ -72,11 +73,21 @@ inline std::string sqlite_bytes(const std::string& sql) {
 }
 
 inline trace::ImportedTrace import_sql(const std::string& sql,
-                                       const std::string& name = "test.sqlite") {
+                                       const std::string& name = "test.sqlite",
+                                       const trace::NsysOptions& options = {}) {
   std::string bytes = sqlite_bytes(sql);
   const auto size = bytes.size();
   const auto db = trace::SqliteDb::open_bytes(std::move(bytes), name);
-  return trace::import_nsys_sqlite(db, size);
+  return trace::import_nsys_sqlite(db, size, options);
+}
+
+// An export of bench under nsys, read as tools/attribute.cpp reads it: bench's NVTX domain and
+// step phase (capture/bench_names.h), which the library does not know.
+inline trace::ImportedTrace import_bench_sql(const std::string& sql) {
+  trace::NsysOptions o;
+  o.step_phase = bench::kStepPhase;
+  o.phase_domain = bench::kPhaseDomain;
+  return import_sql(sql, "bench.sqlite", o);
 }
 
 // The InputError message for importing the database `sql` makes, or "" when it imports.

@@ -29,6 +29,7 @@ inline trace::HostRange range(const char* name, uint64_t s, uint64_t e, uint16_t
 //   launch C [800,810] corr 4 -> kernel [900,950]     (queued after the GPU went idle)
 inline trace::RecordSet one_epoch() {
   trace::RecordSet r;
+  r.step_phase = "epoch";  // as bench names its step (capture/bench_names.h)
   r.ranges = {range("epoch", 0, 1000, 0), range("forward", 5, 40, 1), range("item", 590, 730, 1),
               range("log", 760, 790, 1), range("step", 795, 815, 1)};
   r.api = {api("cudaLaunchKernel", 10, 20, 1), api("cudaLaunchKernel", 20, 30, 2),

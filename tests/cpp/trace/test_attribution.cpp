@@ -10,7 +10,7 @@ using namespace testdata;
 
 TEST(Attribution, OneEpochKnownAnswer) {
   const auto a = trace::attribute(one_epoch());
-  EXPECT_EQ(a.epochs, 1u);
+  EXPECT_EQ(a.steps, 1u);
   EXPECT_EQ(a.window_ns, 1000u);
   EXPECT_EQ(a.launches, 3u);
   EXPECT_EQ(a.launch_api_ns, 30u);
@@ -145,13 +145,19 @@ TEST(Attribution, DriverCallInsideRuntimeCallIsNotCountedTwice) {
   EXPECT_EQ(a.launch_api_ns, 130u);
 }
 
-TEST(Attribution, PerEpochDividesByEpochRanges) {
+TEST(Attribution, PerStepDividesByTheStepPhases) {
   trace::RecordSet r;
-  r.ranges = {range("epoch", 0, 100, 0), range("epoch", 100, 200, 0)};
+  r.ranges = {range("epoch", 0, 100, 0), range("epoch", 100, 200, 0), range("pad", 300, 400, 0)};
   r.api = {api("cudaLaunchKernel", 10, 20, 1), api("cudaLaunchKernel", 110, 130, 2)};
+  // No step phase named: the library knows none of its own, so no steps and the whole span.
+  const auto none = trace::attribute(r);
+  EXPECT_EQ(none.steps, 0u);
+  EXPECT_EQ(none.window_ns, 400u);
+  r.step_phase = "epoch";  // as bench names it (capture/bench_names.h)
   const auto a = trace::attribute(r);
-  EXPECT_EQ(a.epochs, 2u);
-  EXPECT_DOUBLE_EQ(a.per_epoch(static_cast<double>(a.launch_api_ns)), 15.0);
+  EXPECT_EQ(a.steps, 2u);
+  EXPECT_EQ(a.window_ns, 200u);  // first to last step phase
+  EXPECT_DOUBLE_EQ(a.per_step(static_cast<double>(a.launch_api_ns)), 15.0);
 }
 
 TEST(Attribution, ApiNamesAreClassified) {

@@ -160,7 +160,7 @@ TEST(RangeQueue, EpochsSummedUp) {
     x.start_ns += 1000, x.end_ns += 1000, x.correlation_id += 10;
     r.memcpys.push_back(x);
   }
-  const auto s = trace::summarize_queue(r);
+  const auto s = trace::summarize_queue(r, "epoch");
   EXPECT_EQ(s.ranges, 2u);
   // Each epoch [0, 1000]: queued from 20 (A's call end); A and B until 505, the copy [610,
   // 710], C [810, 950]: empty on [0, 20), [505, 610), [710, 810) and [950, 1000].

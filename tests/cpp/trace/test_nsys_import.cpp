@@ -172,7 +172,7 @@ TEST(NsysImport, ProcessesKeepTheirCorrelationIdsAndThreadsApart) {
 
 TEST(NsysImport, NvtxRangesAreOpsAnnotationsAndOurPhases) {
   const long long main = gtid(9, 9), other = gtid(9, 10);
-  const auto t = import_sql(with({
+  const auto t = tracetest::import_bench_sql(with({
       tracetest::kNvtxTable,
       "INSERT INTO StringIds VALUES (1, 'forward'), (2, 'epoch');",
       insert_nvtx(-5, "NULL", 75, "'iris'", main, 1),  // our domain, created before the session
@@ -225,11 +225,26 @@ TEST(NsysImport, TimesBeforeTheSessionMoveEverythingAlike) {
 
 TEST(NsysImport, OurEpochsAreTheStepsAndStepRangeChoosesOthers) {
   const long long main = gtid(9, 9);
-  auto t = import_sql(with({tracetest::kNvtxTable, insert_nvtx(0, "NULL", 75, "'iris'", main, 1),
-                            insert_nvtx(10, "100", 59, "'epoch'", main, 1),
-                            insert_nvtx(20, "30", 59, "'item'", main, 1),
-                            insert_nvtx(110, "200", 59, "'epoch'", main, 1),
-                            insert_nvtx(5, "300", 59, "'aten::mm'", main, 0)}));
+  const std::string sql = with(
+      {tracetest::kNvtxTable, insert_nvtx(0, "NULL", 75, "'iris'", main, 1),
+       insert_nvtx(10, "100", 59, "'epoch'", main, 1), insert_nvtx(20, "30", 59, "'item'", main, 1),
+       insert_nvtx(110, "200", 59, "'epoch'", main, 1),
+       insert_nvtx(5, "300", 59, "'aten::mm'", main, 0)});
+  // The library knows no domain or step of bench's: read without them, the iris ranges are
+  // ops like any other and the export has no steps.
+  const auto plain = import_sql(sql);
+  EXPECT_TRUE(plain.records.ranges.empty());
+  EXPECT_TRUE(plain.records.steps.empty());
+  EXPECT_EQ(plain.warnings.back().rfind("no ProfilerStep#N ranges: the whole export", 0), 0u)
+      << plain.warnings.back();
+  // A caller's own names, whatever they are: its domain's phases, its step phase the steps.
+  trace::NsysOptions theirs;
+  theirs.phase_domain = "iris", theirs.step_phase = "item";
+  const auto other = import_sql(sql, "theirs.sqlite", theirs);
+  EXPECT_EQ(other.records.ranges.size(), 3u);
+  ASSERT_EQ(other.records.steps.size(), 1u);
+  EXPECT_EQ(other.records.steps[0].start_ns, 20u);
+  auto t = tracetest::import_bench_sql(sql);
   ASSERT_EQ(t.records.steps.size(), 2u);
   EXPECT_EQ(t.records.steps[1].start_ns, 110u);
   EXPECT_EQ(trace::use_step_ranges(&t, "mm"), 0u);    // "aten::mm" is no domain's "mm"

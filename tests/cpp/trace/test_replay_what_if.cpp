@@ -436,7 +436,8 @@ TEST(ReplayWhatIf, OurOwnCudaTraceReplaysByEpochAndItsPhases) {
   }
   const std::string json = trace::chrome_trace_json(r);
   auto source = trace::memory_byte_source(json.data(), json.size(), "ours.trace.json");
-  const trace::ImportedTrace t = trace::import_trace(*source, "ours.trace.json");
+  const trace::ImportedTrace t =
+      trace::import_trace(*source, "ours.trace.json", tracetest::bench_files());
   ASSERT_EQ(t.records.steps.size(), 3u);
   const auto rep = replay_trace(t, {parse_what_if("log-every=1,never:op=item")});
   ASSERT_EQ(rep.replay.steps.size(), 3u);

@@ -22,7 +22,7 @@
 namespace {
 
 void expect_same(const trace::Attribution& a, const trace::Attribution& b) {
-  EXPECT_EQ(a.epochs, b.epochs);
+  EXPECT_EQ(a.steps, b.steps);
   EXPECT_EQ(a.window_ns, b.window_ns);
   EXPECT_EQ(a.launches, b.launches);
   EXPECT_EQ(a.launch_api_ns, b.launch_api_ns);
@@ -96,11 +96,13 @@ trace::RecordSet two_epochs() {
 TEST(Roundtrip, OwnChromeTraceGivesBenchsAttribution) {
   const trace::RecordSet r = two_epochs();
   const std::string json = trace::chrome_trace_json(r);
-  auto t = tracetest::import_text(json, false, "own.trace.json");
+  auto t = tracetest::import_text(json, false, "own.trace.json", tracetest::bench_files());
   EXPECT_EQ(t.records.clock, "cupti");
   EXPECT_EQ(t.records.kernels.size(), r.kernels.size());
   EXPECT_EQ(t.records.kernels[0].name, r.kernels[0].name);
   EXPECT_EQ(t.records.steps.size(), 2u);  // the epochs
+  // Read as anyone's trace (no step phase named), the same file has no steps.
+  EXPECT_TRUE(tracetest::import_text(json, false, "own.trace.json").records.steps.empty());
   expect_same(trace::attribute(r), trace::attribute(t.records));
   // Per step, too: each epoch alone.
   const auto rep = trace::build_report(t);
@@ -131,7 +133,7 @@ TEST(Roundtrip, BenchsCommittedTracesImport) {
   }
   if (files.empty()) GTEST_SKIP() << "no results/*/traces/*.trace.json committed";
   for (const auto& f : files) {
-    auto t = trace::import_trace(f);
+    auto t = trace::import_trace(f, tracetest::bench_files());
     EXPECT_TRUE(t.records.clock == "steady" || t.records.clock == "cupti") << f;
     EXPECT_FALSE(t.records.ranges.empty()) << f;
     EXPECT_FALSE(t.records.steps.empty()) << f;

@@ -4,16 +4,26 @@
 #include <cstdio>
 #include <string>
 
+#include "capture/bench_names.h"
 #include "trace/import/kineto/kineto_import.h"
 
 namespace tracetest {
 
 inline std::string data(const std::string& rel) { return std::string(IRIS_TRACE_DATA) + "/" + rel; }
 
-inline trace::ImportedTrace import_text(const std::string& json, bool list_events = false,
-                                        const std::string& name = "inline.json") {
-  auto src = trace::memory_byte_source(json.data(), json.size(), name);
+// What every reader of bench's own files passes (tools/attribute.cpp, python/ext): bench's step
+// phase and NVTX domain, which the library does not know.
+inline trace::ImportOptions bench_files() {
   trace::ImportOptions o;
+  o.step_phase = bench::kStepPhase;
+  o.phase_domain = bench::kPhaseDomain;
+  return o;
+}
+
+inline trace::ImportedTrace import_text(const std::string& json, bool list_events = false,
+                                        const std::string& name = "inline.json",
+                                        trace::ImportOptions o = {}) {
+  auto src = trace::memory_byte_source(json.data(), json.size(), name);
   o.list_events = list_events;
   return trace::import_trace(*src, name, o);
 }

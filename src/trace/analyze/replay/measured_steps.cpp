@@ -17,7 +17,7 @@ std::vector<MeasuredStep> measured_steps(const RecordSet& r) {
   // A step is measured on the thread that recorded it: the host record of the same name and span.
   std::map<std::pair<uint64_t, uint64_t>, uint32_t> holder;
   const auto offer = [&](const std::string& name, uint64_t s, uint64_t e, uint32_t thread) {
-    if (name.rfind("ProfilerStep#", 0) == 0 || name == "epoch")
+    if (name.rfind("ProfilerStep#", 0) == 0 || (!r.step_phase.empty() && name == r.step_phase))
       holder.emplace(std::make_pair(s, e), thread);
   };
   for (const auto& a : r.annotations)

@@ -16,9 +16,9 @@ void settle_steps(RecordSet* r) {
                             return a.start_ns == b.start_ns && a.name == b.name;
                           }),
               steps.end());
-  if (steps.empty())  // our own files: the epochs are the steps
+  if (steps.empty() && !r->step_phase.empty())  // the caller's step phases are the steps
     for (const auto& h : r->ranges)
-      if (h.name == "epoch") steps.push_back({h.start_ns, h.end_ns, "epoch"});
+      if (h.name == r->step_phase) steps.push_back({h.start_ns, h.end_ns, h.name});
   std::sort(steps.begin(), steps.end(),
             [](const StepRecord& a, const StepRecord& b) { return a.start_ns < b.start_ns; });
 }

@@ -7,7 +7,7 @@
 namespace trace {
 
 // Steps in time order, one per (name, start) (an old Kineto trace may carry a step twice); a
-// trace without steps takes our own `epoch` ranges as its steps.
+// trace without steps takes its phases named r->step_phase (when set) as its steps.
 void settle_steps(RecordSet* r);
 
 // ImportedTrace::unmatched_correlations (GPU events whose correlation id matches no host call)

@@ -148,6 +148,7 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
                            const ImportOptions& options) {
   ImportedTrace out;
   out.file = name;
+  out.records.step_phase = options.step_phase;
   JsonEventStream stream(source, name);
   const unsigned workers =
       options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());

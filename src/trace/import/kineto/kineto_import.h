@@ -46,6 +46,14 @@ struct ImportOptions {
   // Each region at least this long unless the input ends or the splitter's 1 MiB buffer
   // fills; the tests make it small to put region edges anywhere.
   size_t region_bytes = 256u << 10;
+  // The phase that is one step of the program (RecordSet::step_phase; bench's "epoch",
+  // capture/bench_names.h), "" for none: this library knows ProfilerStep#N and what its caller
+  // names. Every reader sets it on its records.
+  std::string step_phase;
+  // An Nsight Systems export's NVTX ranges in this domain are also the program's phases
+  // (HostRange; bench's "iris"), "" for none (nsys_import.h; a Kineto trace's phases are its
+  // "phase" events).
+  std::string phase_domain;
 };
 
 ImportedTrace import_trace(const std::string& path, const ImportOptions& options = {});

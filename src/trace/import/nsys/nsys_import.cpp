@@ -27,7 +27,6 @@ constexpr const char* kMemset = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr const char* kSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr const char* kNvtx = "NVTX_EVENTS";
 constexpr const char* kCallchains = "CUDA_CALLCHAINS";
-constexpr const char* kOurDomain = "iris";  // capture/nvtx_phase.h kNvtxDomain
 
 // A value that must fit 32 bits (a device, a stream): out of range is bad input, except the
 // stream -1 CUPTI writes for work on no stream (kNoStream, as in a Kineto trace).
@@ -349,7 +348,7 @@ class Reader {
       }
     }
     RecordSet& r = out_->records;
-    std::vector<size_t> ours;  // indexes into r.ranges, our own phases
+    std::vector<size_t> phases;  // indexes into r.ranges, the caller's phases
     for (const auto& p : ranges) {
       auto d = domains.find({nsys::pid_of(p.global_tid), p.domain});
       const std::string* domain = d == domains.end() ? nullptr : &d->second;
@@ -363,18 +362,18 @@ class Reader {
       else
         r.annotations.push_back({start, end, tid, false, name});
       if (text.rfind("ProfilerStep#", 0) == 0) r.steps.push_back({start, end, text});
-      if (domain && *domain == kOurDomain) {
-        ours.push_back(r.ranges.size());
+      if (domain && !opt_.phase_domain.empty() && *domain == opt_.phase_domain) {
+        phases.push_back(r.ranges.size());
         r.ranges.push_back({start, end, tid, 0, text});
       }
     }
-    set_depths(ours);
+    set_depths(phases);
   }
 
-  // A phase's depth: how many of our ranges on its thread hold it (0 = the epoch).
-  void set_depths(const std::vector<size_t>& ours) {
+  // A phase's depth: how many of the phases on its thread hold it (0 = outermost).
+  void set_depths(const std::vector<size_t>& phases) {
     auto& h = out_->records.ranges;
-    std::vector<size_t> order(ours);
+    std::vector<size_t> order(phases);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (h[a].thread_id != h[b].thread_id) return h[a].thread_id < h[b].thread_id;
       return h[a].start_ns != h[b].start_ns ? h[a].start_ns < h[b].start_ns
@@ -412,6 +411,7 @@ class Reader {
   void finish() {
     RecordSet& r = out_->records;
     r.clock = "nsys";
+    r.step_phase = opt_.step_phase;
     settle_steps(&r);
     count_unmatched_correlations(out_);
     auto& w = out_->warnings;
@@ -442,10 +442,16 @@ class Reader {
                   " threads share a thread id with a thread of another process: numbered from " +
                   std::to_string(0x1000000u) + " up");
     if (r.steps.empty())
-      w.push_back(
-          "no ProfilerStep#N or iris epoch ranges: the whole export is one window (--step-range "
-          "NAME: the NVTX ranges "
-          "named NAME are the steps)");
+      w.push_back("no ProfilerStep#N " + step_phases_named() +
+                  "ranges: the whole export is one window (--step-range NAME: the NVTX ranges "
+                  "named NAME are the steps)");
+  }
+
+  // "or DOMAIN PHASE " when the caller named its step phase, for the warning of no steps.
+  std::string step_phases_named() const {
+    if (opt_.step_phase.empty()) return std::string();
+    return "or " + (opt_.phase_domain.empty() ? std::string() : opt_.phase_domain + " ") +
+           opt_.step_phase + " ";
   }
 
   const SqliteDb& db_;

@@ -8,8 +8,9 @@
 // _MEMSET -> MemsetRecord; _SYNCHRONIZATION -> SyncRecord; NVTX_EVENTS push/pop ranges ->
 // CpuOpRecord (the op a sync is charged to: PyTorch's NVTX emission names the aten:: op) and
 // start/end ranges -> AnnotationRecord, named as `nsys stats` names them ("domain:text");
-// ranges of our own "iris" domain are also our phases (HostRange), and their epochs the steps;
-// a range named ProfilerStep#N is a step, as in a Kineto trace.
+// ranges of the caller's NsysOptions::phase_domain (bench's "iris") are also its phases
+// (HostRange), and those named NsysOptions::step_phase the steps; a range named ProfilerStep#N
+// is a step, as in a Kineto trace.
 // Ids: correlation ids are per process in an export of several processes, so each (process,
 // id) gets an id of its own; a thread is its OS thread id (globalTid's low 24 bits) unless two
 // processes share one. Times are the export's ns, shifted only if some are negative.
@@ -25,6 +26,10 @@ namespace trace {
 
 struct NsysOptions {
   bool kernel_names = true;  // KernelRecord::name (./attribute leaves them out, as for Kineto)
+  // As ImportOptions' (kineto_import.h): the phase that is one step, and the NVTX domain whose
+  // ranges are the program's phases; "" for none.
+  std::string step_phase;
+  std::string phase_domain;
 };
 
 // A plain .sqlite file on disk.
