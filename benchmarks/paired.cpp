@@ -63,6 +63,51 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One trainer per configuration, each warmed up (untimed: the first epochs pay for allocations,
+// caches and the CUDA context). Held by pointer: a trainer keeps a reference to its data.
+struct Runners {
+  std::vector<std::unique_ptr<train::TrainData>> data;
+  std::vector<std::unique_ptr<train::Trainer>> trainers;
+  std::vector<train::LoggingPolicy> policies;
+};
+Runners make_runners(const BenchEnv& env, const Group& g, const torch::Device& dev) {
+  const BenchOptions& o = env.options;
+  Runners run;
+  for (size_t i = 0; i < g.configs.size(); ++i) {
+    run.data.push_back(
+        std::make_unique<train::TrainData>(train::make_train_data(env.split, g.configs[i].batch)));
+    run.policies.push_back({g.configs[i].interval, g.configs[i].print100});
+    run.trainers.push_back(std::make_unique<train::Trainer>(*run.data[i], dev, o.seed));
+    if (o.warmup_epochs > 0) run.trainers[i]->run(o.warmup_epochs, run.policies[i]);
+  }
+  return run;
+}
+
+// Per configuration: its mean us per epoch with its 95 % interval and what it ran; per pair:
+// their difference's mean and interval.
+void add_config_counters(benchmark::State& state, const Group& g,
+                         const std::vector<std::vector<double>>& us,
+                         const std::vector<int64_t>& calls,
+                         const std::vector<int64_t>& next_epoch) {
+  auto& ctr = state.counters;
+  const size_t k = g.configs.size();
+  for (size_t i = 0; i < k; ++i) {
+    const Interval c = mean_interval(us[i]);
+    const std::string p = "c" + std::to_string(i) + "_";
+    ctr[p + "us_per_epoch"] = c.mean, ctr[p + "lo"] = c.lo, ctr[p + "hi"] = c.hi;
+    ctr[p + "interval"] = static_cast<double>(g.configs[i].interval);
+    ctr[p + "print100"] = g.configs[i].print100 ? 1 : 0;
+    ctr[p + "batch"] = static_cast<double>(g.configs[i].batch);
+    ctr[p + "item_calls_per_epoch"] =
+        static_cast<double>(calls[i]) / static_cast<double>(next_epoch[i] - 1);
+    for (size_t j = i + 1; j < k; ++j) {
+      const Interval d = mean_interval(differences(us[i], us[j]));
+      const std::string q = "d" + std::to_string(i) + "_" + std::to_string(j) + "_";
+      ctr[q + "us"] = d.mean, ctr[q + "lo"] = d.lo, ctr[q + "hi"] = d.hi;
+    }
+  }
+}
+
 void BM_Paired(benchmark::State& state, BenchEnvPtr env, std::string device, Group g) {
   try {
     if (!within_run_budget(state)) return;
@@ -70,30 +115,16 @@ void BM_Paired(benchmark::State& state, BenchEnvPtr env, std::string device, Gro
     const BenchOptions& o = env->options;
     const torch::Device dev(device == "cuda" ? torch::kCUDA : torch::kCPU);
     const size_t k = g.configs.size();
-    // Held by pointer: a trainer keeps a reference to its data.
-    std::vector<std::unique_ptr<train::TrainData>> data;
-    std::vector<std::unique_ptr<train::Trainer>> trainers;
-    std::vector<train::LoggingPolicy> policies;
-    for (size_t i = 0; i < k; ++i) {
-      data.push_back(std::make_unique<train::TrainData>(
-          train::make_train_data(env->split, g.configs[i].batch)));
-      policies.push_back({g.configs[i].interval, g.configs[i].print100});
-      trainers.push_back(std::make_unique<train::Trainer>(*data[i], dev, o.seed));
-      // Untimed: the first epochs pay for allocations, caches and (CUDA) context set-up.
-      if (o.warmup_epochs > 0) trainers[i]->run(o.warmup_epochs, policies[i]);
-    }
+    Runners run = make_runners(*env, g, dev);
     std::vector<std::vector<double>> us(k);  // per configuration, per round: us per epoch
     std::vector<int64_t> next_epoch(k, 1), calls(k, 0);  // the epoch count goes on across runs
     std::vector<double> probes;
-    const auto stats = [&] {
-      std::vector<Interval> c;
-      for (const auto& x : us) c.push_back(mean_interval(x));
-      return c;
-    };
     const auto met = [&] {
       if (g.mean_target)
-        for (const Interval& c : stats())
+        for (const auto& x : us) {
+          const Interval c = mean_interval(x);
           if (c.half_width() > o.paired_rel_target * c.mean) return false;
+        }
       if (g.diff_target)
         for (size_t a = 0; a < k; ++a)
           for (size_t b = a + 1; b < k; ++b)
@@ -115,7 +146,7 @@ void BM_Paired(benchmark::State& state, BenchEnvPtr env, std::string device, Gro
         for (size_t j = 0; j < k; ++j) {
           const size_t i = rounds % 2 == 0 ? (start + j) % k : (start + k - j) % k;
           const train::RunResult r =
-              trainers[i]->run(g.epochs, policies[i], nullptr, next_epoch[i]);
+              run.trainers[i]->run(g.epochs, run.policies[i], nullptr, next_epoch[i]);
           next_epoch[i] += g.epochs;
           us[i].push_back(r.seconds * 1e6 / static_cast<double>(g.epochs));
           calls[i] += r.item_calls;
@@ -129,22 +160,8 @@ void BM_Paired(benchmark::State& state, BenchEnvPtr env, std::string device, Gro
       }
       state.SetIterationTime(timed);
     }
+    add_config_counters(state, g, us, calls, next_epoch);
     auto& ctr = state.counters;
-    const auto cs = stats();
-    for (size_t i = 0; i < k; ++i) {
-      const std::string p = "c" + std::to_string(i) + "_";
-      ctr[p + "us_per_epoch"] = cs[i].mean, ctr[p + "lo"] = cs[i].lo, ctr[p + "hi"] = cs[i].hi;
-      ctr[p + "interval"] = static_cast<double>(g.configs[i].interval);
-      ctr[p + "print100"] = g.configs[i].print100 ? 1 : 0;
-      ctr[p + "batch"] = static_cast<double>(g.configs[i].batch);
-      ctr[p + "item_calls_per_epoch"] =
-          static_cast<double>(calls[i]) / static_cast<double>(next_epoch[i] - 1);
-      for (size_t j = i + 1; j < k; ++j) {
-        const Interval d = mean_interval(differences(us[i], us[j]));
-        const std::string q = "d" + std::to_string(i) + "_" + std::to_string(j) + "_";
-        ctr[q + "us"] = d.mean, ctr[q + "lo"] = d.lo, ctr[q + "hi"] = d.hi;
-      }
-    }
     ctr["configs"] = static_cast<double>(k);
     ctr["rounds"] = static_cast<double>(rounds);
     ctr["epochs_per_run"] = static_cast<double>(g.epochs);

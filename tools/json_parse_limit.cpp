@@ -79,6 +79,75 @@ int fail(const std::string& what) {
   return 2;
 }
 
+// Untimed: the file in memory, its traceEvents as arrays of about 1 MiB of whole events each
+// (simdjson indexes a document whole before reading it, so one array per thread would stream
+// its index through memory instead of cache). Throws trace::InputError.
+std::vector<simdjson::padded_string> read_chunks(const std::string& path, uint64_t* doc_bytes) {
+  std::string doc;
+  {
+    auto source = trace::open_byte_source(path);
+    std::vector<char> chunk(1 << 20);
+    while (const size_t got = source->read(chunk.data(), chunk.size()))
+      doc.append(chunk.data(), got);
+  }
+  *doc_bytes = doc.size();
+  std::vector<std::pair<uint64_t, uint64_t>> events;  // [begin, end) in doc
+  {
+    auto source = trace::memory_byte_source(doc.data(), doc.size(), path);
+    trace::JsonEventStream stream(*source, path);
+    stream.run(
+        [&](const trace::JsonSlice& s, uint64_t) {
+          events.push_back({s.offset, s.offset + s.size});
+        },
+        [](std::string_view, const trace::JsonSlice&) {});
+  }
+  std::vector<simdjson::padded_string> chunks;
+  for (size_t first = 0; first < events.size();) {
+    size_t last = first;
+    while (last + 1 < events.size() && events[last + 1].second - events[first].first <= kChunkBytes)
+      ++last;
+    std::string chunk = "[";
+    chunk.append(doc, events[first].first, events[last].second - events[first].first);
+    chunk += "]";
+    chunks.emplace_back(chunk);
+    first = last + 1;
+  }
+  return chunks;
+}
+
+// One timed parse of every chunk: each thread a contiguous share, with a parser of its own.
+struct Rep {
+  double seconds = 0, cpu = 0;
+  uint64_t scalars = 0;
+  std::string error;  // the first simdjson error, "" for none
+};
+Rep parse_all(const std::vector<simdjson::padded_string>& chunks,
+              std::vector<simdjson::ondemand::parser>* parsers) {
+  const size_t threads = parsers->size();
+  std::vector<uint64_t> counts(threads);
+  std::vector<std::string> errors(threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = cpu_seconds();
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        for (size_t c = t * chunks.size() / threads; c < (t + 1) * chunks.size() / threads; ++c)
+          counts[t] += parse_chunk((*parsers)[t], chunks[c]);
+      } catch (const simdjson::simdjson_error& e) {
+        errors[t] = e.what();
+      }
+    });
+  for (auto& th : pool) th.join();
+  Rep rep;
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rep.cpu = cpu_seconds() - c0;
+  for (const auto& e : errors)
+    if (!e.empty() && rep.error.empty()) rep.error = e;
+  for (uint64_t c : counts) rep.scalars += c;
+  return rep;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,69 +174,22 @@ int main(int argc, char** argv) {
   std::vector<simdjson::padded_string> chunks;
   uint64_t doc_bytes = 0;
   try {
-    // The document in memory, and where each event lies in it.
-    std::string doc;
-    {
-      auto source = trace::open_byte_source(path);
-      std::vector<char> chunk(1 << 20);
-      while (const size_t got = source->read(chunk.data(), chunk.size()))
-        doc.append(chunk.data(), got);
-    }
-    doc_bytes = doc.size();
-    std::vector<std::pair<uint64_t, uint64_t>> events;  // [begin, end) in doc
-    {
-      auto source = trace::memory_byte_source(doc.data(), doc.size(), path);
-      trace::JsonEventStream stream(*source, path);
-      stream.run(
-          [&](const trace::JsonSlice& s, uint64_t) {
-            events.push_back({s.offset, s.offset + s.size});
-          },
-          [](std::string_view, const trace::JsonSlice&) {});
-    }
-    if (events.empty()) return fail(path + ": no traceEvents to parse");
-    // Arrays of about 1 MiB of whole events each: simdjson indexes a document whole before
-    // reading it, so one array per thread would stream its index through memory instead of cache.
-    for (size_t first = 0; first < events.size();) {
-      size_t last = first;
-      while (last + 1 < events.size() &&
-             events[last + 1].second - events[first].first <= kChunkBytes)
-        ++last;
-      std::string chunk = "[";
-      chunk.append(doc, events[first].first, events[last].second - events[first].first);
-      chunk += "]";
-      chunks.emplace_back(chunk);
-      first = last + 1;
-    }
+    chunks = read_chunks(path, &doc_bytes);
   } catch (const trace::InputError& e) {
     return fail(e.what());
   }
+  if (chunks.empty()) return fail(path + ": no traceEvents to parse");
 
   std::vector<double> seconds, cpu;
   uint64_t scalars = 0;
   threads = static_cast<unsigned>(std::min<size_t>(threads, chunks.size()));
   std::vector<simdjson::ondemand::parser> parsers(threads);
   for (int r = 0; r < reps; ++r) {
-    std::vector<uint64_t> counts(threads);
-    std::vector<std::string> errors(threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_seconds();
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {  // a contiguous share of the chunks each
-        try {
-          for (size_t c = t * chunks.size() / threads; c < (t + 1) * chunks.size() / threads; ++c)
-            counts[t] += parse_chunk(parsers[t], chunks[c]);
-        } catch (const simdjson::simdjson_error& e) {
-          errors[t] = e.what();
-        }
-      });
-    for (auto& th : pool) th.join();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    cpu.push_back(cpu_seconds() - c0);
-    for (const auto& e : errors)
-      if (!e.empty()) return fail(path + ": simdjson: " + e);
-    scalars = 0;
-    for (uint64_t c : counts) scalars += c;
+    const Rep rep = parse_all(chunks, &parsers);
+    seconds.push_back(rep.seconds);
+    cpu.push_back(rep.cpu);
+    if (!rep.error.empty()) return fail(path + ": simdjson: " + rep.error);
+    scalars = rep.scalars;
   }
   std::vector<double> sorted = seconds;
   std::sort(sorted.begin(), sorted.end());

@@ -34,6 +34,150 @@ struct Candidate {
   replay::WhatIf w;
   int site = -1;  // the call-site row it removes, if any
 };
+using Candidates = std::vector<Candidate>;
+
+void add(Candidates* cands, Finding f, const std::string& spec, int site = -1) {
+  f.what_if = spec;
+  cands->push_back({std::move(f), replay::parse_what_if(spec), site});
+}
+
+// Blocking call sites, the most blocked first (by op without stacks).
+void add_sync_sites(const TraceReport& rep, const AdviceOptions& opt, Candidates* cands) {
+  const RecordSet& r = rep.trace->records;
+  const SiteReport& sites = rep.sites;
+  if (sites.stacks != SiteReport::Stacks::None) {
+    for (size_t i = 0; i < sites.sites.size() && i < opt.sites; ++i) {
+      const SiteRow& s = sites.sites[i];
+      bool waits = false;
+      for (uint32_t m : s.members) waits |= rep.syncs.calls[m].waits_for_gpu;
+      if (!waits) continue;
+      Finding f;
+      f.kind = reads_a_value(r, s) ? Finding::Kind::ValueRead : Finding::Kind::Sync;
+      f.where = site_label(r, s);
+      f.what = count(s.calls, "blocking call", "blocking calls") + " (" +
+               count(s.occurrences, "occurrence", "occurrences") + ") held the host " +
+               ms_or_us(static_cast<int64_t>(s.blocked_ns)) + ", " +
+               ms_or_us(static_cast<int64_t>(s.gpu_queued_ns)) + " of it with GPU work running";
+      f.fix = f.kind == Finding::Kind::ValueRead
+                  ? "read the value less often (log every N steps), or keep it on the GPU and "
+                    "read it once at the end"
+                  : "remove this sync, or move it out of the step";
+      add(cands, f, "no-syncs:site=" + std::to_string(i + 1), static_cast<int>(i));
+    }
+    return;
+  }
+  size_t n = 0;
+  for (const auto& c : rep.syncs.by_cause) {
+    if (c.op == "(no op)" || n == opt.sites) continue;
+    ++n;
+    Finding f;
+    f.kind = Finding::Kind::Sync;
+    f.where = c.op;
+    f.what = count(c.calls, "blocking call", "blocking calls") + " under " + c.op +
+             " held the host " + ms_or_us(static_cast<int64_t>(c.blocked_ns));
+    f.fix =
+        "find where the program calls it (record with stacks to see the line), then read the "
+        "value less often or keep it on the GPU";
+    add(cands, f, "no-syncs:op=" + c.op);
+  }
+}
+
+// Copies to or from pageable host memory.
+void add_pageable_copies(const RecordSet& r, Candidates* cands) {
+  uint64_t pageable = 0;
+  for (const auto& m : r.memcpys)
+    pageable += (m.kind == CopyKind::HtoD && m.src == MemoryKind::Pageable) ||
+                (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable);
+  if (!pageable) return;
+  Finding f;
+  f.kind = Finding::Kind::PageableCopies;
+  f.what = count(pageable, "copy", "copies") +
+           " between the GPU and pageable host memory: each one is staged through a pinned "
+           "buffer and holds the host";
+  f.fix =
+      "pin the host memory (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+      "non_blocking=True";
+  add(cands, f, "pin-copies");
+}
+
+// Device-wide syncs where more than one stream ran.
+void add_device_syncs(const TraceReport& rep, Candidates* cands) {
+  const RecordSet& r = rep.trace->records;
+  std::set<uint32_t> streams;
+  for (const auto& k : r.kernels) streams.insert(k.stream_id);
+  for (const auto& m : r.memcpys) streams.insert(m.stream_id);
+  uint64_t device_syncs = 0;
+  for (const auto& c : rep.syncs.calls)
+    device_syncs += c.api.find("DeviceSynchronize") != std::string::npos ||
+                    c.api.find("CtxSynchronize") != std::string::npos;
+  if (!device_syncs || streams.size() <= 1) return;
+  Finding f;
+  f.kind = Finding::Kind::DeviceSync;
+  f.what = count(device_syncs, "device-wide sync waits", "device-wide syncs wait") + " for all " +
+           std::to_string(streams.size()) + " streams";
+  f.fix =
+      "wait for the stream that holds the result (torch.cuda.current_stream().synchronize()) "
+      "or for an event recorded after it, not the whole device";
+  add(cands, f, "stream-syncs");
+}
+
+// A launch-bound trace: the host cannot keep the GPU fed.
+void add_launch_bound(const TraceReport& rep, Candidates* cands) {
+  size_t launch_bound = 0;
+  for (const auto& s : rep.steps) launch_bound += s.queue.regime == Regime::LaunchBound;
+  const bool bound = rep.steps.empty() ? rep.total.queue.regime == Regime::LaunchBound
+                                       : 2 * launch_bound > rep.steps.size();
+  if (!bound || !rep.total.a.launches) return;
+  Finding f;
+  f.kind = Finding::Kind::LaunchBound;
+  char b[256];
+  std::snprintf(
+      b, sizeof b,
+      "launch-bound: the GPU's queue was empty %.0f%% of the time while the host "
+      "made %llu launch calls",
+      rep.total.queue.gpus.empty()
+          ? 100.0
+          : 100.0 * std::min_element(rep.total.queue.gpus.begin(), rep.total.queue.gpus.end(),
+                                     [](const GpuQueue& x, const GpuQueue& y) {
+                                       return x.depth.empty_share() < y.depth.empty_share();
+                                     })
+                        ->depth.empty_share(),
+      static_cast<unsigned long long>(rep.total.a.launches));
+  f.what = b;
+  f.fix =
+      "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode="
+      "\"reduce-overhead\")), or do more work per launch (a larger batch, fused ops)";
+  add(cands, f, "graph-steps");
+}
+
+// Every candidate replayed on one graph; those that save enough, the largest savings first.
+std::vector<Finding> replayed(const ImportedTrace& t, const Candidates& cands,
+                              const AdviceOptions& opt, std::vector<int64_t>* site_saving_ns) {
+  std::vector<replay::WhatIf> what_ifs;
+  for (const auto& c : cands) what_ifs.push_back(c.w);
+  const replay::ReplayReport replay = replay::replay_trace(t, what_ifs);
+  std::vector<Finding> out;
+  for (size_t i = 0; i < cands.size() && i < replay.what_ifs.size(); ++i) {
+    const auto& x = replay.what_ifs[i];
+    Finding f = cands[i].f;
+    f.total_ns = x.total.replayed_ns;
+    f.saving_ns = x.total.replayed_ns - x.total.predicted_ns;
+    f.assumed = x.note;
+    if (site_saving_ns && cands[i].site >= 0) {
+      if (site_saving_ns->size() <= static_cast<size_t>(cands[i].site))
+        site_saving_ns->resize(static_cast<size_t>(cands[i].site) + 1, -1);
+      (*site_saving_ns)[static_cast<size_t>(cands[i].site)] = f.saving_ns;
+    }
+    if (f.saving_ns < opt.min_saving_ns ||
+        static_cast<double>(f.saving_ns) < opt.min_share * static_cast<double>(f.total_ns))
+      continue;
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
+  if (out.size() > opt.max_findings) out.resize(opt.max_findings);
+  return out;
+}
 
 }  // namespace
 
@@ -64,142 +208,15 @@ const char* to_string(Finding::Kind k) {
 
 std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt,
                             std::vector<int64_t>* site_saving_ns) {
-  const ImportedTrace& t = *rep.trace;
-  const RecordSet& r = t.records;
+  const RecordSet& r = rep.trace->records;
   if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) return {};
-  std::vector<Candidate> cands;
-  const auto add = [&](Finding f, const std::string& spec, int site = -1) {
-    f.what_if = spec;
-    cands.push_back({std::move(f), replay::parse_what_if(spec), site});
-  };
-
-  // Blocking call sites, the most blocked first (by op without stacks).
-  const SiteReport& sites = rep.sites;
-  if (sites.stacks != SiteReport::Stacks::None) {
-    for (size_t i = 0; i < sites.sites.size() && i < opt.sites; ++i) {
-      const SiteRow& s = sites.sites[i];
-      bool waits = false;
-      for (uint32_t m : s.members) waits |= rep.syncs.calls[m].waits_for_gpu;
-      if (!waits) continue;
-      Finding f;
-      f.kind = reads_a_value(r, s) ? Finding::Kind::ValueRead : Finding::Kind::Sync;
-      f.where = site_label(r, s);
-      f.what = count(s.calls, "blocking call", "blocking calls") + " (" +
-               count(s.occurrences, "occurrence", "occurrences") + ") held the host " +
-               ms_or_us(static_cast<int64_t>(s.blocked_ns)) + ", " +
-               ms_or_us(static_cast<int64_t>(s.gpu_queued_ns)) + " of it with GPU work running";
-      f.fix = f.kind == Finding::Kind::ValueRead
-                  ? "read the value less often (log every N steps), or keep it on the GPU and "
-                    "read it once at the end"
-                  : "remove this sync, or move it out of the step";
-      add(f, "no-syncs:site=" + std::to_string(i + 1), static_cast<int>(i));
-    }
-  } else {
-    size_t n = 0;
-    for (const auto& c : rep.syncs.by_cause) {
-      if (c.op == "(no op)" || n == opt.sites) continue;
-      ++n;
-      Finding f;
-      f.kind = Finding::Kind::Sync;
-      f.where = c.op;
-      f.what = count(c.calls, "blocking call", "blocking calls") + " under " + c.op +
-               " held the host " + ms_or_us(static_cast<int64_t>(c.blocked_ns));
-      f.fix =
-          "find where the program calls it (record with stacks to see the line), then read the "
-          "value less often or keep it on the GPU";
-      add(f, "no-syncs:op=" + c.op);
-    }
-  }
-
-  // Copies to or from pageable host memory.
-  uint64_t pageable = 0;
-  for (const auto& m : r.memcpys)
-    pageable += (m.kind == CopyKind::HtoD && m.src == MemoryKind::Pageable) ||
-                (m.kind == CopyKind::DtoH && m.dst == MemoryKind::Pageable);
-  if (pageable) {
-    Finding f;
-    f.kind = Finding::Kind::PageableCopies;
-    f.what = count(pageable, "copy", "copies") +
-             " between the GPU and pageable host memory: each one is staged through a pinned "
-             "buffer and holds the host";
-    f.fix =
-        "pin the host memory (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
-        "non_blocking=True";
-    add(f, "pin-copies");
-  }
-
-  // Device-wide syncs where more than one stream ran.
-  std::set<uint32_t> streams;
-  for (const auto& k : r.kernels) streams.insert(k.stream_id);
-  for (const auto& m : r.memcpys) streams.insert(m.stream_id);
-  uint64_t device_syncs = 0;
-  for (const auto& c : rep.syncs.calls)
-    device_syncs += c.api.find("DeviceSynchronize") != std::string::npos ||
-                    c.api.find("CtxSynchronize") != std::string::npos;
-  if (device_syncs && streams.size() > 1) {
-    Finding f;
-    f.kind = Finding::Kind::DeviceSync;
-    f.what = count(device_syncs, "device-wide sync waits", "device-wide syncs wait") + " for all " +
-             std::to_string(streams.size()) + " streams";
-    f.fix =
-        "wait for the stream that holds the result (torch.cuda.current_stream().synchronize()) "
-        "or for an event recorded after it, not the whole device";
-    add(f, "stream-syncs");
-  }
-
-  // A launch-bound trace: the host cannot keep the GPU fed.
-  size_t launch_bound = 0;
-  for (const auto& s : rep.steps) launch_bound += s.queue.regime == Regime::LaunchBound;
-  const bool bound = rep.steps.empty() ? rep.total.queue.regime == Regime::LaunchBound
-                                       : 2 * launch_bound > rep.steps.size();
-  if (bound && rep.total.a.launches) {
-    Finding f;
-    f.kind = Finding::Kind::LaunchBound;
-    char b[256];
-    std::snprintf(
-        b, sizeof b,
-        "launch-bound: the GPU's queue was empty %.0f%% of the time while the host "
-        "made %llu launch calls",
-        rep.total.queue.gpus.empty()
-            ? 100.0
-            : 100.0 * std::min_element(rep.total.queue.gpus.begin(), rep.total.queue.gpus.end(),
-                                       [](const GpuQueue& a, const GpuQueue& b) {
-                                         return a.depth.empty_share() < b.depth.empty_share();
-                                       })
-                          ->depth.empty_share(),
-        static_cast<unsigned long long>(rep.total.a.launches));
-    f.what = b;
-    f.fix =
-        "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode="
-        "\"reduce-overhead\")), or do more work per launch (a larger batch, fused ops)";
-    add(f, "graph-steps");
-  }
+  Candidates cands;
+  add_sync_sites(rep, opt, &cands);
+  add_pageable_copies(r, &cands);
+  add_device_syncs(rep, &cands);
+  add_launch_bound(rep, &cands);
   if (cands.empty()) return {};
-
-  std::vector<replay::WhatIf> what_ifs;
-  for (const auto& c : cands) what_ifs.push_back(c.w);
-  const replay::ReplayReport replayed = replay::replay_trace(t, what_ifs);
-  std::vector<Finding> out;
-  for (size_t i = 0; i < cands.size() && i < replayed.what_ifs.size(); ++i) {
-    const auto& x = replayed.what_ifs[i];
-    Finding f = cands[i].f;
-    f.total_ns = x.total.replayed_ns;
-    f.saving_ns = x.total.replayed_ns - x.total.predicted_ns;
-    f.assumed = x.note;
-    if (site_saving_ns && cands[i].site >= 0) {
-      if (site_saving_ns->size() <= static_cast<size_t>(cands[i].site))
-        site_saving_ns->resize(static_cast<size_t>(cands[i].site) + 1, -1);
-      (*site_saving_ns)[static_cast<size_t>(cands[i].site)] = f.saving_ns;
-    }
-    if (f.saving_ns < opt.min_saving_ns ||
-        static_cast<double>(f.saving_ns) < opt.min_share * static_cast<double>(f.total_ns))
-      continue;
-    out.push_back(std::move(f));
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Finding& a, const Finding& b) { return a.saving_ns > b.saving_ns; });
-  if (out.size() > opt.max_findings) out.resize(opt.max_findings);
-  return out;
+  return replayed(*rep.trace, cands, opt, site_saving_ns);
 }
 
 void add_advice(TraceReport* rep, AdviceMode mode) {

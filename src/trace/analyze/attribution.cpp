@@ -136,137 +136,162 @@ AttributionIndex::AttributionIndex(const RecordSet& r) : r_(r) {
 
 Attribution AttributionIndex::attribute(const AttributionOptions& options, uint64_t ranges_from,
                                         uint64_t ranges_to) const {
-  const RecordSet& r = r_;
   Attribution a;
-  a.dropped_records = r.dropped_records;
-
-  // The selected host ranges, and the window.
-  std::vector<const HostRange*> ranges;
-  {
-    auto it = std::partition_point(ranges_.begin(), ranges_.end(),
-                                   [&](uint32_t i) { return r.ranges[i].start_ns < ranges_from; });
-    for (; it != ranges_.end() && r.ranges[*it].start_ns <= ranges_to; ++it)
-      if (r.ranges[*it].end_ns <= ranges_to) ranges.push_back(&r.ranges[*it]);
-  }
-  uint64_t e0 = UINT64_MAX, e1 = 0;
-  if (!r.step_phase.empty())
-    for (const HostRange* h : ranges)
-      if (h->name == r.step_phase)
-        ++a.steps, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
-  uint64_t w0 = 0, w1 = 0;
-  if (options.window)
-    std::tie(w0, w1) = *options.window;
-  else if (a.steps)
-    w0 = e0, w1 = e1;
-  else if (lo_ <= hi_)
-    w0 = lo_, w1 = hi_;
-  a.window_start_ns = w0, a.window_ns = w1 - w0;
-
-  // Host calls starting in the window.
-  auto c = std::partition_point(calls_.begin(), calls_.end(),
-                                [&](const HostCall& x) { return x.start < w0; });
-  for (; c != calls_.end() && c->start <= w1; ++c) {
-    if (!c->counted) continue;
-    const uint64_t d = c->end - c->start;
-    if (c->kind == ApiKind::Launch) ++a.launches, a.launch_api_ns += d;
-    if (c->kind == ApiKind::Memcpy) a.memcpy_api_ns += d;
-    switch (c->blocking) {
-      case Blocking::Sync:
-        ++a.syncs, a.sync_api_ns += d;
-        break;
-      case Blocking::CopyNotAsync:
-        ++a.copies_not_async, a.copy_not_async_ns += d;
-        break;
-      case Blocking::CopyPageable:
-        ++a.copies_pageable, a.copy_pageable_ns += d;
-        break;
-      case Blocking::No:
-        if (c->kind == ApiKind::Memcpy) ++a.nonblocking_copies, a.nonblocking_copy_ns += d;
-        break;
-    }
-  }
-  a.blocking_copies = a.copies_not_async + a.copies_pageable;
-  a.blocking_copy_ns = a.copy_not_async_ns + a.copy_pageable_ns;
-  a.blocked_ns = a.sync_api_ns + a.blocking_copy_ns;
-
+  a.dropped_records = r_.dropped_records;
+  const std::vector<const HostRange*> ranges = select_ranges(ranges_from, ranges_to);
+  choose_window(options, ranges, &a);
+  const uint64_t w0 = a.window_start_ns, w1 = w0 + a.window_ns;
+  add_host_calls(w0, w1, &a);
   // GPU work starting in the window, in start order.
   const auto g0 = std::partition_point(gpu_.begin(), gpu_.end(),
                                        [&](const GpuWork& x) { return x.start < w0; });
   const auto g1 =
       std::partition_point(g0, gpu_.end(), [&](const GpuWork& x) { return x.start <= w1; });
+  add_gpu_work(g0, g1, &a);
+  add_gpu_idle(g0, g1, options.kernel_wait_threshold_ns, &a);
+  add_phases(ranges, g0, g1, &a);
+  return a;
+}
+
+// The host ranges that start in [from, to] and end by `to`, by start.
+std::vector<const HostRange*> AttributionIndex::select_ranges(uint64_t from, uint64_t to) const {
+  std::vector<const HostRange*> ranges;
+  auto it = std::partition_point(ranges_.begin(), ranges_.end(),
+                                 [&](uint32_t i) { return r_.ranges[i].start_ns < from; });
+  for (; it != ranges_.end() && r_.ranges[*it].start_ns <= to; ++it)
+    if (r_.ranges[*it].end_ns <= to) ranges.push_back(&r_.ranges[*it]);
+  return ranges;
+}
+
+// The window (attribution.h): the one asked for, else the step phases' span, else every record's.
+void AttributionIndex::choose_window(const AttributionOptions& options,
+                                     const std::vector<const HostRange*>& ranges,
+                                     Attribution* a) const {
+  uint64_t e0 = UINT64_MAX, e1 = 0;
+  if (!r_.step_phase.empty())
+    for (const HostRange* h : ranges)
+      if (h->name == r_.step_phase)
+        ++a->steps, e0 = std::min(e0, h->start_ns), e1 = std::max(e1, h->end_ns);
+  uint64_t w0 = 0, w1 = 0;
+  if (options.window)
+    std::tie(w0, w1) = *options.window;
+  else if (a->steps)
+    w0 = e0, w1 = e1;
+  else if (lo_ <= hi_)
+    w0 = lo_, w1 = hi_;
+  a->window_start_ns = w0, a->window_ns = w1 - w0;
+}
+
+// Host calls starting in the window: launches, copies, and the calls that block (by why).
+void AttributionIndex::add_host_calls(uint64_t w0, uint64_t w1, Attribution* a) const {
+  auto c = std::partition_point(calls_.begin(), calls_.end(),
+                                [&](const HostCall& x) { return x.start < w0; });
+  for (; c != calls_.end() && c->start <= w1; ++c) {
+    if (!c->counted) continue;
+    const uint64_t d = c->end - c->start;
+    if (c->kind == ApiKind::Launch) ++a->launches, a->launch_api_ns += d;
+    if (c->kind == ApiKind::Memcpy) a->memcpy_api_ns += d;
+    switch (c->blocking) {
+      case Blocking::Sync:
+        ++a->syncs, a->sync_api_ns += d;
+        break;
+      case Blocking::CopyNotAsync:
+        ++a->copies_not_async, a->copy_not_async_ns += d;
+        break;
+      case Blocking::CopyPageable:
+        ++a->copies_pageable, a->copy_pageable_ns += d;
+        break;
+      case Blocking::No:
+        if (c->kind == ApiKind::Memcpy) ++a->nonblocking_copies, a->nonblocking_copy_ns += d;
+        break;
+    }
+  }
+  a->blocking_copies = a->copies_not_async + a->copies_pageable;
+  a->blocking_copy_ns = a->copy_not_async_ns + a->copy_pageable_ns;
+  a->blocked_ns = a->sync_api_ns + a->blocking_copy_ns;
+}
+
+// Kernels, copies (by direction and host memory) and memsets, and each kernel's launch delay.
+void AttributionIndex::add_gpu_work(GpuIter g0, GpuIter g1, Attribution* a) const {
   std::vector<double> delays;
   for (auto g = g0; g != g1; ++g) {
     const uint64_t d = g->end - g->start;
     if (g->kind == GpuWorkKind::Kernel) {
-      ++a.kernels;
-      a.kernel_ns += d;
+      ++a->kernels;
+      a->kernel_ns += d;
       if (g->has_call)
         delays.push_back(static_cast<double>(g->start) - static_cast<double>(g->call_end));
     } else if (g->kind == GpuWorkKind::Memcpy) {
-      const MemcpyRecord& m = r.memcpys[g->index];
-      ++a.memcpys;
-      a.memcpy_gpu_ns += d;
+      const MemcpyRecord& m = r_.memcpys[g->index];
+      ++a->memcpys;
+      a->memcpy_gpu_ns += d;
       const MemoryKind host = m.kind == CopyKind::HtoD   ? m.src
                               : m.kind == CopyKind::DtoH ? m.dst
                                                          : MemoryKind::Device;
-      auto& s = a.memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
+      auto& s = a->memcpy_by_kind[std::string(to_string(m.kind)) + " " + to_string(host)];
       ++s.count, s.bytes += m.bytes, s.gpu_ns += d;
     } else {
-      ++a.memsets;
+      ++a->memsets;
     }
   }
-  a.launch_delay = distribution(std::move(delays));
+  a->launch_delay = distribution(std::move(delays));
+}
 
-  // Busy = union of GPU intervals; each gap is idle, classified by what came after it.
+// Busy = union of GPU intervals in the window; each gap is idle, classified by what came after.
+void AttributionIndex::add_gpu_idle(GpuIter g0, GpuIter g1, uint64_t kernel_wait_threshold_ns,
+                                    Attribution* a) const {
+  const uint64_t w0 = a->window_start_ns, w1 = w0 + a->window_ns;
   const auto classify_gap = [&](uint64_t gap_start, uint64_t gap_end, const GpuWork* next) {
     if (gap_end <= gap_start) return;
     const uint64_t gap = gap_end - gap_start;
     const uint64_t queued_at =
         next && next->has_call ? next->call_start : 0;  // unknown: counted as queued
     if (!next || queued_at >= gap_start)
-      a.idle_host_wait_ns += gap;
-    else if (gap <= options.kernel_wait_threshold_ns)
-      a.idle_kernel_wait_ns += gap;
+      a->idle_host_wait_ns += gap;
+    else if (gap <= kernel_wait_threshold_ns)
+      a->idle_kernel_wait_ns += gap;
     else
-      a.idle_other_ns += gap;
+      a->idle_other_ns += gap;
   };
   uint64_t cursor = w0;  // end of the busy time seen so far
   for (auto g = g0; g != g1; ++g) {
     const uint64_t s = std::max(g->start, w0), e = std::min(g->end, w1);
     if (s > cursor) classify_gap(cursor, s, &*g);
     if (e > cursor) {
-      a.gpu_busy_ns += e - std::max(s, cursor);
+      a->gpu_busy_ns += e - std::max(s, cursor);
       cursor = e;
     }
   }
   classify_gap(cursor, w1, nullptr);
+}
 
-  // Phases: host time per range name; kernels by the innermost range holding their launch,
-  // looked up on the launching thread, or on the recording thread when the launching thread
-  // recorded no ranges (a CUDA backward launches from LibTorch's autograd thread while the
-  // main thread sits in its `backward` range).
+// Phases: host time per range name; kernels by the innermost range holding their launch,
+// looked up on the launching thread, or on the recording thread when the launching thread
+// recorded no ranges (a CUDA backward launches from LibTorch's autograd thread while the
+// main thread sits in its `backward` range).
+void AttributionIndex::add_phases(const std::vector<const HostRange*>& ranges, GpuIter g0,
+                                  GpuIter g1, Attribution* a) const {
   for (const HostRange* h : ranges) {
-    auto& p = a.phases[h->name];
+    auto& p = a->phases[h->name];
     ++p.count;
     p.host_ns += h->end_ns - h->start_ns;
   }
   if (ranges.empty()) {
-    a.kernels_outside_phases = a.kernels;
-    return a;
+    a->kernels_outside_phases = a->kernels;
+    return;
   }
-  const PhaseLookup phases(ranges, r.step_phase);
+  const PhaseLookup phases(ranges, r_.step_phase);
   for (auto g = g0; g != g1; ++g) {
     if (g->kind != GpuWorkKind::Kernel) continue;
     const HostRange* h = g->has_call ? phases.innermost(g->call_thread, g->call_start) : nullptr;
     if (!h) {
-      ++a.kernels_outside_phases;
+      ++a->kernels_outside_phases;
       continue;
     }
-    auto& p = a.phases[h->name];
+    auto& p = a->phases[h->name];
     ++p.kernels;
     p.kernel_ns += g->end - g->start;
   }
-  return a;
 }
 
 LaunchQueue AttributionIndex::launch_queue(const QueueOptions& options) const {

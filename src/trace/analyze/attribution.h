@@ -151,6 +151,18 @@ class AttributionIndex {
     Blocking blocking;
     bool counted;  // false: a driver call inside a runtime call on its thread (same host time)
   };
+  // attribute()'s steps, in the order it runs them.
+  using GpuIter = std::vector<GpuWork>::const_iterator;
+  std::vector<const HostRange*> select_ranges(uint64_t from, uint64_t to) const;
+  void choose_window(const AttributionOptions& options, const std::vector<const HostRange*>& ranges,
+                     Attribution* a) const;
+  void add_host_calls(uint64_t w0, uint64_t w1, Attribution* a) const;
+  void add_gpu_work(GpuIter g0, GpuIter g1, Attribution* a) const;
+  void add_gpu_idle(GpuIter g0, GpuIter g1, uint64_t kernel_wait_threshold_ns,
+                    Attribution* a) const;
+  void add_phases(const std::vector<const HostRange*>& ranges, GpuIter g0, GpuIter g1,
+                  Attribution* a) const;
+
   const RecordSet& r_;
   std::vector<HostCall> calls_;
   std::vector<GpuWork> gpu_;

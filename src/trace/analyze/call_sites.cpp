@@ -182,108 +182,124 @@ std::string outermost(const std::string& path) { return path.substr(0, path.find
 
 }  // namespace
 
-SiteReport find_call_sites(const RecordSet& r, const SyncReport& syncs) {
-  SiteReport rep;
-  rep.stacks = !r.py_frames.empty()     ? SiteReport::Stacks::Python
-               : !r.call_stacks.empty() ? SiteReport::Stacks::Native
-                                        : SiteReport::Stacks::None;
-  rep.gpu_work = !(r.kernels.empty() && r.memcpys.empty() && r.memsets.empty());
-  const bool steps = !r.steps.empty();
-  FrameKinds kinds(r);
-  const NestIndex frames(r.py_frames);
-  std::unordered_map<uint32_t, const CallStack*> native;
-  for (const auto& cs : r.call_stacks) native[cs.api_index] = &cs;
-  std::vector<int64_t> frame_records;
+namespace {
 
-  // Blocking calls.
-  rep.calls.reserve(syncs.calls.size());
-  std::vector<Member> members;
+// What finds a call's site in the trace's stacks: its Python frames, or its native stacks.
+struct StackReader {
+  explicit StackReader(const RecordSet& r) : kinds(r), frames(r.py_frames) {
+    for (const auto& cs : r.call_stacks) native[cs.api_index] = &cs;
+  }
+  FrameKinds kinds;
+  const NestIndex frames;
+  std::unordered_map<uint32_t, const CallStack*> native;
+  std::vector<int64_t> frame_records;  // python_site's scratch
+};
+
+// Each blocking call's site, then the calls grouped into rows (SiteReport::sites).
+void add_blocking_sites(const RecordSet& r, const SyncReport& syncs, StackReader* st,
+                        SiteReport* rep) {
+  rep->calls.reserve(syncs.calls.size());
   for (size_t i = 0; i < syncs.calls.size(); ++i) {
     const SyncCall& c = syncs.calls[i];
     CallSite s;
-    frame_records.clear();
-    if (rep.stacks == SiteReport::Stacks::Python)
-      s = python_site(r, frames, &kinds, c.thread_id, c.start_ns, c.start_ns + c.blocked_ns,
-                      &frame_records);
-    else if (auto it = native.find(c.api_index); it != native.end())
+    st->frame_records.clear();
+    if (rep->stacks == SiteReport::Stacks::Python)
+      s = python_site(r, st->frames, &st->kinds, c.thread_id, c.start_ns, c.start_ns + c.blocked_ns,
+                      &st->frame_records);
+    else if (auto it = st->native.find(c.api_index); it != st->native.end())
       s = native_site(r, *it->second);
-    if (s.callee >= 0 && !frame_records.empty())
-      s.occurrence = kByFrame | static_cast<uint64_t>(frame_records[s.callee]);
+    if (s.callee >= 0 && !st->frame_records.empty())
+      s.occurrence = kByFrame | static_cast<uint64_t>(st->frame_records[s.callee]);
     else if (c.op_instance >= 0)
       s.occurrence = kByOp | static_cast<uint64_t>(c.op_instance);
     else
       s.occurrence = kByCall | i;
-    if (rep.stacks != SiteReport::Stacks::None) {
+    if (rep->stacks != SiteReport::Stacks::None) {
       if (s.stack.empty())
-        ++rep.without_stack;
+        ++rep->without_stack;
       else if (s.caller < 0)
-        ++rep.without_caller;
+        ++rep->without_caller;
     }
-    rep.calls.push_back(std::move(s));
+    rep->calls.push_back(std::move(s));
   }
+  std::vector<Member> members;
   for (size_t i = 0; i < syncs.calls.size(); ++i) {
     const SyncCall& c = syncs.calls[i];
     members.push_back(
-        {c.step, c.start_ns, c.op_path.empty() ? c.api : outermost(c.op_path), &rep.calls[i]});
+        {c.step, c.start_ns, c.op_path.empty() ? c.api : outermost(c.op_path), &rep->calls[i]});
   }
-  rep.sites = group(members, steps, [&](SiteRow* row, uint32_t i) {
+  rep->sites = group(members, !r.steps.empty(), [&](SiteRow* row, uint32_t i) {
     const SyncCall& c = syncs.calls[i];
     row->blocked_ns += c.blocked_ns;
     row->gpu_queued_ns += c.gpu_queued_ns;
     if (std::find(row->apis.begin(), row->apis.end(), c.api) == row->apis.end())
       row->apis.push_back(c.api);
   });
+  rep->site_of_call.assign(syncs.calls.size(), -1);
+  for (size_t row = 0; row < rep->sites.size(); ++row)
+    for (uint32_t m : rep->sites[row].members) rep->site_of_call[m] = static_cast<int32_t>(row);
+}
 
-  rep.site_of_call.assign(syncs.calls.size(), -1);
-  for (size_t row = 0; row < rep.sites.size(); ++row)
-    for (uint32_t m : rep.sites[row].members) rep.site_of_call[m] = static_cast<int32_t>(row);
-
-  // A trace without GPU work: the ops that would block on one, each outermost instance.
-  if (!rep.gpu_work) {
-    const NestIndex ops(r.cpu_ops);
-    const auto would = [](const std::string& name) {
-      for (const char* w : kWouldSyncOps)
-        if (name == w) return true;
-      return false;
-    };
-    std::vector<std::string> paths;
-    for (size_t i = 0; i < r.cpu_ops.size(); ++i) {
-      const CpuOpRecord& o = r.cpu_ops[i];
-      if (!would(o.name)) continue;
-      bool inside_another = false;
-      int64_t root = static_cast<int64_t>(i);
-      for (int64_t p = ops.parent(static_cast<int64_t>(i)); p >= 0; p = ops.parent(p)) {
-        inside_another |= would(r.cpu_ops[p].name);
-        root = p;
-      }
-      if (inside_another) continue;
-      WouldSync w;
-      w.op_index = static_cast<uint32_t>(i);
-      w.host_ns = o.end_ns - o.start_ns;
-      for (size_t s = 0; s < r.steps.size(); ++s)
-        if (r.steps[s].start_ns <= o.start_ns && o.start_ns <= r.steps[s].end_ns)
-          w.step = static_cast<int>(s);
-      CallSite s;
-      if (rep.stacks == SiteReport::Stacks::Python)
-        s = python_site(r, frames, &kinds, o.thread_id, o.start_ns, o.end_ns, &frame_records);
-      s.occurrence =
-          s.callee >= 0 ? kByFrame | static_cast<uint64_t>(frame_records[s.callee]) : kByOp | i;
-      rep.would_sync.push_back(w);
-      rep.would_sync_calls.push_back(std::move(s));
-      paths.push_back(r.cpu_ops[root].name);
+// A trace without GPU work: the ops that would block on one, each outermost instance, with
+// their sites and rows (SiteReport::would_sync*).
+void add_would_sync_sites(const RecordSet& r, StackReader* st, SiteReport* rep) {
+  const NestIndex ops(r.cpu_ops);
+  const auto would = [](const std::string& name) {
+    for (const char* w : kWouldSyncOps)
+      if (name == w) return true;
+    return false;
+  };
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < r.cpu_ops.size(); ++i) {
+    const CpuOpRecord& o = r.cpu_ops[i];
+    if (!would(o.name)) continue;
+    bool inside_another = false;
+    int64_t root = static_cast<int64_t>(i);
+    for (int64_t p = ops.parent(static_cast<int64_t>(i)); p >= 0; p = ops.parent(p)) {
+      inside_another |= would(r.cpu_ops[p].name);
+      root = p;
     }
-    std::vector<Member> wm;
-    for (size_t i = 0; i < rep.would_sync.size(); ++i) {
-      const WouldSync& w = rep.would_sync[i];
-      wm.push_back({w.step, r.cpu_ops[w.op_index].start_ns, paths[i], &rep.would_sync_calls[i]});
-    }
-    rep.would_sync_sites = group(wm, steps, [&](SiteRow* row, uint32_t i) {
-      row->blocked_ns += rep.would_sync[i].host_ns;
-      const std::string& name = r.cpu_ops[rep.would_sync[i].op_index].name;
-      if (std::find(row->apis.begin(), row->apis.end(), name) == row->apis.end())
-        row->apis.push_back(name);
-    });
+    if (inside_another) continue;
+    WouldSync w;
+    w.op_index = static_cast<uint32_t>(i);
+    w.host_ns = o.end_ns - o.start_ns;
+    for (size_t s = 0; s < r.steps.size(); ++s)
+      if (r.steps[s].start_ns <= o.start_ns && o.start_ns <= r.steps[s].end_ns)
+        w.step = static_cast<int>(s);
+    CallSite s;
+    if (rep->stacks == SiteReport::Stacks::Python)
+      s = python_site(r, st->frames, &st->kinds, o.thread_id, o.start_ns, o.end_ns,
+                      &st->frame_records);
+    s.occurrence =
+        s.callee >= 0 ? kByFrame | static_cast<uint64_t>(st->frame_records[s.callee]) : kByOp | i;
+    rep->would_sync.push_back(w);
+    rep->would_sync_calls.push_back(std::move(s));
+    paths.push_back(r.cpu_ops[root].name);
   }
+  std::vector<Member> wm;
+  for (size_t i = 0; i < rep->would_sync.size(); ++i) {
+    const WouldSync& w = rep->would_sync[i];
+    wm.push_back({w.step, r.cpu_ops[w.op_index].start_ns, paths[i], &rep->would_sync_calls[i]});
+  }
+  rep->would_sync_sites = group(wm, !r.steps.empty(), [&](SiteRow* row, uint32_t i) {
+    row->blocked_ns += rep->would_sync[i].host_ns;
+    const std::string& name = r.cpu_ops[rep->would_sync[i].op_index].name;
+    if (std::find(row->apis.begin(), row->apis.end(), name) == row->apis.end())
+      row->apis.push_back(name);
+  });
+}
+
+}  // namespace
+
+SiteReport find_call_sites(const RecordSet& r, const SyncReport& syncs) {
+  SiteReport rep;
+  rep.stacks = !r.py_frames.empty()     ? SiteReport::Stacks::Python
+               : !r.call_stacks.empty() ? SiteReport::Stacks::Native
+                                        : SiteReport::Stacks::None;
+  rep.gpu_work = !(r.kernels.empty() && r.memcpys.empty() && r.memsets.empty());
+  StackReader stacks(r);
+  add_blocking_sites(r, syncs, &stacks, &rep);
+  if (!rep.gpu_work) add_would_sync_sites(r, &stacks, &rep);
   return rep;
 }
 

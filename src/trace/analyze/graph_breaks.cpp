@@ -75,6 +75,52 @@ int64_t entry_of(const RecordSet& r, const ThreadOps& t, const Region& g,
 
 }  // namespace
 
+namespace {
+
+// The occurrences that could break a graph: the blocking calls of one op occurrence together,
+// or, without GPU work, each outermost op that would block on a GPU.
+std::vector<GraphBreak> candidates(const RecordSet& r, const SyncReport& syncs) {
+  std::vector<GraphBreak> out;
+  const bool gpu_work = !(r.kernels.empty() && r.memcpys.empty() && r.memsets.empty());
+  if (gpu_work) {
+    std::map<std::pair<uint32_t, int64_t>, size_t> by_op;  // (thread, op instance) -> candidate
+    for (uint32_t i = 0; i < syncs.calls.size(); ++i) {
+      const SyncCall& c = syncs.calls[i];
+      const uint64_t end = r.api[c.api_index].end_ns;
+      const auto key = std::make_pair(c.thread_id, c.op_instance);
+      const auto it = c.op_instance >= 0 ? by_op.find(key) : by_op.end();
+      if (it != by_op.end()) {
+        GraphBreak& b = out[it->second];
+        b.calls.push_back(i), b.end_ns = std::max(b.end_ns, end);
+        continue;
+      }
+      if (c.op_instance >= 0) by_op[key] = out.size();
+      GraphBreak b;
+      b.thread = c.thread_id, b.start_ns = c.start_ns, b.end_ns = end, b.calls = {i};
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+  const NestIndex nest(r.cpu_ops);
+  for (uint32_t i = 0; i < r.cpu_ops.size(); ++i) {
+    const CpuOpRecord& o = r.cpu_ops[i];
+    if (!would_sync_op(o.name)) continue;
+    bool outermost = true;  // not inside another would-sync op (call_sites.cpp's rule)
+    for (int64_t p = nest.parent(i); p >= 0; p = nest.parent(p))
+      outermost &= !would_sync_op(r.cpu_ops[static_cast<size_t>(p)].name);
+    if (!outermost) continue;
+    GraphBreak b;
+    b.thread = o.thread_id, b.start_ns = o.start_ns, b.end_ns = o.end_ns;
+    b.would_sync = static_cast<int32_t>(i);
+    out.push_back(std::move(b));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const GraphBreak& a, const GraphBreak& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+}  // namespace
+
 GraphBreakReport find_graph_breaks(const RecordSet& r, const SyncReport& syncs) {
   GraphBreakReport out;
   for (const auto& o : r.cpu_ops) out.regions += range_name_matches(o.name, kCompiledRegion);
@@ -99,47 +145,8 @@ GraphBreakReport find_graph_breaks(const RecordSet& r, const SyncReport& syncs) 
       return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
   }
-
-  // The occurrences that could break a graph: the blocking calls of one op occurrence together,
-  // or, without GPU work, each outermost op that would block on a GPU.
-  std::vector<GraphBreak> candidates;
-  const bool gpu_work = !(r.kernels.empty() && r.memcpys.empty() && r.memsets.empty());
-  if (gpu_work) {
-    std::map<std::pair<uint32_t, int64_t>, size_t> by_op;  // (thread, op instance) -> candidate
-    for (uint32_t i = 0; i < syncs.calls.size(); ++i) {
-      const SyncCall& c = syncs.calls[i];
-      const uint64_t end = r.api[c.api_index].end_ns;
-      const auto key = std::make_pair(c.thread_id, c.op_instance);
-      const auto it = c.op_instance >= 0 ? by_op.find(key) : by_op.end();
-      if (it != by_op.end()) {
-        GraphBreak& b = candidates[it->second];
-        b.calls.push_back(i), b.end_ns = std::max(b.end_ns, end);
-        continue;
-      }
-      if (c.op_instance >= 0) by_op[key] = candidates.size();
-      GraphBreak b;
-      b.thread = c.thread_id, b.start_ns = c.start_ns, b.end_ns = end, b.calls = {i};
-      candidates.push_back(std::move(b));
-    }
-  } else {
-    const NestIndex nest(r.cpu_ops);
-    for (uint32_t i = 0; i < r.cpu_ops.size(); ++i) {
-      const CpuOpRecord& o = r.cpu_ops[i];
-      if (!would_sync_op(o.name)) continue;
-      bool outermost = true;  // not inside another would-sync op (call_sites.cpp's rule)
-      for (int64_t p = nest.parent(i); p >= 0; p = nest.parent(p))
-        outermost &= !would_sync_op(r.cpu_ops[static_cast<size_t>(p)].name);
-      if (!outermost) continue;
-      GraphBreak b;
-      b.thread = o.thread_id, b.start_ns = o.start_ns, b.end_ns = o.end_ns;
-      b.would_sync = static_cast<int32_t>(i);
-      candidates.push_back(std::move(b));
-    }
-    std::sort(candidates.begin(), candidates.end(),
-              [](const GraphBreak& a, const GraphBreak& b) { return a.start_ns < b.start_ns; });
-  }
-
-  for (GraphBreak& b : candidates) {
+  // A candidate breaks a graph between the compiled region before it and the one after it.
+  for (GraphBreak& b : candidates(r, syncs)) {
     const auto found = threads.find(b.thread);
     if (found == threads.end()) continue;
     const ThreadOps& t = found->second;

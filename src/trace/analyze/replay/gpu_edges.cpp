@@ -36,20 +36,34 @@ uint32_t Builder::last_queued(uint32_t s, uint64_t t, uint64_t by) const {
   return kNone;
 }
 
-void Builder::add_gpu_nodes() {
-  IdMap& by_corr = api_by_corr;
+namespace {
+
+// The latest recorded end among each GPU op's dependencies (by node - host_count), for the GPU
+// waits: an op that started later than that waited for something else.
+struct DependencyEnds {
+  DependencyEnds(uint32_t host_count, size_t ops) : h(host_count), end(ops, INT64_MIN) {}
+  void note(const Graph& g, uint32_t from, uint32_t to) {
+    end[to - h] = std::max(end[to - h], g.observed_end(from));
+  }
+  uint32_t h;
+  std::vector<int64_t> end;
+};
+
+// A node per kernel, copy and memset on its stream's resource, with the call that queued it.
+void add_ops(Builder& b) {
+  const RecordSet& r = b.r;
   const auto add = [&](uint64_t s, uint64_t e, uint32_t corr, uint32_t device, uint32_t stream,
                        NodeType type, uint32_t index) {
-    const uint32_t res = stream_resource(device, stream);
+    const uint32_t res = b.stream_resource(device, stream);
     const uint32_t v =
-        add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
-    GpuOp op{v, kNone, s};
-    if (const uint32_t* c = corr ? by_corr.find(corr) : nullptr) {
-      const uint32_t top = top_call[*c];
-      if (top != kNone && call_is_node[top] && g.call_node[top] != kNone)
-        op.call = top, op.enqueued = call_start[top];
+        b.add_node(static_cast<int64_t>(s), static_cast<int64_t>(e - s), res, type, index);
+    Builder::GpuOp op{v, kNone, s};
+    if (const uint32_t* c = corr ? b.api_by_corr.find(corr) : nullptr) {
+      const uint32_t top = b.top_call[*c];
+      if (top != kNone && b.call_is_node[top] && b.g.call_node[top] != kNone)
+        op.call = top, op.enqueued = b.call_start[top];
     }
-    ops.push_back(op);
+    b.ops.push_back(op);
   };
   for (uint32_t i = 0; i < r.kernels.size(); ++i) {
     const auto& k = r.kernels[i];
@@ -63,89 +77,92 @@ void Builder::add_gpu_nodes() {
     const auto& m = r.memsets[i];
     add(m.start_ns, m.end_ns, m.correlation_id, m.device_id, m.stream_id, NodeType::Memset, i);
   }
-  g.thread_first.resize(g.resources.size(), 0);
-  g.thread_count.resize(g.resources.size(), 0);
-  const uint32_t h = g.host_count;
-  const size_t n = ops.size();
+  b.g.thread_first.resize(b.g.resources.size(), 0);
+  b.g.thread_count.resize(b.g.resources.size(), 0);
+}
 
-  // Stream order: by recorded start (ties: the shorter first, then record order).
-  stream_ops.assign(g.resources.size(), {});
-  for (uint32_t i = 0; i < n; ++i) stream_ops[g.resource[h + i]].push_back(h + i);
-  by_enqueue.assign(g.resources.size(), {});
-  std::vector<int64_t> dep_end(n,
-                               INT64_MIN);  // the latest recorded end among each op's dependencies
-  const auto note = [&](uint32_t from, uint32_t to) {
-    dep_end[to - h] = std::max(dep_end[to - h], g.observed_end(from));
-  };
-  for (uint32_t s = 0; s < stream_ops.size(); ++s) {
-    auto& list = stream_ops[s];
-    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-      return g.observed[a] != g.observed[b] ? g.observed[a] < g.observed[b]
-                                            : g.duration[a] < g.duration[b];
+// Stream order: by recorded start (ties: the shorter first, then record order); and per stream,
+// its work by enqueue time (Builder::by_enqueue).
+void add_stream_order(Builder& b, DependencyEnds* deps) {
+  Graph& g = b.g;
+  const uint32_t h = g.host_count;
+  b.stream_ops.assign(g.resources.size(), {});
+  for (uint32_t i = 0; i < b.ops.size(); ++i) b.stream_ops[g.resource[h + i]].push_back(h + i);
+  b.by_enqueue.assign(g.resources.size(), {});
+  for (uint32_t s = 0; s < b.stream_ops.size(); ++s) {
+    auto& list = b.stream_ops[s];
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t x, uint32_t y) {
+      return g.observed[x] != g.observed[y] ? g.observed[x] < g.observed[y]
+                                            : g.duration[x] < g.duration[y];
     });
     for (uint32_t k = 0; k < list.size(); ++k) {
-      by_enqueue[s].push_back({ops[list[k] - h].enqueued, k});
+      b.by_enqueue[s].push_back({b.ops[list[k] - h].enqueued, k});
       if (k == 0) continue;
-      edge(list[k - 1], list[k], EdgeKind::Stream,
-           g.observed[list[k]] - g.observed_end(list[k - 1]));
-      note(list[k - 1], list[k]);
+      b.edge(list[k - 1], list[k], EdgeKind::Stream,
+             g.observed[list[k]] - g.observed_end(list[k - 1]));
+      deps->note(g, list[k - 1], list[k]);
     }
-    auto& q = by_enqueue[s];
+    auto& q = b.by_enqueue[s];
     std::stable_sort(q.begin(), q.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     for (size_t k = 1; k < q.size(); ++k) q[k].second = std::max(q[k].second, q[k - 1].second);
   }
+}
 
-  // Launches. Per API record, its GPU work (CSR) for the what-ifs that remove or regroup calls.
-  g.call_gpu_begin.assign(r.api.size() + 1, 0);
-  for (const GpuOp& op : ops)
+// Launches. Per API record, its GPU work (CSR) for the what-ifs that remove or regroup calls.
+void add_launches(Builder& b, DependencyEnds* deps) {
+  Graph& g = b.g;
+  g.call_gpu_begin.assign(b.r.api.size() + 1, 0);
+  for (const Builder::GpuOp& op : b.ops)
     if (op.call != kNone) ++g.call_gpu_begin[op.call + 1];
-  for (size_t a = 0; a < r.api.size(); ++a) g.call_gpu_begin[a + 1] += g.call_gpu_begin[a];
+  for (size_t a = 0; a < b.r.api.size(); ++a) g.call_gpu_begin[a + 1] += g.call_gpu_begin[a];
   g.call_gpu.assign(g.call_gpu_begin.back(), kNone);
-  {
-    std::vector<uint32_t> fill(g.call_gpu_begin.begin(), g.call_gpu_begin.end() - 1);
-    for (const GpuOp& op : ops)
-      if (op.call != kNone) g.call_gpu[fill[op.call]++] = op.node;
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    const GpuOp& op = ops[i];
+  std::vector<uint32_t> fill(g.call_gpu_begin.begin(), g.call_gpu_begin.end() - 1);
+  for (const Builder::GpuOp& op : b.ops)
+    if (op.call != kNone) g.call_gpu[fill[op.call]++] = op.node;
+  for (const Builder::GpuOp& op : b.ops) {
     if (op.call == kNone) {
       ++g.stats.unlaunched_gpu;
       continue;
     }
     const uint32_t start_node = g.call_node[op.call], end_node = start_node + 1;
     if (g.type[op.node] == NodeType::Kernel) {
-      edge(end_node, op.node, EdgeKind::Launch, g.observed[op.node] - g.observed[end_node]);
-      note(end_node, op.node);
+      b.edge(end_node, op.node, EdgeKind::Launch, g.observed[op.node] - g.observed[end_node]);
+      deps->note(g, end_node, op.node);
       ++g.stats.launches;
       if (g.call_gpu_begin[op.call + 1] - g.call_gpu_begin[op.call] > 1)
         ++g.stats.graph_launch_kernels;
     } else {
-      edge(start_node, op.node, EdgeKind::Enqueue, g.observed[op.node] - g.observed[start_node]);
-      note(start_node, op.node);
+      b.edge(start_node, op.node, EdgeKind::Enqueue, g.observed[op.node] - g.observed[start_node]);
+      deps->note(g, start_node, op.node);
     }
   }
+}
 
-  // The stream each call's thread queued work on last before it (the stream a
-  // cudaStreamSynchronize without a cuda_sync row most likely syncs: sync_waits.cpp).
-  last_stream_of_call.assign(r.api.size(), kNone);
-  {
-    std::vector<uint32_t> order;
-    for (uint32_t a = 0; a < r.api.size(); ++a)
-      if (call_is_node[a] && g.call_node[a] != kNone) order.push_back(a);
-    std::sort(order.begin(), order.end(),
-              [&](uint32_t a, uint32_t b) { return g.call_node[a] < g.call_node[b]; });
-    uint32_t thread = kNone, last = kNone;
-    for (uint32_t a : order) {
-      const uint32_t t = g.resource[g.call_node[a]];
-      if (t != thread) thread = t, last = kNone;
-      last_stream_of_call[a] = last;
-      if (g.call_gpu_begin[a + 1] > g.call_gpu_begin[a])
-        last = g.resource[g.call_gpu[g.call_gpu_begin[a + 1] - 1]];
-    }
+// The stream each call's thread queued work on last before it (the stream a
+// cudaStreamSynchronize without a cuda_sync row most likely syncs: sync_waits.cpp).
+void find_last_streams(Builder& b) {
+  const Graph& g = b.g;
+  b.last_stream_of_call.assign(b.r.api.size(), kNone);
+  std::vector<uint32_t> order;
+  for (uint32_t a = 0; a < b.r.api.size(); ++a)
+    if (b.call_is_node[a] && g.call_node[a] != kNone) order.push_back(a);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t x, uint32_t y) { return g.call_node[x] < g.call_node[y]; });
+  uint32_t thread = kNone, last = kNone;
+  for (uint32_t a : order) {
+    const uint32_t t = g.resource[g.call_node[a]];
+    if (t != thread) thread = t, last = kNone;
+    b.last_stream_of_call[a] = last;
+    if (g.call_gpu_begin[a + 1] > g.call_gpu_begin[a])
+      last = g.resource[g.call_gpu[g.call_gpu_begin[a + 1] - 1]];
   }
+}
 
-  // Event waits named by Kineto's Stream Wait Event rows.
+// Event waits named by Kineto's Stream Wait Event rows.
+void add_event_waits(Builder& b, DependencyEnds* deps) {
+  const RecordSet& r = b.r;
+  Graph& g = b.g;
   IdMap named(r.syncs.size());
   for (const SyncRecord& y : r.syncs)
     if (y.kind == SyncKind::StreamWaitEvent && y.correlation_id) named.insert(y.correlation_id, 0);
@@ -157,51 +174,69 @@ void Builder::add_gpu_nodes() {
     if (y.kind != SyncKind::StreamWaitEvent || y.wait_stream == kNoStream ||
         !y.wait_record_correlation)
       continue;
-    const auto src = stream_by_id.find(y.wait_stream), dst = stream_by_id.find(y.stream_id);
-    const uint32_t* rec = by_corr.find(y.wait_record_correlation);
-    if (src == stream_by_id.end() || dst == stream_by_id.end() || !rec) continue;
-    const uint32_t* wait_call = y.correlation_id ? by_corr.find(y.correlation_id) : nullptr;
+    const auto src = b.stream_by_id.find(y.wait_stream), dst = b.stream_by_id.find(y.stream_id);
+    const uint32_t* rec = b.api_by_corr.find(y.wait_record_correlation);
+    if (src == b.stream_by_id.end() || dst == b.stream_by_id.end() || !rec) continue;
+    const uint32_t* wait_call = y.correlation_id ? b.api_by_corr.find(y.correlation_id) : nullptr;
     const uint64_t w = wait_call ? r.api[*wait_call].start_ns : y.start_ns;
-    const uint32_t target = last_queued(src->second, r.api[*rec].start_ns, UINT64_MAX);
+    const uint32_t target = b.last_queued(src->second, r.api[*rec].start_ns, UINT64_MAX);
     // The first work on the waiting stream queued after the wait call.
-    const auto& q = by_enqueue[dst->second];
+    const auto& q = b.by_enqueue[dst->second];
     auto it = std::upper_bound(q.begin(), q.end(), std::make_pair(w, UINT32_MAX));
     if (target == kNone || it == q.end()) continue;
     uint32_t pos = it == q.begin() ? 0 : std::prev(it)->second + 1;  // after everything queued by w
-    if (pos >= stream_ops[dst->second].size()) continue;
-    const uint32_t dep = stream_ops[dst->second][pos];
+    if (pos >= b.stream_ops[dst->second].size()) continue;
+    const uint32_t dep = b.stream_ops[dst->second][pos];
     if (g.resource[target] == g.resource[dep]) continue;
-    edge(target, dep, EdgeKind::EventWait, g.observed[dep] - g.observed_end(target));
-    note(target, dep);
+    b.edge(target, dep, EdgeKind::EventWait, g.observed[dep] - g.observed_end(target));
+    deps->note(g, target, dep);
     ++g.stats.event_waits;
   }
+}
 
-  // GPU waits: the latest end on another stream of the same device just before the op started.
+// GPU waits: the latest end on another stream of the same device just before the op started.
+void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
+  Graph& g = b.g;
+  const uint32_t h = g.host_count;
+  const size_t n = b.ops.size();
   std::vector<uint32_t> by_end(n);
   for (uint32_t i = 0; i < n; ++i) by_end[i] = h + i;
   std::sort(by_end.begin(), by_end.end(),
-            [&](uint32_t a, uint32_t b) { return g.observed_end(a) < g.observed_end(b); });
+            [&](uint32_t x, uint32_t y) { return g.observed_end(x) < g.observed_end(y); });
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t v = h + i;
-    if (dep_end[i] == INT64_MIN ||
-        g.observed[v] - dep_end[i] <= static_cast<int64_t>(opt.gpu_wait_min_ns))
+    const int64_t dep_end = deps.end[i];
+    if (dep_end == INT64_MIN ||
+        g.observed[v] - dep_end <= static_cast<int64_t>(b.opt.gpu_wait_min_ns))
       continue;
     auto it = std::upper_bound(by_end.begin(), by_end.end(), g.observed[v],
                                [&](int64_t t, uint32_t u) { return t < g.observed_end(u); });
     const Resource& mine = g.resources[g.resource[v]];
     while (it != by_end.begin()) {
       const uint32_t u = *--it;
-      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(opt.gpu_wake_ns) ||
-          g.observed_end(u) <= dep_end[i])
+      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(b.opt.gpu_wake_ns) ||
+          g.observed_end(u) <= dep_end)
         break;
       const Resource& other = g.resources[g.resource[u]];
       if (g.resource[u] != g.resource[v] && other.device == mine.device) {
-        edge(u, v, EdgeKind::GpuWait, g.observed[v] - g.observed_end(u));
+        b.edge(u, v, EdgeKind::GpuWait, g.observed[v] - g.observed_end(u));
         ++g.stats.gpu_waits;
         break;
       }
     }
   }
+}
+
+}  // namespace
+
+void Builder::add_gpu_nodes() {
+  add_ops(*this);
+  DependencyEnds deps(g.host_count, ops.size());
+  add_stream_order(*this, &deps);
+  add_launches(*this, &deps);
+  find_last_streams(*this);
+  add_event_waits(*this, &deps);
+  add_gpu_waits(*this, deps);
 }
 
 }  // namespace trace::replay

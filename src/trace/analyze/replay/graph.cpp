@@ -83,32 +83,31 @@ int64_t median(std::vector<int64_t>* v) {
   return *mid;
 }
 
-}  // namespace
-
-// CSR by destination (stable: each node's chain or stream edge stays first), the binding rule
-// for the delays, then Kahn's topological order; a cycle (only inconsistent timestamps make
-// one: every rule points from earlier recorded work to later) is broken by dropping the cross
-// edges into the nodes left, never the chain or stream edges, which alone cannot cycle.
-void Builder::finish() {
+// The edges by destination (Graph::in_begin; stable: each node's chain or stream edge stays
+// first); `edges` is emptied.
+std::vector<Candidate> by_destination(Graph& g, std::vector<Candidate>* edges) {
   const size_t n = g.size();
   g.in_begin.assign(n + 1, 0);
-  for (const Candidate& c : edges) ++g.in_begin[c.to + 1];
+  for (const Candidate& c : *edges) ++g.in_begin[c.to + 1];
   for (size_t v = 0; v < n; ++v) g.in_begin[v + 1] += g.in_begin[v];
-  std::vector<Candidate> sorted(edges.size());
-  {
-    std::vector<uint32_t> fill(g.in_begin.begin(), g.in_begin.end() - 1);
-    for (const Candidate& c : edges) sorted[fill[c.to]++] = c;
-  }
-  edges.clear();
-  edges.shrink_to_fit();
+  std::vector<Candidate> sorted(edges->size());
+  std::vector<uint32_t> fill(g.in_begin.begin(), g.in_begin.end() - 1);
+  for (const Candidate& c : *edges) sorted[fill[c.to]++] = c;
+  edges->clear();
+  edges->shrink_to_fit();
+  return sorted;
+}
 
-  // The binding rule (graph.h): per node, the decided edge that ended last in the trace binds
-  // and keeps its recorded delay; the others get their kind's typical delay (the median over
-  // the edges of that kind that bound), capped by their recorded one.
-  constexpr size_t kKinds = static_cast<size_t>(EdgeKind::ThreadWait) + 1;
+constexpr size_t kKinds = static_cast<size_t>(EdgeKind::ThreadWait) + 1;
+
+// The binding rule (graph.h): per node, the decided edge that ended last in the trace binds
+// and keeps its recorded delay; the others get their kind's typical delay (the median over
+// the edges of that kind that bound, Graph::typical), capped by their recorded one. Returns
+// which edges bind.
+std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
   std::vector<int64_t> samples[kKinds];
   std::vector<uint8_t> binds(sorted.size(), 0);
-  for (size_t v = 0; v < n; ++v) {
+  for (size_t v = 0; v < g.size(); ++v) {
     size_t best = SIZE_MAX;
     for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e)
       if (!is_fixed(sorted[e].kind) && (best == SIZE_MAX || sorted[e].slack < sorted[best].slack))
@@ -143,7 +142,12 @@ void Builder::finish() {
                sync_wait = static_cast<size_t>(EdgeKind::SyncWait);
   if (samples[sync_call].empty() && !samples[sync_wait].empty())
     g.typical[sync_call] = g.typical[sync_wait];
-  const auto& typical = g.typical;
+  return binds;
+}
+
+// Graph::in with each edge's delay as bind() decided it.
+void set_delays(Graph& g, const std::vector<Candidate>& sorted, const std::vector<uint8_t>& binds) {
+  const size_t n = g.size();
   g.in.resize(sorted.size());
   g.first_is_chain.assign(n, 0);
   for (size_t v = 0; v < n; ++v) {
@@ -152,7 +156,7 @@ void Builder::finish() {
       const int64_t observed = std::max<int64_t>(0, c.slack);
       int64_t delay = observed;
       if (!is_fixed(c.kind) && !binds[e])
-        delay = std::min(observed, typical[static_cast<size_t>(c.kind)]);
+        delay = std::min(observed, g.typical[static_cast<size_t>(c.kind)]);
       if (c.kind == EdgeKind::WaitGap) delay = 0;
       g.in[e] = {c.from, c.kind, delay};
     }
@@ -161,8 +165,11 @@ void Builder::finish() {
       g.first_is_chain[v] = is_chain(k) || k == EdgeKind::Stream;
     }
   }
+}
 
-  // Kahn's algorithm over the in-edges (out-degrees counted from them).
+// Kahn's algorithm over the in-edges (out-degrees counted from them), into Graph::topo.
+void topological_order(Graph& g) {
+  const size_t n = g.size();
   std::vector<uint32_t> out_begin(n + 1, 0), remaining(n, 0);
   for (const Edge& e : g.in) ++out_begin[e.from + 1];
   for (size_t v = 0; v < n; ++v) out_begin[v + 1] += out_begin[v];
@@ -191,28 +198,40 @@ void Builder::finish() {
     }
   };
   drain();
-  if (g.topo.size() < n) {
-    // Drop every cross edge into an unfinished node whose source is unfinished too.
-    for (size_t v = 0; v < n; ++v) {
-      if (done[v]) continue;
-      for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e) {
-        Edge& x = g.in[e];
-        const bool chain = is_chain(x.kind) || x.kind == EdgeKind::Stream;
-        if (chain || x.from == kNone || done[x.from]) continue;
-        // Only this edge's count: its source still counts it in out[], but a dropped edge is
-        // never followed again, since x.from is kNone now.
-        for (uint32_t k = out_begin[x.from]; k < out_begin[x.from + 1]; ++k)
-          if (out[k] == v) {
-            out[k] = kNone;
-            break;
-          }
-        x.from = kNone;
-        ++g.stats.cycle_edges_dropped;
-        if (--remaining[v] == 0) ready.push_back(static_cast<uint32_t>(v));
-      }
+  if (g.topo.size() == n) return;
+  // Drop every cross edge into an unfinished node whose source is unfinished too.
+  for (size_t v = 0; v < n; ++v) {
+    if (done[v]) continue;
+    for (size_t e = g.in_begin[v]; e < g.in_begin[v + 1]; ++e) {
+      Edge& x = g.in[e];
+      const bool chain = is_chain(x.kind) || x.kind == EdgeKind::Stream;
+      if (chain || x.from == kNone || done[x.from]) continue;
+      // Only this edge's count: its source still counts it in out[], but a dropped edge is
+      // never followed again, since x.from is kNone now.
+      for (uint32_t k = out_begin[x.from]; k < out_begin[x.from + 1]; ++k)
+        if (out[k] == v) {
+          out[k] = kNone;
+          break;
+        }
+      x.from = kNone;
+      ++g.stats.cycle_edges_dropped;
+      if (--remaining[v] == 0) ready.push_back(static_cast<uint32_t>(v));
     }
-    drain();
   }
+  drain();
+}
+
+}  // namespace
+
+// CSR by destination, the binding rule for the delays, then Kahn's topological order; a cycle
+// (only inconsistent timestamps make one: every rule points from earlier recorded work to
+// later) is broken by dropping the cross edges into the nodes left, never the chain or stream
+// edges, which alone cannot cycle.
+void Builder::finish() {
+  const std::vector<Candidate> sorted = by_destination(g, &edges);
+  const std::vector<uint8_t> binds = bind(g, sorted);
+  set_delays(g, sorted, binds);
+  topological_order(g);
   g.stats.edges = g.in.size();
 }
 

@@ -103,8 +103,11 @@ std::vector<Span> named_regions(const RecordSet& r, const std::string& name) {
   return out;
 }
 
-Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Capture>& captures,
-                        const GraphOptions& opt, GraphFacts* facts) {
+namespace {
+
+// What a graph launch costs, and the gap between the kernels of one: as given, else the trace's
+// own graph launches', else the published figures.
+GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
   GraphFacts f;
   // The trace's own graph launches: their host time, and the gaps between the kernels of one.
   std::vector<int64_t> launches, gaps;
@@ -145,7 +148,14 @@ Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Ca
     f.node_gap_from =
         "published for an H100: about 1.3 us per kernel in a graph, 2.1 us between stream kernels";
   }
+  return f;
+}
 
+}  // namespace
+
+Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Capture>& captures,
+                        const GraphOptions& opt, GraphFacts* facts) {
+  GraphFacts f = graph_costs(r, opt);
   Scenario s;
   s.flags.assign(g.size(), 0);
   s.node_ns.assign(g.size(), -1);

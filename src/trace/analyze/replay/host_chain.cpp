@@ -95,162 +95,184 @@ void Builder::find_thread_waits() {
   }
 }
 
-void Builder::build_chains(const std::vector<Span>& spans) {
-  // Calls that are nodes: top-level calls that touch the GPU (launch, copy, memset, sync by
-  // name, or a call that some GPU work names by correlation, itself or a driver call inside it).
+namespace {
+
+// Calls that are nodes: top-level calls that touch the GPU (launch, copy, memset, sync by
+// name, or a call that some GPU work names by correlation, itself or a driver call inside it).
+void mark_node_calls(Builder& b) {
+  const RecordSet& r = b.r;
   IdMap gpu_corr(r.kernels.size() + r.memcpys.size() + r.memsets.size());
   for (const auto& k : r.kernels) gpu_corr.insert(k.correlation_id, 0);
   for (const auto& m : r.memcpys) gpu_corr.insert(m.correlation_id, 0);
   for (const auto& m : r.memsets) gpu_corr.insert(m.correlation_id, 0);
-  // The first GPU copy under each correlation: whether a copy call holds the host is
-  // blocking_calls.h's one definition, which needs its copy's kinds.
-  const auto copy_of = copies_by_correlation(r);
   const auto has_gpu = [&](const ApiRecord& a) {
     return a.correlation_id && gpu_corr.contains(a.correlation_id);
   };
-  call_is_node.assign(r.api.size(), 0);
-  top_call.assign(r.api.size(), kNone);
-  g.call_blocking.assign(r.api.size(), 0);
-  {
-    std::vector<std::vector<uint32_t>> top(
-        g.resources.size());  // top-level calls by start, per thread
-    for (size_t i = 0; i < r.api.size(); ++i)
-      if (!nested[i]) top[thread_res[r.api[i].thread_id]].push_back(static_cast<uint32_t>(i));
-    for (auto& list : top)
-      std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-        return r.api[a].start_ns < r.api[b].start_ns;
-      });
-    for (size_t i = 0; i < r.api.size(); ++i) {
-      const ApiRecord& a = r.api[i];
-      if (!nested[i]) {
-        top_call[i] = static_cast<uint32_t>(i);
-        if (a.kind != ApiKind::Other || has_gpu(a)) call_is_node[i] = 1;
-        continue;
-      }
-      // A driver call inside a runtime call: its GPU work is queued by the runtime call.
-      const auto& list = top[thread_res[a.thread_id]];
-      auto pos = std::upper_bound(list.begin(), list.end(), a.start_ns,
-                                  [&](uint64_t v, uint32_t c) { return v < r.api[c].start_ns; });
-      if (pos == list.begin()) continue;
-      const uint32_t outer = *std::prev(pos);
-      if (r.api[outer].end_ns < a.end_ns) continue;
-      top_call[i] = outer;
-      if (has_gpu(a)) call_is_node[outer] = 1;
-    }
-  }
+  b.call_is_node.assign(r.api.size(), 0);
+  b.top_call.assign(r.api.size(), kNone);
+  // Top-level calls by start, per thread.
+  std::vector<std::vector<uint32_t>> top(b.g.resources.size());
+  for (size_t i = 0; i < r.api.size(); ++i)
+    if (!b.nested[i]) top[b.thread_res[r.api[i].thread_id]].push_back(static_cast<uint32_t>(i));
+  for (auto& list : top)
+    std::stable_sort(list.begin(), list.end(),
+                     [&](uint32_t x, uint32_t y) { return r.api[x].start_ns < r.api[y].start_ns; });
   for (size_t i = 0; i < r.api.size(); ++i) {
-    if (!call_is_node[i]) continue;
+    const ApiRecord& a = r.api[i];
+    if (!b.nested[i]) {
+      b.top_call[i] = static_cast<uint32_t>(i);
+      if (a.kind != ApiKind::Other || has_gpu(a)) b.call_is_node[i] = 1;
+      continue;
+    }
+    // A driver call inside a runtime call: its GPU work is queued by the runtime call.
+    const auto& list = top[b.thread_res[a.thread_id]];
+    auto pos = std::upper_bound(list.begin(), list.end(), a.start_ns,
+                                [&](uint64_t v, uint32_t c) { return v < r.api[c].start_ns; });
+    if (pos == list.begin()) continue;
+    const uint32_t outer = *std::prev(pos);
+    if (r.api[outer].end_ns < a.end_ns) continue;
+    b.top_call[i] = outer;
+    if (has_gpu(a)) b.call_is_node[outer] = 1;
+  }
+}
+
+// Which node calls hold the host until queued GPU work is done: blocking_calls.h's one
+// definition, which needs the first GPU copy under each call's correlation for its kinds.
+void mark_blocking_calls(Builder& b) {
+  const RecordSet& r = b.r;
+  const auto copy_of = copies_by_correlation(r);
+  b.g.call_blocking.assign(r.api.size(), 0);
+  for (size_t i = 0; i < r.api.size(); ++i) {
+    if (!b.call_is_node[i]) continue;
     const auto copy =
         r.api[i].correlation_id ? copy_of.find(r.api[i].correlation_id) : copy_of.end();
     const MemcpyRecord* gpu_copy = copy != copy_of.end() ? &r.memcpys[copy->second] : nullptr;
-    g.call_blocking[i] = waits_for_queued_gpu_work(blocking_kind(r.api[i], gpu_copy), gpu_copy);
+    b.g.call_blocking[i] = waits_for_queued_gpu_work(blocking_kind(r.api[i], gpu_copy), gpu_copy);
   }
+}
 
-  // Points per thread, sorted by (time, order, seq). Orders at one time: a call's end (0), an
-  // idle gap's end (1), a span's end or the thread's last point (2), a span's start or its
-  // first point (3), a call's start and a zero-length call's end (4: start before end by seq),
-  // an idle gap's start (5: the gap begins after whatever else happens at that time).
-  enum Role : uint8_t { CallStart, CallEnd, SpanOpen, SpanClose, GapFrom, GapTo, First, Last };
-  struct Pt {
-    uint64_t t;
-    uint8_t order, role;
-    uint32_t ref;
-    uint64_t seq;
-  };
-  const size_t threads = g.resources.size();
-  std::vector<std::vector<Pt>> pts(threads);
-  // Each thread's calls in start order, clamped so that they follow one another.
-  std::vector<std::vector<uint32_t>> calls(threads);
+// A point of a thread's chain, sorted by (time, order, seq). Orders at one time: a call's end
+// (0), an idle gap's end (1), a span's end or the thread's last point (2), a span's start or its
+// first point (3), a call's start and a zero-length call's end (4: start before end by seq), an
+// idle gap's start (5: the gap begins after whatever else happens at that time).
+enum class Role : uint8_t { CallStart, CallEnd, SpanOpen, SpanClose, GapFrom, GapTo, First, Last };
+struct Pt {
+  uint64_t t;
+  uint8_t order;
+  Role role;
+  uint32_t ref;
+  uint64_t seq;
+};
+using ThreadPoints = std::vector<std::vector<Pt>>;
+
+// Each thread's node calls in start order, clamped so that they follow one another
+// (Builder::call_start, call_end), their ends as points. Returns the calls per thread.
+std::vector<std::vector<uint32_t>> add_call_points(Builder& b, ThreadPoints* pts) {
+  const RecordSet& r = b.r;
+  std::vector<std::vector<uint32_t>> calls(pts->size());
   for (size_t i = 0; i < r.api.size(); ++i)
-    if (call_is_node[i]) calls[thread_res[r.api[i].thread_id]].push_back(static_cast<uint32_t>(i));
-  call_start.assign(r.api.size(), 0);
-  call_end.assign(r.api.size(), 0);
-  auto& cs = call_start;
-  auto& ce = call_end;
-  for (size_t t = 0; t < threads; ++t) {
+    if (b.call_is_node[i])
+      calls[b.thread_res[r.api[i].thread_id]].push_back(static_cast<uint32_t>(i));
+  b.call_start.assign(r.api.size(), 0);
+  b.call_end.assign(r.api.size(), 0);
+  for (size_t t = 0; t < calls.size(); ++t) {
     auto& list = calls[t];
     std::stable_sort(list.begin(), list.end(),
-                     [&](uint32_t a, uint32_t b) { return r.api[a].start_ns < r.api[b].start_ns; });
+                     [&](uint32_t x, uint32_t y) { return r.api[x].start_ns < r.api[y].start_ns; });
     uint64_t prev_end = 0;
     for (size_t k = 0; k < list.size(); ++k) {
       const ApiRecord& a = r.api[list[k]];
       uint64_t s = a.start_ns, e = a.end_ns;
-      if (s < prev_end) s = prev_end, ++g.stats.overlapping_calls;
+      if (s < prev_end) s = prev_end, ++b.g.stats.overlapping_calls;
       if (e < s) e = s;
-      cs[list[k]] = s, ce[list[k]] = e;
+      b.call_start[list[k]] = s, b.call_end[list[k]] = e;
       prev_end = e;
-      pts[t].push_back({s, 4, CallStart, list[k], 2 * k});
-      pts[t].push_back({e, static_cast<uint8_t>(e == s ? 4 : 0), CallEnd, list[k], 2 * k + 1});
+      (*pts)[t].push_back({s, 4, Role::CallStart, list[k], 2 * k});
+      (*pts)[t].push_back(
+          {e, static_cast<uint8_t>(e == s ? 4 : 0), Role::CallEnd, list[k], 2 * k + 1});
     }
   }
-  // The thread's first and last points, so that its whole span maps.
-  {
-    std::vector<uint64_t> first(threads, UINT64_MAX), last(threads, 0);
-    for_each_host_event(r, nested, [&](uint32_t tid, uint64_t s, uint64_t e, bool) {
-      const uint32_t t = thread_res[tid];
-      first[t] = std::min(first[t], s), last[t] = std::max(last[t], e);
-    });
-    for (size_t t = 0; t < threads; ++t) {
-      if (first[t] > last[t]) continue;
-      pts[t].push_back({first[t], 3, First, 0, 0});
-      pts[t].push_back({last[t], 2, Last, 0, 0});
-    }
+  return calls;
+}
+
+// The thread's first and last points, so that its whole span maps; the idle gaps' ends.
+void add_thread_points(Builder& b, ThreadPoints* pts) {
+  const size_t threads = pts->size();
+  std::vector<uint64_t> first(threads, UINT64_MAX), last(threads, 0);
+  for_each_host_event(b.r, b.nested, [&](uint32_t tid, uint64_t s, uint64_t e, bool) {
+    const uint32_t t = b.thread_res[tid];
+    first[t] = std::min(first[t], s), last[t] = std::max(last[t], e);
+  });
+  for (size_t t = 0; t < threads; ++t) {
+    if (first[t] > last[t]) continue;
+    (*pts)[t].push_back({first[t], 3, Role::First, 0, 0});
+    (*pts)[t].push_back({last[t], 2, Role::Last, 0, 0});
   }
-  for (uint32_t w = 0; w < waits.size(); ++w) {
-    pts[waits[w].thread].push_back({waits[w].from, 5, GapFrom, w, 0});
-    pts[waits[w].thread].push_back({waits[w].to, 1, GapTo, w, 0});
+  for (uint32_t w = 0; w < b.waits.size(); ++w) {
+    (*pts)[b.waits[w].thread].push_back({b.waits[w].from, 5, Role::GapFrom, w, 0});
+    (*pts)[b.waits[w].thread].push_back({b.waits[w].to, 1, Role::GapTo, w, 0});
   }
-  // Spans' ends: one inside a call moves out to the call's start (a span's start) or end (its
-  // end). They sort among themselves in the order given.
+}
+
+// Spans' ends: one inside a call moves out to the call's start (a span's start) or end (its
+// end). They sort among themselves in the order given.
+void add_span_points(Builder& b, const std::vector<Span>& spans,
+                     std::vector<std::vector<uint32_t>>* calls, ThreadPoints* pts) {
   uint64_t span_seq = 0;
   const auto add_span_end = [&](uint32_t span, uint32_t thread, uint64_t time, bool opening) {
-    auto it = thread_res.find(thread);
-    const uint32_t t = it == thread_res.end() ? thread_resource(thread) : it->second;
-    if (t >= pts.size()) pts.resize(t + 1), calls.resize(t + 1);
-    const auto& list = calls[t];
+    auto it = b.thread_res.find(thread);
+    const uint32_t t = it == b.thread_res.end() ? b.thread_resource(thread) : it->second;
+    if (t >= pts->size()) pts->resize(t + 1), calls->resize(t + 1);
+    const auto& list = (*calls)[t];
     auto pos = std::upper_bound(list.begin(), list.end(), time,
-                                [&](uint64_t v, uint32_t a) { return v < cs[a]; });
+                                [&](uint64_t v, uint32_t a) { return v < b.call_start[a]; });
     if (pos != list.begin()) {
       const uint32_t a = *std::prev(pos);
-      if (cs[a] < time && time < ce[a]) time = opening ? cs[a] : ce[a];
+      if (b.call_start[a] < time && time < b.call_end[a])
+        time = opening ? b.call_start[a] : b.call_end[a];
     }
-    pts[t].push_back({time, static_cast<uint8_t>(opening ? 3 : 2), opening ? SpanOpen : SpanClose,
-                      span, span_seq++});
+    (*pts)[t].push_back({time, static_cast<uint8_t>(opening ? 3 : 2),
+                         opening ? Role::SpanOpen : Role::SpanClose, span, span_seq++});
   };
   for (uint32_t k = 0; k < spans.size(); ++k) {
     add_span_end(k, spans[k].thread, spans[k].start_ns, true);
     add_span_end(k, spans[k].thread, spans[k].end_ns, false);
   }
+}
 
-  g.call_node.assign(r.api.size(), kNone);
-  g.span_nodes.assign(spans.size(), {});
+// Each thread's points in order become its nodes, each joined to the one before: a call's own
+// time, an idle gap that waits for another thread, or the recorded time between.
+void chain_points(Builder& b, size_t spans, ThreadPoints* pts) {
+  Graph& g = b.g;
+  g.call_node.assign(b.r.api.size(), kNone);
+  g.span_nodes.assign(spans, {});
   g.thread_first.assign(g.resources.size(), 0);
   g.thread_count.assign(g.resources.size(), 0);
-  for (uint32_t t = 0; t < pts.size(); ++t) {
-    auto& p = pts[t];
-    std::sort(p.begin(), p.end(), [](const Pt& a, const Pt& b) {
-      return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.seq < b.seq;
+  for (uint32_t t = 0; t < pts->size(); ++t) {
+    auto& p = (*pts)[t];
+    std::sort(p.begin(), p.end(), [](const Pt& x, const Pt& y) {
+      return x.t != y.t ? x.t < y.t : x.order != y.order ? x.order < y.order : x.seq < y.seq;
     });
     g.thread_first[t] = static_cast<uint32_t>(g.size());
     g.thread_count[t] = static_cast<uint32_t>(p.size());
     for (size_t i = 0; i < p.size(); ++i) {
-      const uint32_t v = add_node(static_cast<int64_t>(p[i].t), 0, t, NodeType::Host, kNone);
+      const uint32_t v = b.add_node(static_cast<int64_t>(p[i].t), 0, t, NodeType::Host, kNone);
       g.node_call.push_back(kNone);
       switch (p[i].role) {
-        case CallStart:
+        case Role::CallStart:
           g.call_node[p[i].ref] = v, g.node_call[v] = p[i].ref;
           break;
-        case SpanOpen:
+        case Role::SpanOpen:
           g.span_nodes[p[i].ref].open = v;
           break;
-        case SpanClose:
+        case Role::SpanClose:
           g.span_nodes[p[i].ref].close = v;
           break;
-        case GapFrom:
-          waits[p[i].ref].from_node = v;
+        case Role::GapFrom:
+          b.waits[p[i].ref].from_node = v;
           break;
-        case GapTo:
-          waits[p[i].ref].to_node = v;
+        case Role::GapTo:
+          b.waits[p[i].ref].to_node = v;
           break;
         default:
           break;
@@ -259,17 +281,29 @@ void Builder::build_chains(const std::vector<Span>& spans) {
       const Pt& a = p[i - 1];
       EdgeKind kind = EdgeKind::Gap;
       int64_t slack = static_cast<int64_t>(p[i].t - a.t);
-      if (a.role == CallStart && p[i].role == CallEnd && a.ref == p[i].ref) {
-        const ApiRecord& call = r.api[a.ref];
+      if (a.role == Role::CallStart && p[i].role == Role::CallEnd && a.ref == p[i].ref) {
+        const ApiRecord& call = b.r.api[a.ref];
         kind = g.call_blocking[a.ref]         ? EdgeKind::SyncCall
                : call.kind == ApiKind::Launch ? EdgeKind::LaunchCall
                                               : EdgeKind::Call;
-      } else if (a.role == GapFrom && p[i].role == GapTo && a.ref == p[i].ref) {
+      } else if (a.role == Role::GapFrom && p[i].role == Role::GapTo && a.ref == p[i].ref) {
         kind = EdgeKind::WaitGap, slack = 0;
       }
-      edge(v - 1, v, kind, slack);
+      b.edge(v - 1, v, kind, slack);
     }
   }
+}
+
+}  // namespace
+
+void Builder::build_chains(const std::vector<Span>& spans) {
+  mark_node_calls(*this);
+  mark_blocking_calls(*this);
+  ThreadPoints pts(g.resources.size());
+  std::vector<std::vector<uint32_t>> calls = add_call_points(*this, &pts);
+  add_thread_points(*this, &pts);
+  add_span_points(*this, spans, &calls, &pts);
+  chain_points(*this, spans.size(), &pts);
   g.host_count = static_cast<uint32_t>(g.size());
 }
 

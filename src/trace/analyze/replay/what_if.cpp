@@ -55,6 +55,101 @@ void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   r->total.replayed_pace_ns = replay.total.predicted_pace_ns;
 }
 
+// What every what-if is evaluated with: the records, their syncs, the graph and its evaluator.
+struct WhatIfRun {
+  const RecordSet& r;
+  const SyncReport& syncs;
+  const ReplayGraph& replay;
+  const Evaluator& eval;
+  GraphBreakReport breaks;  // found when a no-syncs what-if first needs them
+  bool breaks_found = false;
+};
+
+ScenarioResult without_syncs(WhatIfRun& run, const WhatIf& w) {
+  const Graph& g = run.replay.graph;
+  const auto& sites = run.replay.sites.at(w.sites);
+  Scenario s;
+  s.flags.assign(g.size(), 0);
+  for (const PlacedSite& site : sites) remove_site(g, site, &s);
+  ScenarioResult x = run.eval(s, w.text);
+  x.sites = sites.size();
+  if (sites.empty()) {
+    x.note = "nothing to remove: " + none_picked(w.sites, run.r) + "; the replay is unchanged";
+  } else {
+    if (!run.breaks_found)
+      run.breaks = find_graph_breaks(run.r, run.syncs), run.breaks_found = true;
+    x.note = merge_note(run.breaks, sites, &x);
+  }
+  return x;
+}
+
+ScenarioResult kernels_scaled(const WhatIfRun& run, const WhatIf& w) {
+  const Scenario s = scale_kernels(run.replay.graph, run.r, w.factor, w.pattern);
+  ScenarioResult x = run.eval(s, w.text);
+  if (std::none_of(s.flags.begin(), s.flags.end(), [](uint8_t f) { return f & kScaled; }))
+    x.note = "nothing to scale: " +
+             (w.pattern.empty() ? std::string("no kernel in the trace")
+                                : "no kernel whose name holds " + w.pattern) +
+             "; the replay is unchanged";
+  return x;
+}
+
+ScenarioResult launches_scaled(const WhatIfRun& run, const WhatIf& w) {
+  ScenarioResult x = run.eval(scale_launches(w.factor), w.text);
+  if (!run.replay.graph.stats.launches)
+    x.note = "nothing to scale: no launch call in the trace; the replay is unchanged";
+  return x;
+}
+
+ScenarioResult copies_pinned(const WhatIfRun& run, const WhatIf& w) {
+  PinCopiesFacts f;
+  const Scenario s = pin_copies(run.replay.graph, run.r, w.gbps, &f);
+  ScenarioResult x = run.eval(s, w.text);
+  char note[768];
+  std::snprintf(note, sizeof note,
+                "%llu pageable copies (%.1f MB) made asynchronous and pinned: host to device "
+                "at %.1f GB/s (%s), device to host at %.1f GB/s (%s); each call %.1f us of "
+                "host time (%s)",
+                static_cast<unsigned long long>(f.copies), static_cast<double>(f.bytes) / 1e6,
+                f.htod_gbps, f.htod_from.c_str(), f.dtoh_gbps, f.dtoh_from.c_str(),
+                static_cast<double>(f.call_ns) / 1000.0, f.call_from.c_str());
+  x.note = f.copies ? std::string(note)
+                    : "nothing to pin: no copy between the GPU and pageable host memory in "
+                      "the trace; the replay is unchanged";
+  return x;
+}
+
+ScenarioResult syncs_on_streams(const WhatIfRun& run, const WhatIf& w) {
+  uint64_t changed = 0;
+  ScenarioResult x = run.eval(stream_syncs(run.replay.graph, run.r, &changed), w.text);
+  x.note = changed ? count(changed, "device-wide sync waits", "device-wide syncs wait") +
+                         " for the stream its thread last queued work on only"
+                   : "nothing to change: no device-wide sync after its thread queued GPU "
+                     "work in the trace; the replay is unchanged";
+  return x;
+}
+
+ScenarioResult steps_in_graphs(const WhatIfRun& run, const WhatIf& w) {
+  const Graph& g = run.replay.graph;
+  std::vector<Capture> captures;
+  uint64_t split = 0;
+  size_t regions = 0;
+  if (w.region.empty()) {
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const PlacedStep& x : run.replay.steps) spans.push_back({x.step.start_ns, x.step.end_ns});
+    captures = step_captures(g, spans);
+  } else {
+    const auto& placed = run.replay.regions.at(w.region);
+    regions = placed.size();
+    captures = region_captures(g, placed, &split);
+  }
+  GraphFacts f;
+  ScenarioResult x =
+      run.eval(capture_graphs(g, run.r, captures, {w.launch_ns, w.node_ns}, &f), w.text);
+  x.note = graph_note(w, f, captures.size(), split, regions);
+  return x;
+}
+
 }  // namespace
 
 ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>& what_ifs,
@@ -84,97 +179,31 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
-  GraphBreakReport breaks;  // found when a no-syncs what-if first needs them
-  bool breaks_found = false;
+  WhatIfRun run{r, syncs, replay, eval, {}, false};
   for (const WhatIf& w : what_ifs) {
     switch (w.kind) {
-      case WhatIf::Kind::NoSyncs: {
-        const auto& sites = replay.sites.at(w.sites);
-        Scenario s;
-        s.flags.assign(g.size(), 0);
-        for (const PlacedSite& site : sites) remove_site(g, site, &s);
-        ScenarioResult x = eval(s, w.text);
-        x.sites = sites.size();
-        if (sites.empty()) {
-          x.note = "nothing to remove: " + none_picked(w.sites, r) + "; the replay is unchanged";
-        } else {
-          if (!breaks_found) breaks = find_graph_breaks(r, syncs), breaks_found = true;
-          x.note = merge_note(breaks, sites, &x);
-        }
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::NoSyncs:
+        rep.what_ifs.push_back(without_syncs(run, w));
         break;
-      }
       case WhatIf::Kind::LogEvery:
         rep.curves.push_back(log_every_curve(g, replay.sites.at(w.sites), w, rep.replay, eval,
                                              options.isolated_samples, &rep.what_ifs));
         break;
-      case WhatIf::Kind::ScaleKernels: {
-        const Scenario s = scale_kernels(g, r, w.factor, w.pattern);
-        ScenarioResult x = eval(s, w.text);
-        if (std::none_of(s.flags.begin(), s.flags.end(), [](uint8_t f) { return f & kScaled; }))
-          x.note = "nothing to scale: " +
-                   (w.pattern.empty() ? std::string("no kernel in the trace")
-                                      : "no kernel whose name holds " + w.pattern) +
-                   "; the replay is unchanged";
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::ScaleKernels:
+        rep.what_ifs.push_back(kernels_scaled(run, w));
         break;
-      }
-      case WhatIf::Kind::ScaleLaunches: {
-        ScenarioResult x = eval(scale_launches(w.factor), w.text);
-        if (!g.stats.launches)
-          x.note = "nothing to scale: no launch call in the trace; the replay is unchanged";
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::ScaleLaunches:
+        rep.what_ifs.push_back(launches_scaled(run, w));
         break;
-      }
-      case WhatIf::Kind::PinCopies: {
-        PinCopiesFacts f;
-        const Scenario s = pin_copies(g, r, w.gbps, &f);
-        ScenarioResult x = eval(s, w.text);
-        char note[768];
-        std::snprintf(note, sizeof note,
-                      "%llu pageable copies (%.1f MB) made asynchronous and pinned: host to device "
-                      "at %.1f GB/s (%s), device to host at %.1f GB/s (%s); each call %.1f us of "
-                      "host time (%s)",
-                      static_cast<unsigned long long>(f.copies), static_cast<double>(f.bytes) / 1e6,
-                      f.htod_gbps, f.htod_from.c_str(), f.dtoh_gbps, f.dtoh_from.c_str(),
-                      static_cast<double>(f.call_ns) / 1000.0, f.call_from.c_str());
-        x.note = f.copies ? std::string(note)
-                          : "nothing to pin: no copy between the GPU and pageable host memory in "
-                            "the trace; the replay is unchanged";
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::PinCopies:
+        rep.what_ifs.push_back(copies_pinned(run, w));
         break;
-      }
-      case WhatIf::Kind::StreamSyncs: {
-        uint64_t changed = 0;
-        ScenarioResult x = eval(stream_syncs(g, r, &changed), w.text);
-        x.note = changed ? count(changed, "device-wide sync waits", "device-wide syncs wait") +
-                               " for the stream its thread last queued work on only"
-                         : "nothing to change: no device-wide sync after its thread queued GPU "
-                           "work in the trace; the replay is unchanged";
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::StreamSyncs:
+        rep.what_ifs.push_back(syncs_on_streams(run, w));
         break;
-      }
-      case WhatIf::Kind::GraphSteps: {
-        std::vector<Capture> captures;
-        uint64_t split = 0;
-        size_t regions = 0;
-        if (w.region.empty()) {
-          std::vector<std::pair<uint64_t, uint64_t>> spans;
-          for (const PlacedStep& x : replay.steps)
-            spans.push_back({x.step.start_ns, x.step.end_ns});
-          captures = step_captures(g, spans);
-        } else {
-          const auto& placed = replay.regions.at(w.region);
-          regions = placed.size();
-          captures = region_captures(g, placed, &split);
-        }
-        GraphFacts f;
-        ScenarioResult x =
-            eval(capture_graphs(g, r, captures, {w.launch_ns, w.node_ns}, &f), w.text);
-        x.note = graph_note(w, f, captures.size(), split, regions);
-        rep.what_ifs.push_back(std::move(x));
+      case WhatIf::Kind::GraphSteps:
+        rep.what_ifs.push_back(steps_in_graphs(run, w));
         break;
-      }
     }
   }
   for (auto& x : rep.what_ifs) fill_replayed(&x, rep.replay);

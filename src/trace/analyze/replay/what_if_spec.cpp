@@ -53,6 +53,53 @@ WhatIf parse_graph(const std::string& spec) {
   return w;
 }
 
+// log-every's list: N, ... (N: 1, 2, ..., or never = 0).
+std::vector<uint32_t> every_list(const std::string& spec, const std::string& arg) {
+  if (arg.empty()) bad(spec, "expected log-every=N[,N...] (N: 1, 2, ..., or never)");
+  std::vector<uint32_t> every;
+  size_t from = 0;
+  while (from <= arg.size()) {
+    const size_t comma = arg.find(',', from);
+    const std::string item =
+        arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (item == "never") {
+      every.push_back(0);
+    } else {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long n = item.empty() ? 0 : std::strtoul(item.c_str(), &end, 10);
+      if (item.empty() || item[0] == '-' || *end != '\0' || errno != 0 || n == 0 ||
+          n > 1000000000UL)
+        bad(spec, "expected a positive whole number or 'never' in the list, got '" + item + "'");
+      every.push_back(static_cast<uint32_t>(n));
+    }
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return every;
+}
+
+// A spec cut at its option (":op=", ":api=", ":name=", ...), the first of them: the option's
+// value runs to the end, since op names hold ':' themselves.
+struct SpecParts {
+  std::string head, key, value;
+};
+SpecParts cut_option(const std::string& spec) {
+  SpecParts p{spec, "", ""};
+  size_t cut = std::string::npos;
+  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":gbps="}) {
+    const size_t at = spec.find(k);
+    if (at != std::string::npos && at < cut)
+      cut = at, p.key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
+  }
+  if (cut != std::string::npos) {
+    p.head = spec.substr(0, cut);
+    p.value = spec.substr(cut + p.key.size() + 2);
+    if (p.value.empty()) bad(spec, "':" + p.key + "=' needs a name");
+  }
+  return p;
+}
+
 }  // namespace
 
 const char* const kWhatIfSpecs =
@@ -71,20 +118,8 @@ WhatIf parse_what_if(const std::string& spec) {
   if (spec.rfind("graph-steps", 0) == 0 || spec.rfind("graph=", 0) == 0) return parse_graph(spec);
   WhatIf w;
   w.text = spec;
-  // The option (":op=", ":api=", ":name=", ...) is the first of them; its value runs
-  // to the end, since op names hold ':' themselves.
-  std::string head = spec, key, value;
-  size_t cut = std::string::npos;
-  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":gbps="}) {
-    const size_t at = spec.find(k);
-    if (at != std::string::npos && at < cut)
-      cut = at, key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
-  }
-  if (cut != std::string::npos) {
-    head = spec.substr(0, cut);
-    value = spec.substr(cut + key.size() + 2);
-    if (value.empty()) bad(spec, "':" + key + "=' needs a name");
-  }
+  const SpecParts parts = cut_option(spec);
+  const std::string &head = parts.head, &key = parts.key, &value = parts.value;
   const size_t eq = head.find('=');
   const std::string name = head.substr(0, eq),
                     arg = eq == std::string::npos ? "" : head.substr(eq + 1);
@@ -105,26 +140,7 @@ WhatIf parse_what_if(const std::string& spec) {
     sites_option();
   } else if (name == "log-every") {
     w.kind = WhatIf::Kind::LogEvery;
-    if (arg.empty()) bad(spec, "expected log-every=N[,N...] (N: 1, 2, ..., or never)");
-    size_t from = 0;
-    while (from <= arg.size()) {
-      const size_t comma = arg.find(',', from);
-      const std::string item =
-          arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-      if (item == "never") {
-        w.every.push_back(0);
-      } else {
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long n = item.empty() ? 0 : std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || item[0] == '-' || *end != '\0' || errno != 0 || n == 0 ||
-            n > 1000000000UL)
-          bad(spec, "expected a positive whole number or 'never' in the list, got '" + item + "'");
-        w.every.push_back(static_cast<uint32_t>(n));
-      }
-      if (comma == std::string::npos) break;
-      from = comma + 1;
-    }
+    w.every = every_list(spec, arg);
     sites_option();
   } else if (name == "scale-kernels") {
     w.kind = WhatIf::Kind::ScaleKernels;

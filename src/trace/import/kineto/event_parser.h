@@ -23,6 +23,8 @@
 
 namespace trace {
 
+struct EventFields;  // one event's fields as read (event_parser.cpp)
+
 // What one batch of events becomes; merged into the ImportedTrace in document order.
 struct Partial {
   ImportedTrace t;  // records, counters and listed events of this batch only
@@ -45,7 +47,16 @@ class EventParser {
   bool whole_region(const EventBatch& b, Partial* p);  // false: nothing of it kept
   void event(const JsonSlice& s, uint64_t index);
   void top(std::string_view key, const JsonSlice& s);
+  // One event, in steps: its fields read, its times checked (and listed, when asked), its record.
   void parse_event(simdjson::ondemand::object obj, uint64_t index, uint64_t offset);
+  bool read_fields(simdjson::ondemand::object obj, uint64_t index, uint64_t offset, EventFields* f);
+  void ignore(const EventFields& f);
+  void note_listed_times(const EventFields& f);
+  void list_event(const EventFields& f, uint64_t index);
+  void add_record(const EventFields& f, uint64_t start, uint64_t end);
+  void add_api(const EventFields& f, uint64_t start, uint64_t end, uint32_t corr, uint32_t thread);
+  void add_kernel(const EventFields& f, uint64_t start, uint64_t end, uint32_t corr,
+                  uint32_t device, uint32_t stream);
   [[noreturn]] void bad(uint64_t index, uint64_t offset, const std::string& what);
   uint32_t string_id(std::string_view s);
   uint32_t frame_name_id(std::string_view name);

@@ -60,6 +60,230 @@ struct EventBatch {
   JsonSlice whole() const { return {bytes.data(), text_size(), bytes.size(), top_offset}; }
 };
 
+// The pipeline's threads and what they share (run_event_pipeline, below, runs one). One lock; a
+// condition variable per kind of waiter, each woken only when it can go on: the workers (a
+// batch to parse, or the end), the merging thread (the next batch in order parsed, the end, or a
+// worker's error), the splitter (room for another batch, or cancelled). One variable woken for
+// everything woke every thread for every batch: some 2000 wake-ups and context switches on a
+// 274 MB trace, each resuming with cold caches on a loaded machine.
+template <typename Result>
+class EventPipeline {
+ public:
+  using KeepTop = std::function<bool(std::string_view)>;
+  using Parse = std::function<void(unsigned, const EventBatch&, Result*)>;
+  using Merge = std::function<void(Result&&)>;
+
+  EventPipeline(JsonEventStream& stream, unsigned workers, size_t region_bytes,
+                const KeepTop& keep_top, const Parse& parse, const Merge& merge)
+      : stream_(stream),
+        workers_(workers == 0 ? 1 : workers),
+        region_bytes_(region_bytes),
+        max_in_flight_(2 * static_cast<size_t>(workers_) + 2),
+        keep_top_(keep_top),
+        parse_(parse),
+        merge_(merge) {}
+
+  // Splits, parses and merges the whole document; rethrows the first error in document order.
+  void run() {
+    splitter_ = std::thread([this] { split(); });
+    try {
+      for (unsigned w = 0; w < workers_; ++w) pool_.emplace_back([this, w] { work(w); });
+      merge_in_order();
+    } catch (...) {
+      stop();
+      throw;
+    }
+    stop();
+    if (split_error_) std::rethrow_exception(split_error_);
+  }
+
+ private:
+  static constexpr size_t kBatchBytes = 1u << 20;
+  struct Cancelled {};
+
+  // The splitter thread: the document into batches, in order; its error kept for run().
+  void split() {
+    JsonEventStream::RegionSink regions;  // a batch of its own each, in the buffer it was read into
+    regions.min_bytes = region_bytes_;
+    regions.buffer = [this] {
+      std::lock_guard<std::mutex> lock(m_);
+      ByteBuffer v;
+      if (!spare_read_.empty()) v = std::move(spare_read_.back()), spare_read_.pop_back();
+      return v;
+    };
+    regions.take = [this](JsonRegion&& r) { take_region(std::move(r)); };
+    std::exception_ptr error;
+    try {
+      b_ = EventBatch();
+      stream_.run([this](const JsonSlice& s, uint64_t index) { add_event(s, index); },
+                  [this](std::string_view k, const JsonSlice& s) {
+                    if (keep_top_(k)) add_top(k, s);
+                  },
+                  region_bytes_ ? &regions : nullptr);
+      if (!b_.events.empty()) push();
+    } catch (const Cancelled&) {
+    } catch (...) {
+      error = std::current_exception();
+      // The events split before the error come first: one of them may be bad too.
+      try {
+        if (!b_.events.empty()) push();
+      } catch (...) {
+      }
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    split_done_ = true, split_error_ = error;
+    work_cv_.notify_all();
+    done_cv_.notify_all();
+  }
+
+  // A batch of events or a top-level value: bytes (a spare buffer's, when one is free) reserved
+  // up front.
+  void start() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!spare_.empty()) b_.bytes = std::move(spare_.back()), spare_.pop_back();
+    }
+    b_.bytes.clear();
+    b_.bytes.reserve(kBatchBytes + (64u << 10));
+  }
+
+  // Hands the batch to the workers once there is room; throws Cancelled when the run stopped.
+  void push() {
+    if (!b_.region) b_.bytes.resize(b_.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
+    std::unique_lock<std::mutex> lock(m_);
+    room_cv_.wait(lock, [&] { return pushed_ - merged_ < max_in_flight_ || cancelled_; });
+    if (cancelled_) throw Cancelled();
+    b_.seq = pushed_++;
+    todo_.push_back(std::move(b_));
+    work_cv_.notify_one();
+  }
+  void push_fresh() { push(), b_ = EventBatch(); }
+
+  void append(const JsonSlice& s) { b_.bytes.insert(b_.bytes.end(), s.data, s.data + s.size); }
+
+  void add_event(const JsonSlice& s, uint64_t index) {
+    if (b_.events.empty()) start(), b_.events.reserve(8192), b_.first_index = index;
+    b_.events.push_back(
+        {static_cast<uint32_t>(b_.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
+    append(s);
+    if (b_.bytes.size() >= kBatchBytes) push_fresh();
+  }
+
+  void add_top(std::string_view key, const JsonSlice& s) {  // a batch of its own, in order
+    if (!b_.events.empty()) push_fresh();
+    start();
+    b_.top = true, b_.key = std::string(key), b_.top_offset = s.offset;
+    append(s);
+    push_fresh();
+  }
+
+  // A region as one batch, in its own buffer, bracketed to read as an array (EventBatch).
+  void take_region(JsonRegion&& r) {
+    if (!b_.events.empty()) push_fresh();
+    b_.region = true, b_.first_index = r.first_index, b_.region_elements = r.elements,
+    b_.region_offset = r.text.offset;
+    b_.bytes = std::move(r.buffer);
+    b_.region_at = r.at - 1, b_.region_size = r.text.size;
+    b_.bytes[r.at - 1] = '[';
+    b_.bytes[r.at + r.text.size] = ']';
+    if (r.first_index > 0) {  // after an element: whitespace, then the ',' before this region's
+      size_t i = r.at;
+      const size_t end = r.at + r.text.size;
+      while (i < end && (b_.bytes[i] == ' ' || b_.bytes[i] == '\n' || b_.bytes[i] == '\r' ||
+                         b_.bytes[i] == '\t'))
+        ++i;
+      if (i < end && b_.bytes[i] == ',')
+        b_.bytes[i] = ' ', b_.blanked = i;
+      else
+        b_.separator_ok = false;
+    }
+    push_fresh();
+  }
+
+  // A worker thread: batches parsed as they come. One that fails outside parse() (out of memory)
+  // stops the pipeline with its error.
+  void work(unsigned w) {
+    try {
+      for (;;) {
+        EventBatch b;
+        {
+          std::unique_lock<std::mutex> lock(m_);
+          work_cv_.wait(lock, [&] { return !todo_.empty() || split_done_ || cancelled_; });
+          if (cancelled_ || todo_.empty()) return;  // empty here means the splitter is done
+          b = std::move(todo_.front());
+          todo_.pop_front();
+        }
+        Result r;
+        parse_(w, b, &r);
+        std::lock_guard<std::mutex> lock(m_);
+        done_.emplace(b.seq, std::move(r));
+        (b.region ? spare_read_ : spare_).push_back(std::move(b.bytes));
+        if (b.seq == merged_) done_cv_.notify_one();  // the one the merging thread waits for
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!worker_error_) worker_error_ = std::current_exception();
+      cancelled_ = true;
+      work_cv_.notify_all(), done_cv_.notify_all(), room_cv_.notify_all();
+    }
+  }
+
+  // The calling thread: each parsed batch merged in document order, until the last.
+  void merge_in_order() {
+    for (;;) {
+      Result r;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        done_cv_.wait(lock, [&] {
+          return done_.count(merged_) || (split_done_ && merged_ == pushed_) || worker_error_;
+        });
+        if (worker_error_) std::rethrow_exception(worker_error_);
+        auto it = done_.find(merged_);
+        if (it == done_.end()) break;  // every batch merged and the splitter finished
+        r = std::move(it->second);
+        done_.erase(it);
+      }
+      merge_(std::move(r));  // may throw the batch's error
+      std::lock_guard<std::mutex> lock(m_);
+      ++merged_;
+      room_cv_.notify_one();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      cancelled_ = true;
+      work_cv_.notify_all(), done_cv_.notify_all(), room_cv_.notify_all();
+    }
+    splitter_.join();
+    for (auto& t : pool_)
+      if (t.joinable()) t.join();
+  }
+
+  JsonEventStream& stream_;
+  const unsigned workers_;
+  const size_t region_bytes_, max_in_flight_;
+  const KeepTop& keep_top_;
+  const Parse& parse_;
+  const Merge& merge_;
+  std::thread splitter_;
+  std::vector<std::thread> pool_;
+  EventBatch b_;  // the batch being split (the splitter thread's alone)
+
+  // Guards everything below; on a cache line of its own, so that the splitter's writes to b_
+  // (every event) do not move the line the other threads lock.
+  alignas(64) std::mutex m_;
+  std::condition_variable work_cv_, done_cv_, room_cv_;
+  std::deque<EventBatch> todo_;
+  std::map<uint64_t, Result> done_;     // parsed, waiting for their turn to merge
+  std::vector<ByteBuffer> spare_;       // byte buffers to reuse: for batches of events
+  std::vector<ByteBuffer> spare_read_;  // for the splitter to read regions into (kept full size)
+  uint64_t pushed_ = 0, merged_ = 0;
+  bool split_done_ = false, cancelled_ = false;
+  std::exception_ptr split_error_, worker_error_;
+};
+
 // Result: what parse() makes of one batch (movable). parse(worker, batch, result) runs on
 // worker number `worker` (0 .. workers-1, so each can keep a parser of its own) and must not
 // throw: it records its error in the result, which merge() rethrows. merge() runs on the
@@ -72,183 +296,7 @@ void run_event_pipeline(JsonEventStream& stream, unsigned workers, size_t region
                         const std::function<bool(std::string_view)>& keep_top,
                         const std::function<void(unsigned, const EventBatch&, Result*)>& parse,
                         const std::function<void(Result&&)>& merge) {
-  constexpr size_t kBatchBytes = 1u << 20;
-  if (workers == 0) workers = 1;
-  const size_t max_in_flight = 2 * static_cast<size_t>(workers) + 2;
-  // One lock; a condition variable per kind of waiter, each woken only when it can go on: the
-  // workers (a batch to parse, or the end), the merging thread (the next batch in order parsed,
-  // the end, or a worker's error), the splitter (room for another batch, or cancelled). One
-  // variable woken for everything woke every thread for every batch: some 2000 wake-ups and
-  // context switches on a 274 MB trace, each resuming with cold caches on a loaded machine.
-  std::mutex m;
-  std::condition_variable work_cv, done_cv, room_cv;
-  std::deque<EventBatch> todo;
-  std::map<uint64_t, Result> done;     // parsed, waiting for their turn to merge
-  std::vector<ByteBuffer> spare;       // byte buffers to reuse: for batches of events
-  std::vector<ByteBuffer> spare_read;  // for the splitter to read regions into (kept full size)
-  uint64_t pushed = 0, merged = 0;
-  bool split_done = false, cancelled = false;
-  std::exception_ptr split_error;
-
-  struct Cancelled {};
-  std::thread splitter([&] {
-    EventBatch b;
-    const auto fresh = [&] { b = EventBatch(); };
-    const auto start = [&] {  // a batch of events or a top-level value: bytes reserved up front
-      {
-        std::lock_guard<std::mutex> lock(m);
-        if (!spare.empty()) b.bytes = std::move(spare.back()), spare.pop_back();
-      }
-      b.bytes.clear();
-      b.bytes.reserve(kBatchBytes + (64u << 10));
-    };
-    const auto push = [&] {
-      if (!b.region) b.bytes.resize(b.bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
-      std::unique_lock<std::mutex> lock(m);
-      room_cv.wait(lock, [&] { return pushed - merged < max_in_flight || cancelled; });
-      if (cancelled) throw Cancelled();
-      b.seq = pushed++;
-      todo.push_back(std::move(b));
-      work_cv.notify_one();
-    };
-    const auto append = [&](const JsonSlice& s) {
-      b.bytes.insert(b.bytes.end(), s.data, s.data + s.size);
-    };
-    const auto add_event = [&](const JsonSlice& s, uint64_t index) {
-      if (b.events.empty()) start(), b.events.reserve(8192), b.first_index = index;
-      b.events.push_back(
-          {static_cast<uint32_t>(b.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
-      append(s);
-      if (b.bytes.size() >= kBatchBytes) push(), fresh();
-    };
-    const auto add_top = [&](std::string_view key,
-                             const JsonSlice& s) {  // a batch of its own, in document order
-      if (!b.events.empty()) push(), fresh();
-      start();
-      b.top = true, b.key = std::string(key), b.top_offset = s.offset;
-      append(s);
-      push(), fresh();
-    };
-    JsonEventStream::RegionSink regions;  // a batch of its own each, in the buffer it was read into
-    regions.min_bytes = region_bytes;
-    regions.buffer = [&] {
-      std::lock_guard<std::mutex> lock(m);
-      ByteBuffer v;
-      if (!spare_read.empty()) v = std::move(spare_read.back()), spare_read.pop_back();
-      return v;
-    };
-    regions.take = [&](JsonRegion&& r) {
-      if (!b.events.empty()) push(), fresh();
-      b.region = true, b.first_index = r.first_index, b.region_elements = r.elements,
-      b.region_offset = r.text.offset;
-      b.bytes = std::move(r.buffer);
-      b.region_at = r.at - 1, b.region_size = r.text.size;
-      b.bytes[r.at - 1] = '[';
-      b.bytes[r.at + r.text.size] = ']';
-      if (r.first_index >
-          0) {  // after an element: whitespace, then the ',' before this region's first
-        size_t i = r.at;
-        const size_t end = r.at + r.text.size;
-        while (i < end && (b.bytes[i] == ' ' || b.bytes[i] == '\n' || b.bytes[i] == '\r' ||
-                           b.bytes[i] == '\t'))
-          ++i;
-        if (i < end && b.bytes[i] == ',')
-          b.bytes[i] = ' ', b.blanked = i;
-        else
-          b.separator_ok = false;
-      }
-      push(), fresh();
-    };
-    std::exception_ptr error;
-    try {
-      fresh();
-      stream.run(
-          add_event,
-          [&](std::string_view k, const JsonSlice& s) {
-            if (keep_top(k)) add_top(k, s);
-          },
-          region_bytes ? &regions : nullptr);
-      if (!b.events.empty()) push();
-    } catch (const Cancelled&) {
-    } catch (...) {
-      error = std::current_exception();
-      // The events split before the error come first: one of them may be bad too.
-      try {
-        if (!b.events.empty()) push();
-      } catch (...) {
-      }
-    }
-    std::lock_guard<std::mutex> lock(m);
-    split_done = true, split_error = error;
-    work_cv.notify_all();
-    done_cv.notify_all();
-  });
-
-  // A worker that fails outside parse() (out of memory) stops the pipeline with its error.
-  std::exception_ptr worker_error;
-  std::vector<std::thread> pool;
-  const auto work = [&](unsigned w) {
-    try {
-      for (;;) {
-        EventBatch b;
-        {
-          std::unique_lock<std::mutex> lock(m);
-          work_cv.wait(lock, [&] { return !todo.empty() || split_done || cancelled; });
-          if (cancelled || todo.empty()) return;  // empty here means the splitter is done
-          b = std::move(todo.front());
-          todo.pop_front();
-        }
-        Result r;
-        parse(w, b, &r);
-        std::lock_guard<std::mutex> lock(m);
-        done.emplace(b.seq, std::move(r));
-        (b.region ? spare_read : spare).push_back(std::move(b.bytes));
-        if (b.seq == merged) done_cv.notify_one();  // the one the merging thread waits for
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(m);
-      if (!worker_error) worker_error = std::current_exception();
-      cancelled = true;
-      work_cv.notify_all(), done_cv.notify_all(), room_cv.notify_all();
-    }
-  };
-
-  const auto stop = [&] {
-    {
-      std::lock_guard<std::mutex> lock(m);
-      cancelled = true;
-      work_cv.notify_all(), done_cv.notify_all(), room_cv.notify_all();
-    }
-    splitter.join();
-    for (auto& t : pool)
-      if (t.joinable()) t.join();
-  };
-  try {
-    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work, w);
-    for (;;) {
-      Result r;
-      {
-        std::unique_lock<std::mutex> lock(m);
-        done_cv.wait(lock, [&] {
-          return done.count(merged) || (split_done && merged == pushed) || worker_error;
-        });
-        if (worker_error) std::rethrow_exception(worker_error);
-        auto it = done.find(merged);
-        if (it == done.end()) break;  // every batch merged and the splitter finished
-        r = std::move(it->second);
-        done.erase(it);
-      }
-      merge(std::move(r));  // may throw the batch's error
-      std::lock_guard<std::mutex> lock(m);
-      ++merged;
-      room_cv.notify_one();
-    }
-  } catch (...) {
-    stop();
-    throw;
-  }
-  stop();
-  if (split_error) std::rethrow_exception(split_error);
+  EventPipeline<Result>(stream, workers, region_bytes, keep_top, parse, merge).run();
 }
 
 }  // namespace trace
