@@ -19,14 +19,11 @@ import os
 import re
 import sys
 
-if __package__ in (None, ""):  # run as a script: make `analysis` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from analysis import bench_json, noise  # noqa: E402
-from analysis.bench_json import BenchJsonError  # noqa: E402
-from analysis.tables import markdown_table, write_atomic  # noqa: E402
+from analysis import bench_json, noise
+from analysis.bench_json import BenchJsonError
+from analysis.tables import markdown_table, write_atomic
 
 
 def load_side(path):

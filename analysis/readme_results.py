@@ -24,14 +24,11 @@ import json
 import os
 import sys
 
-if __package__ in (None, ""):  # run as a script: make `analysis` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from analysis import answer, article, launch_queue, machine_limit, noise, report, summary  # noqa: E402
-from analysis.attribute_json.reader import load_attribution  # noqa: E402
-from analysis.fmt import fmt_us  # noqa: E402
-from analysis.trace_pages.stats import sync_cost  # noqa: E402
-from analysis.tables import markdown_table, write_atomic  # noqa: E402
+from analysis import answer, article, launch_queue, machine_limit, noise, report, summary
+from analysis.attribute_json.reader import load_attribution
+from analysis.fmt import fmt_us
+from analysis.tables import markdown_table, write_atomic
+from analysis.trace_pages.stats import sync_cost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")

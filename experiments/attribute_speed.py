@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Speed of `./attribute` on plain and gzip traces, against the parse limit and against
 Holistic Trace Analysis 0.5.0, on the same trace files and in one run: wall
 time and peak RSS, several repetitions interleaved (attribute on the plain file, attribute on its
 .gz, the parse limit, HTA, then again ...) so that all see the same machine load.
 
-    python3 experiments/attribute_speed.py [--attribute ./attribute] [--parse-limit BIN] \\
+    python3 -m experiments.attribute_speed [--attribute ./attribute] [--parse-limit BIN] \\
         [--hta-python PY] [--reps 3] [--make-gz] TRACE.json...
 
   attribute side: `ATTRIBUTE --time --json /dev/null TRACE` (binary from --attribute, else
@@ -48,9 +47,9 @@ import threading
 import time
 from pathlib import Path
 
+from experiments import python_speed
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_speed  # noqa: E402
 
 DEFAULT_HTA_PYTHON = "/work/scratch/hta-venv/bin/python"
 # The targets asked of the tool, printed beside the measurements (not asserted here).
@@ -486,7 +485,7 @@ def main():
         default=None,
         help="a Python with the iris_trace package: also time attribute() and TraceAnalysis "
         "(+ HTA's TraceAnalysis and its 3 calls in HTA's venv) in the same run "
-        "(experiments/python_speed.py)",
+        "(experiments.python_speed)",
     )
     ap.add_argument(
         "--hta-max-mb",

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Holistic Trace Analysis 0.5.0's critical path on every trace of tests/data/traces/, per
 ProfilerStep (or over the whole trace when it has none), written as data for the replay page
 (analysis/replay_report.py), so that the page shows HTA's figure beside ./attribute --replay's
@@ -14,7 +13,7 @@ columns=...), which pandas 3 refuses), so the environment of experiments/hta_ref
 
     python3 -m venv /tmp/hta-cp-venv
     /tmp/hta-cp-venv/bin/pip install holistictraceanalysis==0.5.0 "pandas<3"   # 2.3.3 here
-    /tmp/hta-cp-venv/bin/python experiments/hta_critical_path.py     # ~1 min on 2 cores
+    /tmp/hta-cp-venv/bin/python -m experiments.hta_critical_path     # ~1 min on 2 cores
 
 It writes results/traces/hta-critical-path.json:
   {"hta_version", "traces": {stem: {"ranks": {rank: [{"annotation", "instance", "start_us",
@@ -33,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from experiments.hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # same stems
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # noqa: E402  (same traces, same stems)
 
 OUT = REPO / "results" / "traces"
 CHILD_TIMEOUT_S = 1800
@@ -105,7 +104,7 @@ def child(files, out_path):
 def run_one(stem, files, log):
     with tempfile.TemporaryDirectory(prefix="hta-cp-out-") as tmp:
         out = Path(tmp) / "cp.json"
-        cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
+        cmd = [sys.executable, "-m", __spec__.name, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Differential test of `./attribute --hta` against Holistic Trace Analysis 0.5.0 itself, on
 random traces (experiments/hta_trace_gen.py) in both rounding modes.
 
@@ -12,7 +11,7 @@ trace_tests without HTA).
 HTA is a tool of this check, never a project dependency: run this with the scratch venv's
 python (see tests/data/hta_expected/README.md for how it is made):
 
-    /work/scratch/hta-venv/bin/python experiments/hta_differential.py --traces 5000 --seed 23 \\
+    /work/scratch/hta-venv/bin/python -m experiments.hta_differential --traces 5000 --seed 23 \\
         --attribute build-trace/attribute --out results/traces/hta-differential.json
     # cost: about 0.3 s of one core per trace (HTA's parse, twice per mode); 5000 traces ~30 min
 
@@ -40,15 +39,13 @@ import multiprocessing as mp
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-import hta_trace_gen  # noqa: E402
+from experiments import hta_trace_gen
+
+REPO = Path(__file__).resolve().parent.parent
 
 FIGURES_TEMPORAL = ("idle_time_us", "compute_time_us", "non_compute_time_us", "kernel_time_us")
 FIGURES_IDLE = ("host_wait_us", "kernel_wait_us", "other_us")
@@ -81,7 +78,7 @@ def hta_load(trace_dir, rounding):
 
 def hta_run(trace_dir, rounding, native=True):
     """{"stable": figures, "native": figures} (native only when asked), or {"error": ...}."""
-    from hta_reference import hta_figures, hta_observed
+    from experiments.hta_reference import hta_figures, hta_observed
 
     try:
         a = hta_load(trace_dir, rounding)
@@ -379,10 +376,12 @@ def main():
     a = ap.parse_args()
     MAX_QUEUE = a.max_queue  # read by the forked workers
 
-    from hta_reference import check_hta_version
     import logging
     import warnings
+
     from hta.configs.config import logger
+
+    from experiments.hta_reference import check_hta_version
 
     check_hta_version()
     logger.setLevel(logging.ERROR)  # HTA warns on every parse; its errors are recorded below

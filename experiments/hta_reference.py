@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run Holistic Trace Analysis 0.5.0 itself on every trace of tests/data/traces/ and write
 the figures that `./attribute --hta` must reproduce (tests/data/hta_expected/).
 
@@ -8,7 +7,7 @@ repository:
 
     python3 -m venv /work/scratch/hta-venv
     /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0
-    /work/scratch/hta-venv/bin/python experiments/hta_reference.py
+    /work/scratch/hta-venv/bin/python -m experiments.hta_reference
 
 It writes, for every trace <stem> (file name without .json.gz; the folder two-ranks gives
 "two-ranks"), <stem>.json (HTA's default rounding of float timestamps) and
@@ -277,7 +276,7 @@ def run_one(stem, files, rounding, log):
         env["HTA_DISABLE_NS_ROUNDING"] = "1"
     with tempfile.TemporaryDirectory(prefix="hta-out-") as tmp:
         out = Path(tmp) / "figures.json"
-        cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
+        cmd = [sys.executable, "-m", __spec__.name, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
             p = subprocess.run(

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Random PyTorch profiler (Kineto) traces that stress Holistic Trace Analysis 0.5.0's rules, for
 experiments/hta_differential.py. Seeded: the same seed gives the same trace, byte for
 byte. Standard library only (no torch, no HTA).
@@ -21,7 +20,7 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
   Memcpy, Runtime, ...) in some ranks, and the events HTA drops (no dur: flows, metadata,
   instants; no cat; cat "Trace"), in Kineto's order or shuffled.
 
-    python3 experiments/hta_trace_gen.py --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
+    python3 -m experiments.hta_trace_gen --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
 """
 
 import argparse

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Build a large (default ~1 GB uncompressed) Kineto trace for the speed check by
 repeating the ProfilerSteps of a real trace, never committed itself (out/ is ignored).
 
-    python3 experiments/make_big_trace.py                        # -> out/a100-cuda-graphs-6streams-1GB.json
-    python3 experiments/make_big_trace.py --size-mb 200 --out out/t200.json
+    python3 -m experiments.make_big_trace                        # -> out/a100-cuda-graphs-6streams-1GB.json
+    python3 -m experiments.make_big_trace --size-mb 200 --out out/t200.json
 
 What it writes: the source trace unchanged (copy 0), then copies 1..N of all of its events
 (every complete event and flow event; metadata and instant events are written once). A copy

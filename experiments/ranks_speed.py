@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Many ranks with the Python package: N per-rank copies of a large trace (default 16 of
 make_big_trace.py's 1 GB trace, each with its own distributedInfo.rank), read by
 `iris_trace.attribute(folder)` in a child process: its wall time and peak RSS (the child's
 ru_maxrss), with the workers and memory bound it chose and the machine's load.
 
-    python3 experiments/make_big_trace.py --out out/big-1GB.json
-    python3 experiments/ranks_speed.py --python PY --source out/big-1GB.json --ranks 16 \\
+    python3 -m experiments.make_big_trace --out out/big-1GB.json
+    python3 -m experiments.ranks_speed --python PY --source out/big-1GB.json --ranks 16 \\
         --folder out/ranks-16 [--delete] [--out-dir results/traces/python-speed]
 
 PY: a Python with the iris_trace package. Writes OUT_DIR/ranks-speed.json and .md (temporary file

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Record a torch.profiler trace of a torch.compile'd step with graph breaks, on the CPU.
 
 The test data of ./attribute's graph-break report (docs/trace-tool.md, "Graph breaks"):
 
-    .venv/bin/python experiments/record_graph_break_trace.py \\
+    .venv/bin/python -m experiments.record_graph_break_trace \\
         --out tests/data/traces_compiled/cpu-compiled-item.json.gz
 
 Each step calls two compiled functions. The first reads a value with `.item()` in its middle:

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """The sweeps of experiments/sweeps.toml: read, checked, and turned into what each user needs.
 
-    experiments/sweeps.py flags FAMILY [--profile gpu]   the family's flags, one a line
-    experiments/sweeps.py get FAMILY.KEY [--profile gpu] one value (a list as 1,2,3)
-    experiments/sweeps.py header OUT                     bench's defaults as a C++ header
+    python3 -m experiments.sweeps flags FAMILY [--profile gpu]   the family's flags, one a line
+    python3 -m experiments.sweeps get FAMILY.KEY [--profile gpu] one value (a list as 1,2,3)
+    python3 -m experiments.sweeps header OUT                     bench's defaults as a C++ header
 
 FAMILY is item_sync, batch_sweep, ladder, rung_sweep, primitives, paired (bench's flags), python_eager
 or torch_compile (their scripts' flags). The environment variables of the file's [env] table

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from experiments import sweeps
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "experiments"))
-import sweeps  # noqa: E402
 
 BENCH = os.environ.get("BENCH", str(REPO / "build" / "bench"))
 
@@ -99,13 +99,13 @@ def test_bad_environment_is_refused_naming_the_variable():
 
 
 def test_command_line(tmp_path):
-    run = [sys.executable, str(REPO / "experiments" / "sweeps.py")]
-    ok = subprocess.run(run + ["get", "held_out.batch"], capture_output=True, text=True)
+    run = [sys.executable, "-m", "experiments.sweeps"]
+    ok = subprocess.run(run + ["get", "held_out.batch"], capture_output=True, text=True, cwd=REPO)
     assert ok.returncode == 0 and ok.stdout.strip() == str(sweeps.load()["held_out"]["batch"])
-    bad = subprocess.run(run + ["get", "nope.key"], capture_output=True, text=True)
+    bad = subprocess.run(run + ["get", "nope.key"], capture_output=True, text=True, cwd=REPO)
     assert bad.returncode == 2 and "FAMILY.KEY" in bad.stderr
     header = tmp_path / "h" / "sweep_defaults.h"
-    assert subprocess.run(run + ["header", str(header)]).returncode == 0
+    assert subprocess.run(run + ["header", str(header)], cwd=REPO).returncode == 0
     assert "kItemSyncIntervals = {" + ", ".join(
         map(str, sweeps.load()["item_sync"]["intervals"])
     ) in header.read_text().replace("\n", " ")

@@ -118,7 +118,8 @@ def test_python_eager_json_is_world_readable(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "experiments", "python_eager.py"),
+            "-m",
+            "experiments.python_eager",
             "--out",
             str(out),
             "--epochs",
@@ -132,6 +133,7 @@ def test_python_eager_json_is_world_readable(tmp_path):
         text=True,
         timeout=300,
         env=dict(os.environ, OMP_NUM_THREADS="1"),
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
     mode = stat.S_IMODE(out.stat().st_mode)
