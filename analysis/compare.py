@@ -22,8 +22,9 @@ import sys
 import numpy as np
 
 from analysis import bench_json, noise
+from analysis.atomic_write import write_atomic
 from analysis.bench_json import BenchJsonError
-from analysis.tables import markdown_table, write_atomic
+from analysis.tables import markdown_table
 
 
 def load_side(path):

@@ -25,9 +25,10 @@ import os
 import sys
 
 from analysis import answer, article, launch_queue, machine_limit, noise, report, summary
+from analysis.atomic_write import write_atomic
 from analysis.attribute_json.reader import load_attribution
 from analysis.fmt import fmt_us
-from analysis.tables import markdown_table, write_atomic
+from analysis.tables import markdown_table
 from analysis.trace_pages.stats import sync_cost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -32,6 +32,7 @@ from analysis import (
 )
 from analysis import fit as fitting
 from analysis import report_prose as prose
+from analysis.atomic_write import write_atomic
 from analysis.bench_json import BenchJsonError
 from analysis.tables import markdown_figure
 
@@ -435,7 +436,7 @@ def main(argv=None):
         return 2
     print(console)
     out = os.path.join(folder, "REPORT.md")
-    tables.write_atomic(out, text)
+    write_atomic(out, text)
     print(f"\nwrote {os.path.relpath(out)}")
     return 0
 

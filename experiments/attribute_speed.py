@@ -26,7 +26,7 @@ time and peak RSS, several repetitions interleaved (attribute on the plain file,
 Each run's wall time is measured here (monotonic clock around the child) and its peak RSS is
 the child's own (os.wait4's ru_maxrss, which covers the descendants it waited for). Throughput is
 uncompressed JSON bytes (MB = 1e6 bytes) / median wall time. Writes OUT_DIR/speed.json and
-speed.md (default results/traces/), each to a temporary file renamed when complete, with the
+speed.md (default results/traces/), each through analysis.atomic_write, with the
 1-minute load average before and after. Timings on a shared 2-core machine are noisy: compare
 the ratios measured in the same run, not absolute numbers across runs.
 """
@@ -47,6 +47,7 @@ import threading
 import time
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic, write_atomic
 from experiments import python_speed
 
 REPO = Path(__file__).resolve().parent.parent
@@ -448,12 +449,6 @@ def verdicts(doc):
     return out
 
 
-def write_atomic(path, text):
-    tmp = Path(str(path) + ".partial")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -518,9 +513,8 @@ def main():
             gz = Path(t + ".gz")
             if not gz.is_file():
                 print(f"writing {gz} (gzip -9, not timed)", flush=True)
-                with open(str(gz) + ".partial", "wb") as out:
+                with open_atomic(gz, "wb") as out:
                     subprocess.run(["gzip", "-9", "-c", t], stdout=out, check=True)
-                os.replace(str(gz) + ".partial", gz)
 
     def mtime(path):
         return (

@@ -25,13 +25,13 @@ folder (HTA reads a folder of rank files).
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic, write_atomic
 from experiments.hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # same stems
 
 REPO = Path(__file__).resolve().parent.parent
@@ -96,9 +96,7 @@ def child(files, out_path):
             row["seconds"] = round(time.monotonic() - t0, 2)
             rows.append(row)
         result[str(rank)] = rows
-    tmp_out = Path(str(out_path) + ".partial")
-    tmp_out.write_text(json.dumps({"ranks": result}, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp_out, out_path)
+    write_atomic(out_path, json.dumps({"ranks": result}, indent=1, sort_keys=True) + "\n")
 
 
 def run_one(stem, files, log):
@@ -143,16 +141,13 @@ def main():
         "traces": {},
     }
     log_path = out_dir / "hta-critical-path.log"
-    with open(str(log_path) + ".partial", "w") as log:
+    dest = out_dir / "hta-critical-path.json"
+    with open_atomic(log_path) as log:  # renamed after the JSON, as the run's last act
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
         for stem, files in trace_inputs():
             doc["traces"][stem] = run_one(stem, files, log)
             print(f"{stem}: {doc['traces'][stem].get('error', 'ok')}", flush=True)
-    dest = out_dir / "hta-critical-path.json"
-    tmp = Path(str(dest) + ".partial")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, dest)
-    os.replace(str(log_path) + ".partial", log_path)
+        write_atomic(dest, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     print(f"wrote {dest.relative_to(REPO) if dest.is_relative_to(REPO) else dest}")
 
 

@@ -43,6 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from analysis.atomic_write import write_atomic
 from experiments import hta_trace_gen
 
 REPO = Path(__file__).resolve().parent.parent
@@ -478,9 +479,7 @@ def main():
                 )
 
     if a.out:
-        tmp = Path(a.out + ".partial")
-        tmp.write_text(json.dumps(summary, indent=1) + "\n")
-        os.replace(tmp, a.out)
+        write_atomic(a.out, json.dumps(summary, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic
+
 REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
 OUT = REPO / "tests" / "data" / "hta_frames"
@@ -73,10 +75,8 @@ def child(trace, out):
         for f in files:
             os.symlink(f, Path(d) / f.name)
         result = frames_of(d)
-    tmp = Path(str(out) + ".partial")
-    with open(tmp, "wb") as f:
+    with open_atomic(out, "wb") as f:
         pickle.dump(result, f)
-    os.replace(tmp, out)
 
 
 def main():

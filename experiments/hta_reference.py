@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic, write_atomic
+
 REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
 OUT = REPO / "tests" / "data" / "hta_expected"
@@ -255,9 +257,7 @@ def child(files, out_path, rounding):
     result["tie_order"] = "stable"
     result["native_tie_order_gives_same_figures"] = same
 
-    tmp_out = Path(str(out_path) + ".partial")
-    tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp_out, out_path)
+    write_atomic(out_path, json.dumps(result, indent=1, sort_keys=True) + "\n")
 
 
 def run_one(stem, files, rounding, log):
@@ -316,7 +316,7 @@ def main():
 
     OUT.mkdir(parents=True, exist_ok=True)
     log_path = OUT / "hta_reference.log"
-    with open(str(log_path) + ".partial", "w") as log:
+    with open_atomic(log_path) as log:
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
         for stem, files in trace_inputs():
             if args.only and stem != args.only:
@@ -324,12 +324,9 @@ def main():
             for rounding in (True, False):
                 suffix, doc = run_one(stem, files, rounding, log)
                 dest = OUT / f"{stem}{suffix}.json"
-                tmp = Path(str(dest) + ".partial")
-                tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-                os.replace(tmp, dest)
+                write_atomic(dest, json.dumps(doc, indent=1, sort_keys=True) + "\n")
                 status = doc.get("error", "ok")
                 print(f"{dest.relative_to(REPO)}: {status}", flush=True)
-    os.replace(str(log_path) + ".partial", log_path)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
 
 import argparse
 import json
-import os
 import random
 from pathlib import Path
+
+from analysis.atomic_write import write_atomic
 
 KERNEL_NAMES = [
     "void at::native::vectorized_elementwise_kernel<4>(int)",
@@ -469,9 +470,7 @@ def write(files, out_dir):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, doc in files.items():
-        tmp = out / (name + ".partial")
-        tmp.write_text(json.dumps(doc) + "\n")
-        os.replace(tmp, out / name)
+        write_atomic(out / name, json.dumps(doc) + "\n")
 
 
 def main():

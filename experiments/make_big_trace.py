@@ -37,18 +37,19 @@ Python ids and parent ids; the real stacks of tests/data/traces_stacks hold 1 to
 op.
 
 Exit status 2, with a message, when the source cannot be read or holds no ProfilerStep; the
-output is written to OUT.partial and renamed only when complete.
+output is written through analysis.atomic_write: it appears only when complete.
 """
 
 import argparse
 import gzip
 import json
-import os
 import re
 import resource
 import sys
 import time
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = REPO / "tests" / "data" / "traces" / "a100-cuda-graphs-6streams.json.gz"
@@ -201,12 +202,11 @@ def main():
     stem = Path(args.src).name.split(".json")[0]
     out = Path(args.out or REPO / "out" / f"{stem}-{int(args.size_mb)}MB.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    part = Path(str(out) + ".partial")
 
     span = [e for e in events if e.get("cat") == "Trace"]
     once = [e for e in events if e.get("cat") != "Trace"]
     copies = 0
-    with open(part, "w") as f:
+    with open_atomic(out) as f:
         f.write("{\n")
         for key, val in doc.items():
             if key != "traceEvents":
@@ -223,7 +223,6 @@ def main():
             f.write(",\n" + json.dumps(c))
         f.write("\n  ]\n}\n")
         size = f.tell()
-    os.replace(part, out)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"{out}: {size / 1e6:.1f} MB ({size / 2**20:.1f} MiB), source + {copies} copies of "

@@ -7,8 +7,8 @@ ru_maxrss), with the workers and memory bound it chose and the machine's load.
     python3 -m experiments.ranks_speed --python PY --source out/big-1GB.json --ranks 16 \\
         --folder out/ranks-16 [--delete] [--out-dir results/traces/python-speed]
 
-PY: a Python with the iris_trace package. Writes OUT_DIR/ranks-speed.json and .md (temporary file
-then rename). --delete removes the rank copies afterwards (16 GB for 16 ranks of 1 GB). The rank
+PY: a Python with the iris_trace package. Writes OUT_DIR/ranks-speed.json and .md (through
+analysis.atomic_write). --delete removes the rank copies afterwards (16 GB for 16 ranks of 1 GB). The rank
 copies are written once (not timed) and reused while their size matches the source's.
 """
 
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic, write_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 HEAD = 1 << 20  # distributedInfo sits in the header, before traceEvents
@@ -40,8 +42,7 @@ print("RANKS " + json.dumps({"call_s": t1 - t0, "ranks": len(r.files), "json_cha
 
 def write_rank(source, dest, rank):
     """source with distributedInfo.rank = rank, streamed (the header rewritten, the rest copied)."""
-    tmp = Path(str(dest) + ".partial")
-    with open(source, "rb") as src, open(tmp, "wb") as out:
+    with open(source, "rb") as src, open_atomic(dest, "wb") as out:
         head = src.read(HEAD)
         cut = head.find(b'"traceEvents"')
         if cut < 0:
@@ -52,7 +53,6 @@ def write_rank(source, dest, rank):
         out.write(fixed + head[cut:])
         while chunk := src.read(1 << 24):
             out.write(chunk)
-    os.replace(tmp, dest)
 
 
 def main():
@@ -140,9 +140,7 @@ def main():
         ("ranks-speed.json", json.dumps(doc, indent=1) + "\n"),
         ("ranks-speed.md", "\n".join(lines) + "\n"),
     ):
-        tmp = out_dir / (name + ".partial")
-        tmp.write_text(text)
-        os.replace(tmp, out_dir / name)
+        write_atomic(out_dir / name, text)
     print(f"wrote {out_dir}/ranks-speed.md")
     if args.delete:
         for p in folder.glob("rank-*.json"):

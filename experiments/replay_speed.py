@@ -24,7 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from experiments.attribute_speed import run_child, summarise, uncompressed_bytes, write_atomic
+from analysis.atomic_write import write_atomic
+from experiments.attribute_speed import run_child, summarise, uncompressed_bytes
 
 REPO = Path(__file__).resolve().parent.parent
 MODES = {

@@ -2,12 +2,11 @@
 its JSON (.json) and pandas DataFrames with units in the column names."""
 
 import json as _json
-import os
-import tempfile
 
 import pandas as pd
 
 from . import _core, _tables
+from ._atomic_write import write_atomic  # analysis/atomic_write.py, installed by CMake
 
 TABLES = (
     "steps",
@@ -20,21 +19,6 @@ TABLES = (
     "launch_delays",
     "kernels",
 )
-
-
-def write_atomically(path, text):
-    """text to path through a temporary file in the same folder, renamed when complete."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".partial-", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class AttributeResult:
@@ -71,7 +55,7 @@ class AttributeResult:
         return _json.loads(self.json)
 
     def save_json(self, path):
-        write_atomically(path, self.json)
+        write_atomic(path, self.json)
 
     def _table(self, name):
         if name not in self._frames:
@@ -182,7 +166,7 @@ class WhatIfResult:
         return _json.loads(self.json)
 
     def save_json(self, path):
-        write_atomically(path, self.json)
+        write_atomic(path, self.json)
 
     @property
     def windows(self):

@@ -1,6 +1,7 @@
 """attribute(): the CLI's text and JSON byte for byte, the tables, what_if, many ranks."""
 
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -143,6 +144,9 @@ def test_save_json_is_atomic(tmp_path):
     r.save_json(out)
     assert out.read_text() == r.json
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as open() makes it, not mkstemp's 0600
 
 
 def test_call_sites_as_the_json():
