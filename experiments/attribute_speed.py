@@ -140,6 +140,8 @@ def executable(path):
 
 
 def measure(trace, args):
+    """Every side on one trace, the repetitions interleaved; the runs, their summaries and
+    the ratios between sides."""
     size = uncompressed_bytes(trace)
     gz = Path(str(trace) + ".gz")
     res = {
@@ -156,6 +158,28 @@ def measure(trace, args):
         "python_hta": {"runs": []},
         "hta3": {"runs": []},
     }
+    have_attr, have_gz, have_limit = _native_sides(res, gz, args)
+    hta_py = Path(args.hta_python)
+    hta_ok = _hta_side(res, hta_py, size, args)
+    env = dict(os.environ)
+    env.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
+    for rep in range(args.reps):
+        if have_attr:
+            have_attr = _attribute_run(res, "attribute", trace, rep, args)
+        if have_gz:
+            have_gz = _attribute_run(res, "attribute_gz", gz, rep, args)
+        if have_limit:
+            have_limit = _parse_limit_run(res, trace, rep, args)
+        if args.python:
+            _python_runs(res, trace, rep, args, hta_py if hta_ok else None, env)
+        if hta_ok and rep < args.hta_reps:
+            hta_ok = _hta_run(res, hta_py, trace, rep, args, env)
+    _summarise_sides(res, size)
+    return res
+
+
+def _native_sides(res, gz, args):
+    """Whether ./attribute, its .gz run and the parse limit can run; the reason where not."""
     have_attr = executable(args.attribute)
     if not have_attr:
         res["attribute"]["not_run"] = res["attribute_gz"]["not_run"] = (
@@ -167,7 +191,11 @@ def measure(trace, args):
     have_limit = executable(args.parse_limit)
     if not have_limit:
         res["parse_limit"]["not_run"] = f"no executable at {args.parse_limit}"
-    hta_py = Path(args.hta_python)
+    return have_attr, have_gz, have_limit
+
+
+def _hta_side(res, hta_py, size, args):
+    """Whether HTA runs on this trace; the reason where not."""
     too_big = args.hta_max_mb is not None and size / 1e6 > args.hta_max_mb
     hta_ok = hta_py.exists() and not args.skip_hta and not too_big
     if not hta_ok:
@@ -178,99 +206,109 @@ def measure(trace, args):
             if too_big
             else f"no Python at {hta_py} (create the scratch venv)"
         )
-    env = dict(os.environ)
-    env.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
+    return hta_ok
 
-    def attribute(side, path, rep):
-        rc, wall, rss, text = run_child(
-            [str(args.attribute), "--time", "--json", "/dev/null", str(path)],
-            args.attribute_timeout_s,
+
+def _attribute_run(res, side, path, rep, args):
+    """One ./attribute process on path; False when it failed (the side stops)."""
+    rc, wall, rss, text = run_child(
+        [str(args.attribute), "--time", "--json", "/dev/null", str(path)],
+        args.attribute_timeout_s,
+    )
+    res[side]["runs"].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss})
+    m = re.search(r"inflated by ([\w-]+)", text)
+    if m:
+        res[side]["inflater"] = m.group(1)
+    print(f"  {side} rep {rep}: rc={rc} {wall:.3f} s, {rss / 2**20:.0f} MiB", flush=True)
+    if rc != 0:
+        res[side]["error"] = text.strip()[-2000:]
+    return rc == 0
+
+
+def _parse_limit_run(res, trace, rep, args):
+    """One json_parse_limit process: its own timing of the parse; False when it failed."""
+    rc, wall, _rss, text = run_child(
+        [str(args.parse_limit), str(trace), "--reps", "1"], args.attribute_timeout_s
+    )
+    run = {"rc": rc, "process_wall_s": wall, "peak_rss_bytes": None}
+    try:
+        got = json.loads(text.strip().splitlines()[-1])
+        run.update(
+            {
+                "wall_s": got["seconds_median"],
+                "threads": got["threads"],
+                "simdjson_implementation": got["simdjson_implementation"],
+            }
         )
-        res[side]["runs"].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss})
-        m = re.search(r"inflated by ([\w-]+)", text)
-        if m:
-            res[side]["inflater"] = m.group(1)
-        print(f"  {side} rep {rep}: rc={rc} {wall:.3f} s, {rss / 2**20:.0f} MiB", flush=True)
-        if rc != 0:
-            res[side]["error"] = text.strip()[-2000:]
-        return rc == 0
+    except (ValueError, KeyError, IndexError):
+        run["rc"] = rc if rc != 0 else "bad output"
+    res["parse_limit"]["runs"].append(run)
+    print(
+        f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s",
+        flush=True,
+    )
+    if run["rc"] != 0:
+        res["parse_limit"]["error"] = text.strip()[-2000:]
+        return False
+    return True
 
-    for rep in range(args.reps):
-        if have_attr:
-            have_attr = attribute("attribute", trace, rep)
-        if have_gz:
-            have_gz = attribute("attribute_gz", gz, rep)
-        if have_limit:
-            rc, wall, rss, text = run_child(
-                [str(args.parse_limit), str(trace), "--reps", "1"], args.attribute_timeout_s
-            )
-            run = {"rc": rc, "process_wall_s": wall, "peak_rss_bytes": None}
-            try:
-                got = json.loads(text.strip().splitlines()[-1])
-                run.update(
-                    {
-                        "wall_s": got["seconds_median"],
-                        "threads": got["threads"],
-                        "simdjson_implementation": got["simdjson_implementation"],
-                    }
-                )
-            except (ValueError, KeyError, IndexError):
-                run["rc"] = rc if rc != 0 else "bad output"
-            res["parse_limit"]["runs"].append(run)
-            print(
-                f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s",
-                flush=True,
-            )
-            if run["rc"] != 0:
-                res["parse_limit"]["error"] = text.strip()[-2000:]
-                have_limit = False
-        if args.python:
-            for side in ("python_attribute", "python_hta"):
-                run = python_speed.measure(
-                    side, args.python, trace, run_child, args.attribute_timeout_s
-                )
-                res[side]["runs"].append(run)
-                print(
-                    f"  {side} rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.3f} s "
-                    f"(process {run['process_wall_s']:.3f} s)",
-                    flush=True,
-                )
-            if hta_ok and rep < args.hta_reps:
-                run = python_speed.measure(
-                    "hta3",
-                    hta_py,
-                    trace,
-                    run_child,
-                    args.hta_timeout_s,
-                    env=env,
-                    mem_limit_bytes=int(args.hta_mem_gib * 2**30),
-                )
-                res["hta3"]["runs"].append(run)
-                print(
-                    f"  HTA + 3 calls rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.2f} s",
-                    flush=True,
-                )
-        if hta_ok and rep < args.hta_reps:
-            rc, wall, rss, text = run_child(
-                [str(hta_py), "-c", HTA_CHILD, str(trace)],
-                args.hta_timeout_s,
-                env=env,
-                mem_limit_bytes=int(args.hta_mem_gib * 2**30),
-            )
-            run = {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss}
-            for line in text.splitlines():
-                if line.startswith("HTA_SPEED "):
-                    run.update(json.loads(line[len("HTA_SPEED ") :]))
-            res["hta"]["runs"].append(run)
-            print(f"  HTA rep {rep}: rc={rc} {wall:.2f} s, {rss / 2**20:.0f} MiB", flush=True)
-            if rc != 0:
-                tail = [l for l in text.strip().splitlines() if l.strip()][-3:]
-                res["hta"]["error"] = (
-                    f"exit {rc} after {wall:.0f} s (limits: "
-                    f"{args.hta_mem_gib:g} GiB address space, "
-                    f"{args.hta_timeout_s} s): " + " | ".join(tail)
-                )
-                hta_ok = False  # do not repeat a failure that costs minutes
+
+def _python_runs(res, trace, rep, args, hta_py, env):
+    """The package's attribute() and TraceAnalysis + 3 calls, then HTA's own 3 calls when
+    HTA runs (hta_py) in this repetition."""
+    for side in ("python_attribute", "python_hta"):
+        run = python_speed.measure(side, args.python, trace, run_child, args.attribute_timeout_s)
+        res[side]["runs"].append(run)
+        print(
+            f"  {side} rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.3f} s "
+            f"(process {run['process_wall_s']:.3f} s)",
+            flush=True,
+        )
+    if hta_py is not None and rep < args.hta_reps:
+        run = python_speed.measure(
+            "hta3",
+            hta_py,
+            trace,
+            run_child,
+            args.hta_timeout_s,
+            env=env,
+            mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+        )
+        res["hta3"]["runs"].append(run)
+        print(
+            f"  HTA + 3 calls rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.2f} s",
+            flush=True,
+        )
+
+
+def _hta_run(res, hta_py, trace, rep, args, env):
+    """HTA's load and idle breakdown in its venv, under the memory and time limits; False
+    after a failure, which is not repeated (it costs minutes)."""
+    rc, wall, rss, text = run_child(
+        [str(hta_py), "-c", HTA_CHILD, str(trace)],
+        args.hta_timeout_s,
+        env=env,
+        mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+    )
+    run = {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss}
+    for line in text.splitlines():
+        if line.startswith("HTA_SPEED "):
+            run.update(json.loads(line[len("HTA_SPEED ") :]))
+    res["hta"]["runs"].append(run)
+    print(f"  HTA rep {rep}: rc={rc} {wall:.2f} s, {rss / 2**20:.0f} MiB", flush=True)
+    if rc != 0:
+        tail = [l for l in text.strip().splitlines() if l.strip()][-3:]
+        res["hta"]["error"] = (
+            f"exit {rc} after {wall:.0f} s (limits: "
+            f"{args.hta_mem_gib:g} GiB address space, "
+            f"{args.hta_timeout_s} s): " + " | ".join(tail)
+        )
+        return False
+    return True
+
+
+def _summarise_sides(res, size):
+    """Each side's medians over its runs, and the ratios between sides that both ran."""
     for side in ("attribute", "attribute_gz", "parse_limit", "hta", *PY_SIDES):
         s = summarise(res[side]["runs"], size)
         if s:
@@ -292,7 +330,6 @@ def measure(trace, args):
         res["python_over_attribute"] = pa["wall_s_median"] / a["wall_s_median"]
     if "wall_s_median" in ph and "wall_s_median" in h3:
         res["speedup_hta3_over_python_hta"] = h3["wall_s_median"] / ph["wall_s_median"]
-    return res
 
 
 def fmt(x, spec):
@@ -450,6 +487,58 @@ def verdicts(doc):
 
 
 def main():
+    args = arguments()
+    if args.make_gz:
+        make_gz(args.traces)
+    built = mtime(args.attribute)
+    digest = None
+    if os.path.isfile(args.attribute):
+        with open(args.attribute, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    load_start = os.getloadavg()[0]
+    commit = git_commit()
+    results = []
+    for t in args.traces:
+        print(f"{t}:", flush=True)
+        results.append(measure(Path(t), args))
+    doc = {
+        "tool": "attribute_speed",
+        "host": f"{platform.node()} ({os.cpu_count()} CPUs)",
+        "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "reps": args.reps,
+        "hta_reps": args.hta_reps,
+        "attribute_binary": args.attribute,
+        "parse_limit_binary": args.parse_limit,
+        "attribute_binary_mtime_utc": built,
+        "attribute_binary_sha256": digest,
+        "hta_python": args.hta_python,
+        "git_commit": commit,
+        "loadavg_1min_start": load_start,
+        "loadavg_1min_end": os.getloadavg()[0],
+        "targets": {
+            "mb_per_s": TARGET_MB_S,
+            "peak_rss_over_size": TARGET_RSS_RATIO,
+            "speedup_hta_over_attribute": TARGET_SPEEDUP,
+            "gz_over_plain": TARGET_GZ_RATIO,
+            "plain_mb_per_s_big": TARGET_PLAIN_MB_S,
+            "plain_over_parse_limit": TARGET_LIMIT_RATIO,
+        },
+        "results": results,
+    }
+    if mtime(args.attribute) != built:  # rebuilt while measuring: the runs mix two binaries
+        doc["warning"] = (
+            f"{args.attribute} changed during the run ({built} -> {mtime(args.attribute)})"
+        )
+        print(f"attribute_speed: warning: {doc['warning']}", file=sys.stderr)
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "speed.json", json.dumps(doc, indent=1) + "\n")
+    write_atomic(out / "speed.md", markdown(doc))
+    print(f"wrote {out / 'speed.json'} and {out / 'speed.md'}")
+
+
+def arguments(argv=None):
+    """The flags, checked (exit 2 naming the bad one), with the defaults that depend on others."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "traces",
@@ -492,7 +581,7 @@ def main():
         "--make-gz", action="store_true", help="write a missing TRACE.json.gz with gzip -9 first"
     )
     ap.add_argument("--out-dir", default=str(REPO / "results" / "traces"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     for t in args.traces:
         if not Path(t).is_file() or t.endswith(".gz"):
             print(
@@ -508,74 +597,37 @@ def main():
     if args.parse_limit is None:
         beside = Path(args.attribute).resolve().parent / "json_parse_limit"
         args.parse_limit = str(beside if beside.is_file() else REPO / "build" / "json_parse_limit")
-    if args.make_gz:
-        for t in args.traces:
-            gz = Path(t + ".gz")
-            if not gz.is_file():
-                print(f"writing {gz} (gzip -9, not timed)", flush=True)
-                with open_atomic(gz, "wb") as out:
-                    subprocess.run(["gzip", "-9", "-c", t], stdout=out, check=True)
+    return args
 
-    def mtime(path):
-        return (
-            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
-            if os.path.exists(path)
-            else None
-        )
 
-    built = mtime(args.attribute)
-    digest = None
-    if os.path.isfile(args.attribute):
-        with open(args.attribute, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-    load_start = os.getloadavg()[0]
+def make_gz(traces):
+    """TRACE.json.gz with gzip -9 (PyTorch's level) for each trace that lacks one; not timed."""
+    for t in traces:
+        gz = Path(t + ".gz")
+        if not gz.is_file():
+            print(f"writing {gz} (gzip -9, not timed)", flush=True)
+            with open_atomic(gz, "wb") as out:
+                subprocess.run(["gzip", "-9", "-c", t], stdout=out, check=True)
+
+
+def mtime(path):
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
+        if os.path.exists(path)
+        else None
+    )
+
+
+def git_commit():
     try:
-        commit = subprocess.run(
+        return subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        commit = None
-    results = []
-    for t in args.traces:
-        print(f"{t}:", flush=True)
-        results.append(measure(Path(t), args))
-    doc = {
-        "tool": "attribute_speed",
-        "host": f"{platform.node()} ({os.cpu_count()} CPUs)",
-        "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "reps": args.reps,
-        "hta_reps": args.hta_reps,
-        "attribute_binary": args.attribute,
-        "parse_limit_binary": args.parse_limit,
-        "attribute_binary_mtime_utc": built,
-        "attribute_binary_sha256": digest,
-        "hta_python": args.hta_python,
-        "git_commit": commit,
-        "loadavg_1min_start": load_start,
-        "loadavg_1min_end": os.getloadavg()[0],
-        "targets": {
-            "mb_per_s": TARGET_MB_S,
-            "peak_rss_over_size": TARGET_RSS_RATIO,
-            "speedup_hta_over_attribute": TARGET_SPEEDUP,
-            "gz_over_plain": TARGET_GZ_RATIO,
-            "plain_mb_per_s_big": TARGET_PLAIN_MB_S,
-            "plain_over_parse_limit": TARGET_LIMIT_RATIO,
-        },
-        "results": results,
-    }
-    if mtime(args.attribute) != built:  # rebuilt while measuring: the runs mix two binaries
-        doc["warning"] = (
-            f"{args.attribute} changed during the run ({built} -> {mtime(args.attribute)})"
-        )
-        print(f"attribute_speed: warning: {doc['warning']}", file=sys.stderr)
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "speed.json", json.dumps(doc, indent=1) + "\n")
-    write_atomic(out / "speed.md", markdown(doc))
-    print(f"wrote {out / 'speed.json'} and {out / 'speed.md'}")
+        return None
 
 
 if __name__ == "__main__":
