@@ -93,15 +93,32 @@ def hta_observed(stable):
 def hta_figures(analyzer, queue_limits=QUEUE_LIMITS):
     """HTA's figures for every rank of a loaded TraceAnalysis, in the schema of
     tests/data/hta_expected/README.md: what HTA's public calls return, nothing recomputed."""
-    import numpy as np
-
-    ranks = sorted(analyzer.t.traces)
     result = {"ranks": {}}
+    temporal, temporal_error = _temporal(analyzer)
+    for rank in sorted(analyzer.t.traces):
+        trace_df = analyzer.t.get_trace(rank)
+        gpu_events = int((trace_df["stream"] != -1).sum())
+        r = {"gpu_events_after_hta_filter": gpu_events}
+        errors = {}
+        if rank in temporal:
+            r["temporal"] = temporal[rank]
+        else:
+            r["temporal"] = {}
+            errors["temporal"] = temporal_error or "HTA returned no row for this rank"
+        r["idle_by_stream"] = _idle_by_stream(analyzer, rank, errors)
+        r["launch_delay_us"] = _launch_delays(analyzer, rank, errors)
+        queue_figures(analyzer, rank, r, errors, queue_limits)
+        if errors:
+            r["hta_errors"] = errors
+        result["ranks"][str(rank)] = r
+    return result
 
-    # Temporal breakdown: all ranks in one call; a rank without GPU events makes HTA raise
-    # (it indexes the first merged interval), which is recorded, not hidden.
+
+def _temporal(analyzer):
+    """({rank: temporal figures}, HTA's error or None): all ranks in one call; a rank without
+    GPU events makes HTA raise (it indexes the first merged interval), which is recorded, not
+    hidden."""
     temporal = {}
-    temporal_error = None
     try:
         df = analyzer.get_temporal_breakdown(visualize=False)
         for _, row in df.iterrows():
@@ -112,67 +129,49 @@ def hta_figures(analyzer, queue_limits=QUEUE_LIMITS):
                 "kernel_time_us": _f(row["kernel_time(us)"]),
             }
     except Exception as e:  # noqa: BLE001 - HTA's failure is itself a result
-        temporal_error = f"{type(e).__name__}: {e}"
+        return temporal, f"{type(e).__name__}: {e}"
+    return temporal, None
 
-    for rank in ranks:
-        trace_df = analyzer.t.get_trace(rank)
-        gpu_events = int((trace_df["stream"] != -1).sum())
-        r = {"gpu_events_after_hta_filter": gpu_events}
-        errors = {}
-        if rank in temporal:
-            r["temporal"] = temporal[rank]
-        else:
-            r["temporal"] = {}
-            errors["temporal"] = temporal_error or "HTA returned no row for this rank"
 
-        # Idle-time breakdown per stream, HTA's default consecutive_kernel_delay=30 (us).
-        idle = {}
-        try:
-            idf, _ = analyzer.get_idle_time_breakdown(
-                ranks=[rank], visualize=False, consecutive_kernel_delay=30
+def _idle_by_stream(analyzer, rank, errors):
+    """Idle-time breakdown per stream, HTA's default consecutive_kernel_delay=30 (us)."""
+    idle = {}
+    try:
+        idf, _ = analyzer.get_idle_time_breakdown(
+            ranks=[rank], visualize=False, consecutive_kernel_delay=30
+        )
+        for _, row in idf.iterrows():
+            s = idle.setdefault(
+                str(int(row["stream"])),
+                {"host_wait_us": 0.0, "kernel_wait_us": 0.0, "other_us": 0.0},
             )
-            for _, row in idf.iterrows():
-                s = idle.setdefault(
-                    str(int(row["stream"])),
-                    {"host_wait_us": 0.0, "kernel_wait_us": 0.0, "other_us": 0.0},
-                )
-                s[f"{row['idle_category']}_us"] = _f(row["idle_time"])
-        except Exception as e:  # noqa: BLE001
-            errors["idle_by_stream"] = f"{type(e).__name__}: {e}"
-            idle = {}
-        r["idle_by_stream"] = idle
+            s[f"{row['idle_category']}_us"] = _f(row["idle_time"])
+    except Exception as e:  # noqa: BLE001
+        errors["idle_by_stream"] = f"{type(e).__name__}: {e}"
+        idle = {}
+    return idle
 
-        # Launch statistics: HTA's per-event launch_delay (GPU start - call end, clipped at 0).
-        try:
-            ldf = analyzer.get_cuda_kernel_launch_stats(ranks=[rank], visualize=False)[rank]
-            d = ldf["launch_delay"].to_numpy(dtype=float)
-        except Exception as e:  # noqa: BLE001
-            errors["launch_delay_us"] = f"{type(e).__name__}: {e}"
-            d = np.array([], dtype=float)
-        if len(d):
-            r["launch_delay_us"] = {
-                "count": int(len(d)),
-                "mean": _f(d.mean()),
-                "min": _f(d.min()),
-                "p50": _f(np.percentile(d, 50)),
-                "p90": _f(np.percentile(d, 90)),
-                "max": _f(d.max()),
-            }
-        else:
-            r["launch_delay_us"] = {
-                "count": 0,
-                "mean": None,
-                "min": None,
-                "p50": None,
-                "p90": None,
-                "max": None,
-            }
-        queue_figures(analyzer, rank, r, errors, queue_limits)
-        if errors:
-            r["hta_errors"] = errors
-        result["ranks"][str(rank)] = r
 
-    return result
+def _launch_delays(analyzer, rank, errors):
+    """Launch statistics: HTA's per-event launch_delay (GPU start - call end, clipped at 0)."""
+    import numpy as np
+
+    try:
+        ldf = analyzer.get_cuda_kernel_launch_stats(ranks=[rank], visualize=False)[rank]
+        d = ldf["launch_delay"].to_numpy(dtype=float)
+    except Exception as e:  # noqa: BLE001
+        errors["launch_delay_us"] = f"{type(e).__name__}: {e}"
+        d = np.array([], dtype=float)
+    if not len(d):
+        return {"count": 0, "mean": None, "min": None, "p50": None, "p90": None, "max": None}
+    return {
+        "count": int(len(d)),
+        "mean": _f(d.mean()),
+        "min": _f(d.min()),
+        "p50": _f(np.percentile(d, 50)),
+        "p90": _f(np.percentile(d, 90)),
+        "max": _f(d.max()),
+    }
 
 
 def _f_or_none(x):
