@@ -337,19 +337,25 @@ def make_rank(rng, rank, ts_style, n_steps, step_cat):
 
 
 def noise(rng, r, first_ts):
-    """Events HTA drops (no dur, cat Trace) or keeps without using (python_function)."""
+    """Events HTA drops (no dur, cat Trace) or keeps without using (python_function); the
+    generator's draws in a fixed order, so a seed gives the same trace."""
+    out = [
+        {
+            "ph": "M",
+            "name": "process_name",
+            "pid": r.pid,
+            "tid": 0,
+            "ts": first_ts,
+            "args": {"name": "python"},
+        }
+        for _ in range(rng.randint(0, 3))
+    ]
+    return out + _flows(rng, r) + _unused_events(rng, r, first_ts)
+
+
+def _flows(rng, r):
+    """Flow start/end pairs (ac2g) on some runtime calls."""
     out = []
-    for i in range(rng.randint(0, 3)):
-        out.append(
-            {
-                "ph": "M",
-                "name": "process_name",
-                "pid": r.pid,
-                "tid": 0,
-                "ts": first_ts,
-                "args": {"name": "python"},
-            }
-        )
     for e in list(r.events):
         if e["cat"] == "cuda_runtime" and rng.random() < 0.3:
             c = e.get("args", {}).get("correlation", 0)
@@ -376,6 +382,12 @@ def noise(rng, r, first_ts):
                     "bp": "e",
                 }
             )
+    return out
+
+
+def _unused_events(rng, r, first_ts):
+    """The profiler's span, a Python function, an event without "cat", an instant event."""
+    out = []
     if rng.random() < 0.5:
         out.append(
             {
