@@ -76,26 +76,8 @@ def main():
     total = sum(p.stat().st_size for p in folder.glob("rank-*.json"))
     runs = []
     for rep in range(args.reps):
-        load = os.getloadavg()[0]
-        t0 = time.monotonic()
-        p = subprocess.Popen(
-            [args.python, "-c", CHILD, str(folder)], stdout=subprocess.PIPE, text=True
-        )
-        out = p.stdout.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        run = {
-            "rc": os.waitstatus_to_exitcode(status),
-            "process_wall_s": wall,
-            "peak_rss_bytes": ru.ru_maxrss * 1024,
-            "loadavg_1min_start": load,
-            "loadavg_1min_end": os.getloadavg()[0],
-        }
-        for line in out.splitlines():
-            if line.startswith("RANKS "):
-                run.update(json.loads(line[6:]))
-        runs.append(run)
-        print(f"rep {rep}: {json.dumps(run)}", flush=True)
+        runs.append(run_once(args.python, folder))
+        print(f"rep {rep}: {json.dumps(runs[-1])}", flush=True)
     doc = {
         "tool": "ranks_speed",
         "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -109,6 +91,45 @@ def main():
         "warm cache",
     }
     ok = [r for r in runs if r["rc"] == 0]
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in (
+        ("ranks-speed.json", json.dumps(doc, indent=1) + "\n"),
+        ("ranks-speed.md", "\n".join(markdown(doc, args, size)) + "\n"),
+    ):
+        write_atomic(out_dir / name, text)
+    print(f"wrote {out_dir}/ranks-speed.md")
+    if args.delete:
+        for p in folder.glob("rank-*.json"):
+            p.unlink()
+        folder.rmdir()
+    sys.exit(0 if ok else 1)
+
+
+def run_once(python, folder):
+    """One child reading the folder: its wall time, peak RSS, the load, and what it printed."""
+    load = os.getloadavg()[0]
+    t0 = time.monotonic()
+    p = subprocess.Popen([python, "-c", CHILD, str(folder)], stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    run = {
+        "rc": os.waitstatus_to_exitcode(status),
+        "process_wall_s": wall,
+        "peak_rss_bytes": ru.ru_maxrss * 1024,
+        "loadavg_1min_start": load,
+        "loadavg_1min_end": os.getloadavg()[0],
+    }
+    for line in out.splitlines():
+        if line.startswith("RANKS "):
+            run.update(json.loads(line[6:]))
+    return run
+
+
+def markdown(doc, args, size):
+    """The page's lines: what was read, each repetition, and the memory target."""
+    total, runs = doc["bytes_total"], doc["runs"]
     lines = [
         "# Many ranks: `iris_trace.attribute(folder)` on generated rank traces",
         "",
@@ -127,6 +148,7 @@ def main():
             f"{'n/a' if call is None else f'{total / 1e9 / call:.2f}'} | {r['peak_rss_bytes'] / 2**20:.0f} | "
             f"{r['loadavg_1min_start']:.2f}-{r['loadavg_1min_end']:.2f} |"
         )
+    ok = [r for r in runs if r["rc"] == 0]
     if ok:
         peak = max(r["peak_rss_bytes"] for r in ok)
         lines += [
@@ -134,19 +156,7 @@ def main():
             f"Target: peak memory under 3 GB: {peak / 1e9:.2f} GB: "
             f"{'met' if peak < 3e9 else '**not met**'}.",
         ]
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, text in (
-        ("ranks-speed.json", json.dumps(doc, indent=1) + "\n"),
-        ("ranks-speed.md", "\n".join(lines) + "\n"),
-    ):
-        write_atomic(out_dir / name, text)
-    print(f"wrote {out_dir}/ranks-speed.md")
-    if args.delete:
-        for p in folder.glob("rank-*.json"):
-            p.unlink()
-        folder.rmdir()
-    sys.exit(0 if ok else 1)
+    return lines
 
 
 if __name__ == "__main__":
