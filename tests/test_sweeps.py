@@ -111,5 +111,5 @@ def test_command_line(tmp_path):
     ) in header.read_text().replace("\n", " ")
     broken = edited(tmp_path, "epochs = 20000", "epochs = -1")
     out = subprocess.run(run + ["--file", str(broken), "header", str(header) + ".x"], text=True,
-                         capture_output=True)  # fmt: skip
+                         capture_output=True, cwd=REPO)  # fmt: skip
     assert out.returncode == 2 and not os.path.exists(str(header) + ".x")
