@@ -8,9 +8,9 @@ before pyplot loads, so that no plot ever needs a display.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from analysis.atomic_write import open_atomic  # noqa: E402
+from analysis.atomic_write import open_atomic
 
 
 def save_figure(fig, path):

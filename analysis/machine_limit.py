@@ -15,6 +15,7 @@ writes the report section plus rung_sweep.png. Everything here is derived from t
   fused loop's multi-core efficiency t(1 thread) / (threads x t(all threads)).
 """
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -130,11 +131,11 @@ def rung_limits(rows):
             np.median([r.cpu_threads for r in rs])
         )  # never assumed: python_eager ran on 2
         gflops = flops / us / 1e3
-        peak = _peak_for(peak_list, int(threads)) if threads == threads else None
+        peak = _peak_for(peak_list, int(threads)) if not math.isnan(threads) else None
         if peak is None:
             own = [r.counters["peak_gflops"] for r in rs if "peak_gflops" in r.counters]
             peak = float(np.median(own)) if own else float("nan")
-        worst = lambda key: max(
+        worst = lambda key, rs=rs: max(
             (r.counters[key] for r in rs if key in r.counters), default=float("nan")
         )
         base, base1 = med.get("libtorch_eager"), med.get("libtorch_eager_1thread")
@@ -145,7 +146,7 @@ def rung_limits(rows):
                 threads,
                 us,
                 gflops,
-                100 * gflops / peak if peak == peak else float("nan"),
+                100 * gflops / peak if not math.isnan(peak) else float("nan"),
                 base / us if base else float("nan"),
                 base1 / us if base1 else float("nan"),
                 worst("max_loss_error"),
@@ -248,7 +249,7 @@ def sweep_plot(fits, machine, path):
 
 
 def _f(v, spec):
-    return "-" if v != v else format(v, spec)
+    return "-" if math.isnan(v) else format(v, spec)
 
 
 def section(rows, machine, folder):
@@ -259,8 +260,10 @@ def section(rows, machine, folder):
     fits = sweep_fits(rows)
     if not (peak_list or limits or fits):
         return md + [
-            "No Peak, CPU Ladder or RungSweep rows in this folder "
-            "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/').",
+            (
+                "No Peak, CPU Ladder or RungSweep rows in this folder "
+                "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/')."
+            ),
             "",
         ]
     flops = epoch_flops(120)
@@ -289,8 +292,10 @@ def _peak_lines(peak_list):
             "",
         ]
     md = [
-        "The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
-        "the build, median of repetitions):",
+        (
+            "The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
+            "the build, median of repetitions):"
+        ),
         "",
         "| precision | threads | lanes | GFLOP/s | runs |",
         "|---|---|---|---|---|",
@@ -305,9 +310,11 @@ def _peak_lines(peak_list):
 def _rung_lines(limits):
     """Each CPU rung against the peak and LibTorch eager, then the fused loop's target."""
     md = [
-        "Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
-        "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
-        "is against the float32 FMA peak of as many threads as the rung ran on:",
+        (
+            "Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
+            "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
+            "is against the float32 FMA peak of as many threads as the rung ran on:"
+        ),
         "",
         "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -361,20 +368,26 @@ def _sweep_lines(rows, fits):
     md = [
         "### Cost against work: every rung from 120 to 10^6 rows (RungSweep)",
         "",
-        "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
-        "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
-        "well above it the overhead stops mattering.",
+        (
+            "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
+            "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
+            "well above it the overhead stops mattering."
+        ),
         "",
-        "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
-        "| the fit's largest miss |",
+        (
+            "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
+            "| the fit's largest miss |"
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     md += [_sweep_row(f) for f in fits]
     md += [
         "",
-        "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
-        "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
-        "rung's price per row is not one number over this range.",
+        (
+            "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
+            "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
+            "rung's price per row is not one number over this range."
+        ),
         "",
     ]
     return md + _sweep_findings(rows, fits)

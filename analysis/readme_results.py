@@ -53,7 +53,8 @@ def _ci(fit, name, scale=1e6, spec=".1f"):
 
 def _speed_rows(path):
     """(text for the table) from experiments/attribute_speed.py's JSON."""
-    doc = json.load(open(path))
+    with open(path) as f:
+        doc = json.load(f)
     done = [r for r in doc["results"] if r.get("attribute", {}).get("runs_ok")]
     small, big = (
         min(done, key=lambda r: r["uncompressed_bytes"]),
@@ -117,7 +118,7 @@ def _epoch_prediction(rows, stats, models, device):
     )
     if not pred:
         return None
-    what, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
+    _, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
     v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
     return (
         f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
@@ -277,16 +278,20 @@ def _answer_rows(cpu, stats, cells, pending):
         ],
         [
             "one epoch's work, whatever the logging",
-            f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
-            f"({post_cpu.seconds:.2f} s / {article.EPOCHS})",
+            (
+                f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
+                f"({post_cpu.seconds:.2f} s / {article.EPOCHS})"
+            ),
             f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
             cells.get("epoch", pending),
         ],
         [
             f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
             f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
-            f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
-            "C++, median)",
+            (
+                f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
+                "C++, median)"
+            ),
             cells.get("cpu_run", pending),
         ],
         [
@@ -312,8 +317,10 @@ def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
             [
                 "where an epoch goes (traced pass)",
                 "-",
-                f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
-                f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)",
+                (
+                    f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
+                    f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)"
+                ),
                 cells.get("where", pending),
             ]
         )
@@ -340,8 +347,10 @@ def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
             [
                 "the same training, overhead removed",
                 "-",
-                f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
-                f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak",
+                (
+                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
+                    f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak"
+                ),
                 cells.get("fused", pending),
             ]
         )
@@ -401,7 +410,8 @@ def main(argv=None):
     )
     ap.add_argument("--readme", default=README)
     args = ap.parse_args(argv)
-    old = open(args.readme).read()
+    with open(args.readme) as f:
+        old = f.read()
     new = render(old, results_block())
     if args.check:
         if new != old:

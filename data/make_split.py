@@ -19,6 +19,7 @@ Needs scikit-learn (it is in the project's requirements.txt). Usage:
 
 import argparse
 import os
+import pathlib
 import sys
 
 from analysis.atomic_write import write_atomic
@@ -27,18 +28,16 @@ HEADER = "row,sepal_length,sepal_width,petal_length,petal_width,label"
 
 
 def split_rows():
+    import numpy as np
     from sklearn.datasets import load_iris
     from sklearn.model_selection import train_test_split
-    import numpy as np
 
     iris = load_iris()
     rows = np.arange(len(iris.target))
     train_idx, test_idx = train_test_split(rows, test_size=0.2, random_state=42)
     # Splitting the index vector with the same arguments yields the same permutation as
     # splitting (X, y): train_test_split shuffles indices and then takes them.
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        iris.data, iris.target, test_size=0.2, random_state=42
-    )
+    X_tr, _, _, y_te = train_test_split(iris.data, iris.target, test_size=0.2, random_state=42)
     assert (iris.data[train_idx] == X_tr).all() and (iris.target[test_idx] == y_te).all()
 
     def render(indices):
@@ -65,7 +64,7 @@ def main():
         bad = []
         for name, text in files.items():
             path = os.path.join(args.out, name)
-            if not os.path.exists(path) or open(path).read() != text:
+            if not os.path.exists(path) or pathlib.Path(path).read_text() != text:
                 bad.append(path)
         if bad:
             print("differs from a fresh split: " + ", ".join(bad), file=sys.stderr)

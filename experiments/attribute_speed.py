@@ -95,23 +95,30 @@ def run_child(cmd, timeout_s, env=None, mem_limit_bytes=None):
         if mem_limit_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (mem_limit_bytes, mem_limit_bytes))
 
-    out = tempfile.TemporaryFile(mode="w+")
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, preexec_fn=limit)
-    timed_out = threading.Event()
+    with tempfile.TemporaryFile(mode="w+") as out:
+        t0 = time.monotonic()
+        # preexec_fn forks with no other thread running: the timer starts after it.
+        p = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            preexec_fn=limit,  # noqa: PLW1509
+        )
+        timed_out = threading.Event()
 
-    def kill():
-        timed_out.set()
-        p.kill()
+        def kill():
+            timed_out.set()
+            p.kill()
 
-    timer = threading.Timer(timeout_s, kill)
-    timer.start()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    out.seek(0)
-    text = out.read()
+        timer = threading.Timer(timeout_s, kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
     rc = "timeout" if timed_out.is_set() else p.returncode
     return rc, wall, ru.ru_maxrss * 1024, text
 
@@ -354,17 +361,19 @@ def markdown(doc):
     lines = [
         "# `./attribute`: speed on plain and gzip traces, against the parse limit and HTA 0.5.0",
         "",
-        f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
-        f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
-        f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}"
-        f"{', source at commit ' + doc['git_commit'][:7] if doc.get('git_commit') else ''}). "
-        "Wall time of each tool's whole process, except the parse limit: `json_parse_limit`'s own "
-        "timing of simdjson alone reading every field of the same bytes on every core (the file "
-        "read and cut untimed). MB = 1e6 bytes of uncompressed JSON, for the .gz too; peak RSS is "
-        "the process's own. Load average (1 min) when the run started: "
-        f"{fmt(doc.get('loadavg_1min_start'), '.2f')}, when it ended: "
-        f"{fmt(doc.get('loadavg_1min_end'), '.2f')}. A shared 2-core machine is noisy: "
-        "the ratios measured in the same run are the figures to compare across machines.",
+        (
+            f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
+            f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
+            f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}"
+            f"{', source at commit ' + doc['git_commit'][:7] if doc.get('git_commit') else ''}). "
+            "Wall time of each tool's whole process, except the parse limit: `json_parse_limit`'s own "
+            "timing of simdjson alone reading every field of the same bytes on every core (the file "
+            "read and cut untimed). MB = 1e6 bytes of uncompressed JSON, for the .gz too; peak RSS is "
+            "the process's own. Load average (1 min) when the run started: "
+            f"{fmt(doc.get('loadavg_1min_start'), '.2f')}, when it ended: "
+            f"{fmt(doc.get('loadavg_1min_end'), '.2f')}. A shared 2-core machine is noisy: "
+            "the ratios measured in the same run are the figures to compare across machines."
+        ),
         "",
         "| trace | uncompressed MB | tool | runs ok | median wall s | min-max s | MB/s | peak RSS MiB | RSS / size |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|",
@@ -410,8 +419,10 @@ def markdown(doc):
 def verdicts(doc):
     """One line per target and trace: met or not, from the medians above."""
     out = [
-        "Targets, from the medians above (throughput on any trace, memory, HTA; .gz, plain JSON "
-        "against the parse limit; the Python package):"
+        (
+            "Targets, from the medians above (throughput on any trace, memory, HTA; .gz, plain JSON "
+            "against the parse limit; the Python package):"
+        )
     ]
 
     def line(name, what, value, target, op, unit):

@@ -105,7 +105,9 @@ def run_one(stem, files, log):
         cmd = [sys.executable, "-m", __spec__.name, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+            p = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
+            )
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
             rc, text = "timeout", f"killed after {CHILD_TIMEOUT_S} s\n{e.stderr or ''}"

@@ -118,6 +118,7 @@ def attribute_run(binary, trace_dir, rounding):
             capture_output=True,
             text=True,
             env={k: v for k, v in os.environ.items() if k != "HTA_DISABLE_NS_ROUNDING"},
+            check=False,
         )
         if p.returncode != 0 or not out.exists():
             return {"error": f"exit {p.returncode}: {p.stderr.strip()[:300]}"}
@@ -322,7 +323,7 @@ def save_case(case_dir, name, files, binary, meta):
             hta = hta_run(t, rounding, native=False)
         expected["modes"][mode] = {
             "exact": whole_us(files, rounding),
-            **(hta["stable"] if "stable" in hta else hta),
+            **hta.get("stable", hta),
         }
     (tmp / "hta.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     shutil.rmtree(d, ignore_errors=True)
@@ -359,7 +360,10 @@ def main():
     # What was tested, taken before the run: the binary can be rebuilt and HEAD move meanwhile.
     attribute_sha = hashlib.sha256(binary.read_bytes()).hexdigest()
     commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout.strip()
     t0, load0 = time.monotonic(), os.getloadavg()[0]
     results = run_traces(a, binary, t0)
@@ -367,7 +371,7 @@ def main():
 
     summary = {
         "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "seed": a.seed,
         "max_queue": MAX_QUEUE,
         "traces": a.traces,

@@ -23,6 +23,7 @@ copied into its own temporary folder first.
 import argparse
 import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -165,7 +166,7 @@ def _launch_delays(analyzer, rank, errors):
     if not len(d):
         return {"count": 0, "mean": None, "min": None, "p50": None, "p90": None, "max": None}
     return {
-        "count": int(len(d)),
+        "count": len(d),
         "mean": _f(d.mean()),
         "min": _f(d.min()),
         "p50": _f(np.percentile(d, 50)),
@@ -177,7 +178,7 @@ def _launch_delays(analyzer, rank, errors):
 def _f_or_none(x):
     """A float, or None for NaN (pandas' std of one value): JSON has no NaN."""
     x = float(x)
-    return None if x != x else x
+    return None if math.isnan(x) else x
 
 
 def queue_figures(analyzer, rank, r, errors, limits=QUEUE_LIMITS):
@@ -279,7 +280,7 @@ def run_one(stem, files, rounding, log):
         t0 = time.monotonic()
         try:
             p = subprocess.run(
-                cmd, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S
+                cmd, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
             )
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:

@@ -136,7 +136,7 @@ def add_stacks(events, per_op):
     by_tid = {}
     for e in ops:
         by_tid.setdefault(e.get("tid"), []).append(e)
-    for tid, mine in by_tid.items():
+    for mine in by_tid.values():
         lo = min(e["ts"] for e in mine)
         hi = max(e["ts"] + e["dur"] for e in mine)
         root = frame("train.py(1): <module>", mine[0], lo - 2, hi - lo + 4, None)

@@ -153,8 +153,10 @@ def markdown(doc, args, size):
         peak = max(r["peak_rss_bytes"] for r in ok)
         lines += [
             "",
-            f"Target: peak memory under 3 GB: {peak / 1e9:.2f} GB: "
-            f"{'met' if peak < 3e9 else '**not met**'}.",
+            (
+                f"Target: peak memory under 3 GB: {peak / 1e9:.2f} GB: "
+                f"{'met' if peak < 3e9 else '**not met**'}."
+            ),
         ]
     return lines
 

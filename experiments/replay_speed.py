@@ -48,9 +48,11 @@ def markdown(doc):
     lines = [
         "# Replay speed: `./attribute --replay` / `--what-if` against `./attribute` on the same trace",
         "",
-        f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
-        f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
-        f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs.",
+        (
+            f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
+            f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
+            f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs."
+        ),
         "",
     ]
     for t in doc["traces"]:
@@ -89,7 +91,10 @@ def main():
         )
         return 2
     commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout.strip()
     doc = {
         "commit": commit,

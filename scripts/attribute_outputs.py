@@ -112,11 +112,12 @@ def run(binary, out_dir, generated):
                     [str(binary), *flags, "--json", str(json_path), str(path)],
                     capture_output=True,
                     env=env,
+                    check=False,
                 )
 
                 # Outputs name the input by its path, which differs between checkouts and
                 # scratch folders: every part names it by its label instead.
-                def named(data):
+                def named(data, path=path, label=label):
                     return data.replace(str(path).encode(), label.encode())
 
                 parts = {
@@ -215,6 +216,7 @@ def main():
                 ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "worktree")],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                check=False,
             )
 
 

@@ -27,7 +27,7 @@ def edited(tmp_path, old, new):
 def test_bench_defaults_are_the_files():
     if not os.path.exists(BENCH):
         pytest.skip(f"no bench at {BENCH}")
-    usage = subprocess.run([BENCH, "--help"], capture_output=True, text=True).stdout
+    usage = subprocess.run([BENCH, "--help"], capture_output=True, text=True, check=False).stdout
     s = sweeps.load()
 
     def default(flag):
@@ -100,16 +100,20 @@ def test_bad_environment_is_refused_naming_the_variable():
 
 def test_command_line(tmp_path):
     run = [sys.executable, "-m", "experiments.sweeps"]
-    ok = subprocess.run(run + ["get", "held_out.batch"], capture_output=True, text=True, cwd=REPO)
+    ok = subprocess.run(
+        run + ["get", "held_out.batch"], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert ok.returncode == 0 and ok.stdout.strip() == str(sweeps.load()["held_out"]["batch"])
-    bad = subprocess.run(run + ["get", "nope.key"], capture_output=True, text=True, cwd=REPO)
+    bad = subprocess.run(
+        run + ["get", "nope.key"], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert bad.returncode == 2 and "FAMILY.KEY" in bad.stderr
     header = tmp_path / "h" / "sweep_defaults.h"
-    assert subprocess.run(run + ["header", str(header)], cwd=REPO).returncode == 0
+    assert subprocess.run(run + ["header", str(header)], cwd=REPO, check=False).returncode == 0
     assert "kItemSyncIntervals = {" + ", ".join(
         map(str, sweeps.load()["item_sync"]["intervals"])
     ) in header.read_text().replace("\n", " ")
     broken = edited(tmp_path, "epochs = 20000", "epochs = -1")
     out = subprocess.run(run + ["--file", str(broken), "header", str(header) + ".x"], text=True,
-                         capture_output=True, cwd=REPO)  # fmt: skip
+                         capture_output=True, cwd=REPO, check=False)  # fmt: skip
     assert out.returncode == 2 and not os.path.exists(str(header) + ".x")

@@ -245,6 +245,7 @@ def test_the_script_rebuilds_the_committed_page_from_the_traces(tmp_path):
         capture_output=True,
         text=True,
         cwd=ROOT,
+        check=False,
     )
     assert r.returncode == 0, r.stderr
     with open(PAGE) as f:
@@ -264,5 +265,6 @@ def test_the_script_refuses_a_folder_without_a_manifest(tmp_path):
         capture_output=True,
         text=True,
         cwd=ROOT,
+        check=False,
     )
     assert r.returncode == 2 and "manifest.json" in r.stderr

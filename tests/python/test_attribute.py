@@ -11,7 +11,7 @@ from conftest import TRACES, kineto_traces
 
 
 def cli(binary, *args):
-    p = subprocess.run([binary, *map(str, args)], capture_output=True, text=True)
+    p = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, check=False)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -114,7 +114,7 @@ def test_ranks_in_parallel_equal_one_at_a_time(attribute_bin, tmp_path):
     parallel = attribute(folder, workers=2)
     tight = attribute(folder, workers=2, max_memory=1)  # over the bound: one rank at a time
     assert serial.json == parallel.json == tight.json
-    rc, out, _ = cli(attribute_bin, "--json", tmp_path / "r.json", folder)
+    _, out, _ = cli(attribute_bin, "--json", tmp_path / "r.json", folder)
     assert parallel.json == (tmp_path / "r.json").read_text() and str(parallel) + "\n" == out
     assert sorted(parallel.steps["rank"].unique()) == [0, 1]
     cross = parallel.cross_rank

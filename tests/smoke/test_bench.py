@@ -39,6 +39,7 @@ def run_bench(tmp_path, *args):
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text())
@@ -160,6 +161,7 @@ def test_bad_flags_fail_with_a_clear_message(flag, message):
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
@@ -173,13 +175,16 @@ def test_bad_data_dir_names_the_file(tmp_path):
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode == 2
     assert f"{tmp_path}/iris_train.csv:1: expected the header" in proc.stderr
 
 
 def test_help_lists_families_and_flags():
-    proc = subprocess.run([BENCH, "--help"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [BENCH, "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert proc.returncode == 0
     for text in ("ItemSync/<device>", "--epochs=N", "--benchmark_filter"):
         assert text in proc.stdout
@@ -240,6 +245,7 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
         text=True,
         timeout=300,
         cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     run = bench_json.load(str(out))
@@ -390,6 +396,7 @@ def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(t
         text=True,
         timeout=600,
         cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     page = (out / "cupti_detach.md").read_text()
@@ -405,6 +412,7 @@ def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(t
         capture_output=True,
         text=True,
         cwd=REPO,
+        check=False,
     )
     assert bad.returncode == 2 and "--bench" in bad.stderr
 
@@ -432,6 +440,7 @@ def test_traced_pass_sizing_from_a_probe(tmp_path):
         capture_output=True,
         text=True,
         cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert 290 <= int(proc.stdout) <= 300 and "traced pass 2" in proc.stderr
@@ -440,6 +449,7 @@ def test_traced_pass_sizing_from_a_probe(tmp_path):
         capture_output=True,
         text=True,
         cwd=REPO,
+        check=False,
     )
     assert int(tiny.stdout) == 100  # never below --min
     empty = tmp_path / "empty.json"
@@ -449,5 +459,6 @@ def test_traced_pass_sizing_from_a_probe(tmp_path):
         capture_output=True,
         text=True,
         cwd=REPO,
+        check=False,
     )
     assert bad.returncode == 2 and "no row with a traced pass" in bad.stderr
