@@ -3,14 +3,13 @@ written for a reader who has only the article (../shared/ARTICLE.md)."""
 
 import os
 
-
 from analysis import article, noise
 from analysis.attribute_json.reader import load_attribution
 from analysis.attribute_json.schema import KIND_SYNC
 from analysis.fmt import fmt_fit_us, fmt_us
+from analysis.tables import markdown_table
 from analysis.trace_pages import prose as trace_prose
 from analysis.trace_pages import stats as trace_stats
-from analysis.tables import markdown_table
 
 NO_GPU = "no GPU on this machine"
 # `./attribute --json` output on the real traces others recorded (tests/data/traces/README.md),
@@ -65,11 +64,13 @@ def article_section(stats, has_gpu):
     md = [
         "## The article's tables, with ours beside them",
         "",
-        "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
-        "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
-        "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n). `ours, cpu` "
-        "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
-        "`.item()` calls follow the post's code: the every-100 print stayed in every run.",
+        (
+            "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
+            "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
+            "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n). `ours, cpu` "
+            "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
+            "`.item()` calls follow the post's code: the every-100 print stayed in every run."
+        ),
         "",
         "**The post's runs**",
         "",
@@ -100,10 +101,12 @@ def article_section(stats, has_gpu):
     c, s = article.gpu_model()
     md += [
         "",
-        '**The post\'s interval table** (GPU, 20000 epochs; the post calls the figures "remaining time" = '
-        "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
-        f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
-        f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls.",
+        (
+            '**The post\'s interval table** (GPU, 20000 epochs; the post calls the figures "remaining time" = '
+            "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
+            f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
+            f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls."
+        ),
         "",
     ]
     head = [
@@ -149,8 +152,10 @@ def losses_table(stats):
     )
     md = [
         "",
-        "**The loss the post's CPU run printed** (the post set no seed, so its initial weights, and every loss "
-        "after them, differ from ours, which start from seed 42; bench keeps only the final loss of a run):",
+        (
+            "**The loss the post's CPU run printed** (the post set no seed, so its initial weights, and every loss "
+            "after them, differ from ours, which start from seed 42; bench keeps only the final loss of a run):"
+        ),
         "",
     ]
     body = []
@@ -173,32 +178,40 @@ def answer_section(models, checks, stats, batch, prims):
     md = [
         "## Why is the remaining time not linear in the number of loss records?",
         "",
-        "The post's homework question, in its words: *\"Why is the remaining time not linear in the number of "
-        'loss records?"* Its table cut the records twentyfold (200 -> 10) and the time stayed at about 10 s '
-        "(10.43, 10.02, 10.12, 9.74). Had the time been proportional to the records, 10 records would have "
-        "taken about 10.43 x 10/200 = 0.52 s.",
+        (
+            "The post's homework question, in its words: *\"Why is the remaining time not linear in the number of "
+            'loss records?"* Its table cut the records twentyfold (200 -> 10) and the time stayed at about 10 s '
+            "(10.43, 10.02, 10.12, 9.74). Had the time been proportional to the records, 10 records would have "
+            "taken about 10.43 x 10/200 = 0.52 s."
+        ),
         "",
-        "**The model** (ours, ARTICLE.md). Per epoch the CPU spends *c* issuing the epoch's work (Python or C++ "
-        "dispatch, autograd, about 20 kernel launches), the GPU spends *g* executing it, and one `.item()` costs "
-        "*s* (a device-to-host copy plus waiting for it). When the GPU is the faster side (g << c, a tiny model): ",
+        (
+            "**The model** (ours, ARTICLE.md). Per epoch the CPU spends *c* issuing the epoch's work (Python or C++ "
+            "dispatch, autograd, about 20 kernel launches), the GPU spends *g* executing it, and one `.item()` costs "
+            "*s* (a device-to-host copy plus waiting for it). When the GPU is the faster side (g << c, a tiny model): "
+        ),
         "",
         "    loop time = epochs x c + (.item() calls) x s",
         "",
-        "with no further constant (bench's loop timer starts at the first epoch, so set-up is outside it). The "
-        "time *is* linear in the number of `.item()` calls, but (1) the calls are not the records: a record is "
-        "two calls (append + print) and the every-100 print stayed, so the table's rows made "
-        f"{', '.join(map(str, calls))} calls, 380 fewer from first to last row, not twenty times fewer; and "
-        "(2) the epoch term, the same in every row, is hundreds of times larger than the call term, so the line "
-        "is almost flat.",
+        (
+            "with no further constant (bench's loop timer starts at the first epoch, so set-up is outside it). The "
+            "time *is* linear in the number of `.item()` calls, but (1) the calls are not the records: a record is "
+            "two calls (append + print) and the every-100 print stayed, so the table's rows made "
+            f"{', '.join(map(str, calls))} calls, 380 fewer from first to last row, not twenty times fewer; and "
+            "(2) the epoch term, the same in every row, is hundreds of times larger than the call term, so the line "
+            "is almost flat."
+        ),
         "",
-        f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
-        f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
-        f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
-        f"table: the table's differences are run-to-run noise (the model above predicts every row within "
-        f"{max(abs(e) for e in article_table_errors()):.1f}%). "
-        f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
-        'no logging change can remove it. Its "no recording" run (2.86 s) never moved anything to the GPU: '
-        "it is a CPU time, next to the CPU run's 2.93 s.",
+        (
+            f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
+            f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
+            f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
+            f"table: the table's differences are run-to-run noise (the model above predicts every row within "
+            f"{max(abs(e) for e in article_table_errors()):.1f}%). "
+            f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
+            'no logging change can remove it. Its "no recording" run (2.86 s) never moved anything to the GPU: '
+            "it is a CPU time, next to the CPU run's 2.93 s."
+        ),
         "",
     ]
     md += real_gpu_sync_lines()
@@ -249,15 +262,19 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     present = [p for p in paths if os.path.exists(p)]
     if not present:
         return [
-            f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
-            "results/traces/README.md says how to make it).",
+            (
+                f"**One sync on real GPUs**: not available ({folder} holds no `./attribute` output; "
+                "results/traces/README.md says how to make it)."
+            ),
             "",
         ]
     docs = [(os.path.basename(p), load_attribution(p)) for p in present]
     cost = trace_stats.sync_cost(docs)
     md = [
-        "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
-        "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
+        (
+            "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
+            "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
+        )
     ]
     md += [" ".join(trace_prose.sync_cost_markdown(cost))]
     if cost is not None and cost.idle_n:
@@ -268,18 +285,22 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
         }
         top = max(per_file, key=per_file.get)
         md += [
-            f"The price of a sync itself is the measured one: with nothing queued, the median of those "
-            f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
-            f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
-            f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
-            f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
-            "the GPU work still queued ahead of it, which it waits out: the deep-queue regime below.",
+            (
+                f"The price of a sync itself is the measured one: with nothing queued, the median of those "
+                f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+                f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
+                f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
+                f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
+                "the GPU work still queued ahead of it, which it waits out: the deep-queue regime below."
+            ),
             "",
         ]
     else:
         md += [
-            "What makes a sync expensive is the GPU work still queued ahead of it, which it waits out: the "
-            "deep-queue regime below.",
+            (
+                "What makes a sync expensive is the GPU work still queued ahead of it, which it waits out: the "
+                "deep-queue regime below."
+            ),
             "",
         ]
     return md
@@ -289,15 +310,17 @@ def deep_queue_lines(batch, prims, models):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
     s_art = article.per_call_cost_from_gpu_runs()
     md = [
-        "**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
-        "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
-        "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
-        "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
-        f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
-        f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
-        "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
-        "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
-        "before the next starts), so there the model predicts s ~ 0 at every batch.",
+        (
+            "**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
+            "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
+            "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
+            "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
+            f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
+            f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+            "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
+            "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
+            "before the next starts), so there the model predicts s ~ 0 at every batch."
+        ),
         "",
     ]
     if not batch.points:

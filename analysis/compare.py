@@ -19,14 +19,12 @@ import os
 import re
 import sys
 
-if __package__ in (None, ""):  # run as a script: make `analysis` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from analysis import bench_json, noise  # noqa: E402
-from analysis.bench_json import BenchJsonError  # noqa: E402
-from analysis.tables import markdown_table, write_atomic  # noqa: E402
+from analysis import bench_json, noise
+from analysis.atomic_write import write_atomic
+from analysis.bench_json import BenchJsonError
+from analysis.tables import markdown_table
 
 
 def load_side(path):
@@ -78,6 +76,17 @@ def describe(runs):
     )
 
 
+HEADER = [
+    "row",
+    "unit",
+    "A median",
+    "B median",
+    "B/A (medians)",
+    "B-A (means), % of A's mean",
+    "verdict",
+]
+
+
 def compare(a_path, b_path):
     """Markdown lines of the comparison; raises BenchJsonError on bad input."""
     a_runs, a_vals, units = load_side(a_path)
@@ -90,66 +99,69 @@ def compare(a_path, b_path):
         f"- A: {describe(a_runs)}",
         f"- B: {describe(b_runs)}",
         "",
-        "Per row: median of the repetitions in A and B and their ratio B/A; B - A, the difference of the means in "
-        "% of A's mean, with its 95% CI (Welch). **faster**/**slower**: the interval excludes 0; *within noise*: "
-        "it holds 0; "
-        "n<2 on either side: noise unknown. Same-machine runs on the same day are the fair comparison; across "
-        "days or machines the whole machine's speed moves too.",
+        (
+            "Per row: median of the repetitions in A and B and their ratio B/A; B - A, the difference "
+            "of the means in % of A's mean, with its 95% CI (Welch). **faster**/**slower**: the "
+            "interval excludes 0; *within noise*: it holds 0; n<2 on either side: noise unknown. "
+            "Same-machine runs on the same day are the fair comparison; across days or machines the "
+            "whole machine's speed moves too."
+        ),
         "",
     ]
     body, verdicts = [], {"faster": 0, "slower": 0, "within noise": 0, "noise unknown": 0}
     for k in common:
-        a, b = np.asarray(a_vals[k]), np.asarray(b_vals[k])
-        diff, ci = noise.mean_difference(a, b)
-        ratio = float(np.median(b) / np.median(a)) if np.median(a) else float("nan")
-        if ci is None:
-            verdict, ci_text = "noise unknown", "n<2"
-        else:
-            lo, hi = (100 * v / a.mean() for v in ci)
-            ci_text = f"{100 * diff / a.mean():+.1f}% [95% CI {lo:+.1f}%, {hi:+.1f}%]"
-            verdict = (
-                ("slower" if lo > 0 else "faster") if noise.beyond_noise(ci) else "within noise"
-            )
+        cells, verdict = row_cells(k, units[k], np.asarray(a_vals[k]), np.asarray(b_vals[k]))
         verdicts[verdict] += 1
-        shown = f"**{verdict}**" if verdict in ("faster", "slower") else f"*{verdict}*"
-        body.append(
-            [
-                k,
-                units[k],
-                f"{np.median(a):.4g} (n={len(a)})",
-                f"{np.median(b):.4g} (n={len(b)})",
-                f"{ratio:.3f}x",
-                ci_text,
-                shown,
-            ]
-        )
-    md += markdown_table(
-        [
-            "row",
-            "unit",
-            "A median",
-            "B median",
-            "B/A (medians)",
-            "B-A (means), % of A's mean",
-            "verdict",
-        ],
-        body,
-    )
+        body.append(cells)
+    md += markdown_table(HEADER, body)
+    md += ["", summary_line(common, a_vals, b_vals, verdicts)]
+    return md + only_in_one(a_vals, b_vals)
+
+
+def row_cells(name, unit, a, b):
+    """(the row's cells, its verdict) for the values of one row in A and in B."""
+    diff, ci = noise.mean_difference(a, b)
+    ratio = float(np.median(b) / np.median(a)) if np.median(a) else float("nan")
+    if ci is None:
+        verdict, ci_text = "noise unknown", "n<2"
+    else:
+        lo, hi = (100 * v / a.mean() for v in ci)
+        ci_text = f"{100 * diff / a.mean():+.1f}% [95% CI {lo:+.1f}%, {hi:+.1f}%]"
+        verdict = ("slower" if lo > 0 else "faster") if noise.beyond_noise(ci) else "within noise"
+    shown = f"**{verdict}**" if verdict in ("faster", "slower") else f"*{verdict}*"
+    cells = [
+        name,
+        unit,
+        f"{np.median(a):.4g} (n={len(a)})",
+        f"{np.median(b):.4g} (n={len(b)})",
+        f"{ratio:.3f}x",
+        ci_text,
+        shown,
+    ]
+    return cells, verdict
+
+
+def summary_line(common, a_vals, b_vals, verdicts):
+    """The count of each verdict and the geometric mean of B/A over the rows in both."""
     ratios = [
         float(np.median(b_vals[k]) / np.median(a_vals[k]))
         for k in common
         if np.median(a_vals[k]) > 0
     ]
-    md += [
-        "",
+    return (
         f"{len(common)} rows in both: {verdicts['slower']} slower and {verdicts['faster']} faster beyond "
         f"noise, {verdicts['within noise']} within noise, {verdicts['noise unknown']} with n<2"
         + (
             f"; geometric mean of B/A {float(np.exp(np.mean(np.log(ratios)))):.3f}x."
             if ratios
             else "."
-        ),
-    ]
+        )
+    )
+
+
+def only_in_one(a_vals, b_vals):
+    """A line for each side naming the rows the other side lacks (the first 20)."""
+    md = []
     for label, only in (
         ("A", [k for k in a_vals if k not in b_vals]),
         ("B", [k for k in b_vals if k not in a_vals]),

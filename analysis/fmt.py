@@ -31,7 +31,7 @@ def fmt_bar_value(v):
 
 def fmt_or(v, spec, missing="-"):
     """v in the format spec, or `missing` when v is NaN (a figure the run did not record)."""
-    return missing if v != v else format(v, spec)
+    return missing if v != v else format(v, spec)  # noqa: PLR0124  NaN, whatever v's type
 
 
 def plural(n, word):

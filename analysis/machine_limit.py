@@ -15,6 +15,7 @@ writes the report section plus rung_sweep.png. Everything here is derived from t
   fused loop's multi-core efficiency t(1 thread) / (threads x t(all threads)).
 """
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -130,11 +131,11 @@ def rung_limits(rows):
             np.median([r.cpu_threads for r in rs])
         )  # never assumed: python_eager ran on 2
         gflops = flops / us / 1e3
-        peak = _peak_for(peak_list, int(threads)) if threads == threads else None
+        peak = _peak_for(peak_list, int(threads)) if not math.isnan(threads) else None
         if peak is None:
             own = [r.counters["peak_gflops"] for r in rs if "peak_gflops" in r.counters]
             peak = float(np.median(own)) if own else float("nan")
-        worst = lambda key: max(
+        worst = lambda key, rs=rs: max(
             (r.counters[key] for r in rs if key in r.counters), default=float("nan")
         )
         base, base1 = med.get("libtorch_eager"), med.get("libtorch_eager_1thread")
@@ -145,7 +146,7 @@ def rung_limits(rows):
                 threads,
                 us,
                 gflops,
-                100 * gflops / peak if peak == peak else float("nan"),
+                100 * gflops / peak if not math.isnan(peak) else float("nan"),
                 base / us if base else float("nan"),
                 base1 / us if base1 else float("nan"),
                 worst("max_loss_error"),
@@ -248,7 +249,7 @@ def sweep_plot(fits, machine, path):
 
 
 def _f(v, spec):
-    return "-" if v != v else format(v, spec)
+    return "-" if math.isnan(v) else format(v, spec)
 
 
 def section(rows, machine, folder):
@@ -259,8 +260,10 @@ def section(rows, machine, folder):
     fits = sweep_fits(rows)
     if not (peak_list or limits or fits):
         return md + [
-            "No Peak, CPU Ladder or RungSweep rows in this folder "
-            "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/').",
+            (
+                "No Peak, CPU Ladder or RungSweep rows in this folder "
+                "(./bench --benchmark_filter='^(Peak|Ladder|RungSweep)/')."
+            ),
             "",
         ]
     flops = epoch_flops(120)
@@ -271,135 +274,174 @@ def section(rows, machine, folder):
         + ".",
         "",
     ]
-    if peak_list:
-        md += [
-            "The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
-            "the build, median of repetitions):",
-            "",
-            "| precision | threads | lanes | GFLOP/s | runs |",
-            "|---|---|---|---|---|",
-        ]
-        md += [
-            f"| {'float64' if p.float64 else 'float32'} | {p.threads} | {p.lanes} | {p.gflops:.1f} | {p.n} |"
-            for p in peak_list
-        ]
-        md.append("")
-    else:
-        md += [
+    md += _peak_lines(peak_list)
+    if limits:
+        md += _rung_lines(limits)
+    if fits:
+        md += _sweep_lines(rows, fits)
+        path = sweep_plot(fits, machine, os.path.join(folder, "rung_sweep.png"))
+        md += markdown_figure("rung sweep", path, SWEEP_CAPTION)
+    return md
+
+
+def _peak_lines(peak_list):
+    """The measured FMA peaks as a table, or the line saying there are none."""
+    if not peak_list:
+        return [
             "No Peak rows in this folder: % of peak uses each Ladder row's own peak measurement.",
             "",
         ]
-    if limits:
-        md += [
+    md = [
+        (
+            "The limit, measured (`Peak/cpu-fma-*`: independent FMA chains in registers, widest vectors of "
+            "the build, median of repetitions):"
+        ),
+        "",
+        "| precision | threads | lanes | GFLOP/s | runs |",
+        "|---|---|---|---|---|",
+    ]
+    md += [
+        f"| {'float64' if p.float64 else 'float32'} | {p.threads} | {p.lanes} | {p.gflops:.1f} | {p.n} |"
+        for p in peak_list
+    ]
+    return md + [""]
+
+
+def _rung_lines(limits):
+    """Each CPU rung against the peak and LibTorch eager, then the fused loop's target."""
+    md = [
+        (
             "Each CPU rung on the article's problem (Ladder rows, medians; speed-ups are ratios of medians "
             "in this folder; epochs, losses kept and errors against float64: the ladder table above). `% of peak` "
-            "is against the float32 FMA peak of as many threads as the rung ran on:",
-            "",
-            "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for x in limits:
-            md.append(
-                f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
-                f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
-                f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
-                f"{_f(x.compile_s, '.1f')} | {x.n} |"
+            "is against the float32 FMA peak of as many threads as the rung ran on:"
+        ),
+        "",
+        "| rung | threads | us/epoch | GFLOP/s | % of peak | vs eager | vs eager 1 thread | compile s | runs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for x in limits:
+        md.append(
+            f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
+            f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
+            f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
+            f"{_f(x.compile_s, '.1f')} | {x.n} |"
+        )
+    md.append("")
+    fused = next((x for x in limits if x.rung == "fused_cpu"), None)
+    if fused:
+        md += _fused_lines(fused)
+    md.append("")
+    return md
+
+
+def _fused_lines(fused):
+    """The fused loop's speed-up target and where its time goes against the peak."""
+    md = []
+    if fused.speedup_eager == fused.speedup_eager:
+        met = fused.speedup_eager >= TARGET_SPEEDUP
+        md.append(
+            f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
+            f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
+            + (
+                f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
+                if fused.speedup_1thread == fused.speedup_1thread
+                else ""
             )
-        md.append("")
-        get = {x.rung: x for x in limits}
-        fused = get.get("fused_cpu")
-        if fused and fused.speedup_eager == fused.speedup_eager:
-            met = fused.speedup_eager >= TARGET_SPEEDUP
-            md.append(
-                f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
-                f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
-                + (
-                    f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
-                    if fused.speedup_1thread == fused.speedup_1thread
-                    else ""
-                )
-                + ")."
-            )
-        if fused and fused.pct_of_peak == fused.pct_of_peak:
-            peak = 100 * fused.gflops / fused.pct_of_peak
-            at_peak_us = total_flops(120) / peak / 1e3
-            md.append(
-                f"- Where the fused loop's time goes: at the measured peak the epoch's FLOPs would take "
-                f"{at_peak_us:.2f} us; it takes {fused.us_per_epoch:.2f} us ({fused.pct_of_peak:.0f}% of peak). "
-                "The rest is what the FMA count leaves out: 83 gradient accumulators loaded and stored per "
-                "block of rows, 83 horizontal sums and the SGD update per epoch, the exp/log polynomials "
-                "(about 30 vector operations per row block not counted as FLOPs), the division, and 8 "
-                "wasted lanes of padding (120 rows in 8 blocks of 16)."
-            )
-        md.append("")
-    if fits:
-        md += [
-            "### Cost against work: every rung from 120 to 10^6 rows (RungSweep)",
-            "",
+            + ")."
+        )
+    if fused.pct_of_peak == fused.pct_of_peak:
+        peak = 100 * fused.gflops / fused.pct_of_peak
+        at_peak_us = total_flops(120) / peak / 1e3
+        md.append(
+            f"- Where the fused loop's time goes: at the measured peak the epoch's FLOPs would take "
+            f"{at_peak_us:.2f} us; it takes {fused.us_per_epoch:.2f} us ({fused.pct_of_peak:.0f}% of peak). "
+            "The rest is what the FMA count leaves out: 83 gradient accumulators loaded and stored per "
+            "block of rows, 83 horizontal sums and the SGD update per epoch, the exp/log polynomials "
+            "(about 30 vector operations per row block not counted as FLOPs), the division, and 8 "
+            "wasted lanes of padding (120 rows in 8 blocks of 16)."
+        )
+    return md
+
+
+def _sweep_lines(rows, fits):
+    """The RungSweep fit per rung as a table, then what the sweep says across rungs."""
+    md = [
+        "### Cost against work: every rung from 120 to 10^6 rows (RungSweep)",
+        "",
+        (
             "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
             "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
-            "well above it the overhead stops mattering.",
-            "",
+            "well above it the overhead stops mattering."
+        ),
+        "",
+        (
             "| rung | fixed us [95% CI] | per row ns [95% CI] | R² | rows* | ns/row at the largest batch "
-            "| the fit's largest miss |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for f in fits:
-            if f.fit is None:
-                md.append(
-                    f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |"
-                )
-                continue
-            lo, hi = f.fit.interval("base_us")
-            plo, phi = f.fit.interval("per_row_us")
-            miss = fitting.batch_cost_misses(f.fit, *zip(*f.points))[0]
-            md.append(
-                f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
-                f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
-                f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
-                f"{miss[3]:+.0f}% at {miss[0]:,} rows |"
-            )
-        md += [
-            "",
+            "| the fit's largest miss |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
+    md += [_sweep_row(f) for f in fits]
+    md += [
+        "",
+        (
             "The fit's largest miss: (fitted - median) / median at the batch where it is largest; the fit is "
             "weighted by 1/cost, so every batch counts by its relative error, and a miss over 10% says that the "
-            "rung's price per row is not one number over this range.",
-            "",
-        ]
-        speed = multicore_efficiency(fits)
-        threads = _threads(rows, "cpu-fused_cpu_allthreads")
-        if speed and threads:
-            md.append(
-                "- The fused loop over all cores ("
-                + f"{threads} threads) against one thread: "
-                + ", ".join(
-                    f"{b:,} rows {s:.2f}x (efficiency {100 * s / threads:.0f}%)"
-                    for b, s in speed.items()
-                )
-                + "."
-            )
-        largest = max(p[0] for f in fits for p in f.points)
-        at_largest = {f.rung: us for f in fits for b, us in f.points if b == largest}
-        if at_largest:
-            best = min(at_largest, key=at_largest.get)
-            md.append(
-                f"- At {largest:,} rows the fastest CPU rung is {best} ({at_largest[best]:,.0f} us/epoch, "
-                f"{total_flops(largest) / at_largest[best] / 1e3:.1f} GFLOP/s)."
-            )
-        gpu = sweep_fits(rows, "cuda")
+            "rung's price per row is not one number over this range."
+        ),
+        "",
+    ]
+    return md + _sweep_findings(rows, fits)
+
+
+def _sweep_row(f):
+    if f.fit is None:
+        return f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |"
+    lo, hi = f.fit.interval("base_us")
+    plo, phi = f.fit.interval("per_row_us")
+    miss = fitting.batch_cost_misses(f.fit, *zip(*f.points))[0]
+    return (
+        f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
+        f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
+        f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
+        f"{miss[3]:+.0f}% at {miss[0]:,} rows |"
+    )
+
+
+def _sweep_findings(rows, fits):
+    """The fused loop's multi-core speed-up, the fastest rung at the largest batch, the CUDA fits."""
+    md = []
+    speed = multicore_efficiency(fits)
+    threads = _threads(rows, "cpu-fused_cpu_allthreads")
+    if speed and threads:
         md.append(
-            "- CUDA rows of the same family: "
-            + (
-                "; ".join(
-                    f"{f.rung} fixed {f.fit.value('base_us'):.1f} us, {f.fit.value('per_row_us') * 1e3:.3f} ns/row"
-                    for f in gpu
-                    if f.fit
-                )
-                or "present but too few to fit"
+            "- The fused loop over all cores ("
+            + f"{threads} threads) against one thread: "
+            + ", ".join(
+                f"{b:,} rows {s:.2f}x (efficiency {100 * s / threads:.0f}%)"
+                for b, s in speed.items()
             )
-            if gpu
-            else "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them)."
+            + "."
         )
-        path = sweep_plot(fits, machine, os.path.join(folder, "rung_sweep.png"))
-        md += markdown_figure("rung sweep", path, SWEEP_CAPTION)
+    largest = max(p[0] for f in fits for p in f.points)
+    at_largest = {f.rung: us for f in fits for b, us in f.points if b == largest}
+    if at_largest:
+        best = min(at_largest, key=at_largest.get)
+        md.append(
+            f"- At {largest:,} rows the fastest CPU rung is {best} ({at_largest[best]:,.0f} us/epoch, "
+            f"{total_flops(largest) / at_largest[best] / 1e3:.1f} GFLOP/s)."
+        )
+    gpu = sweep_fits(rows, "cuda")
+    md.append(
+        "- CUDA rows of the same family: "
+        + (
+            "; ".join(
+                f"{f.rung} fixed {f.fit.value('base_us'):.1f} us, {f.fit.value('per_row_us') * 1e3:.3f} ns/row"
+                for f in gpu
+                if f.fit
+            )
+            or "present but too few to fit"
+        )
+        if gpu
+        else "- CUDA rows of the same family pending (scripts/gpu_check.sh runs them)."
+    )
     return md

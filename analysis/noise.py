@@ -119,7 +119,7 @@ def prediction_verdict(
     for an exact figure; measured_range: the measurement's repetitions' (min, max) or its
     95% CI, None with fewer than 2 repetitions. measured_what names that range in the text."""
     pr = tuple(pred_range) if pred_range else (pred, pred)
-    if not measured_range or any(v != v for v in (*pr, *measured_range)):
+    if not measured_range or any(v != v for v in (*pr, *measured_range)):  # noqa: PLR0124  NaN
         err = 100.0 * (pred - measured) / measured if measured else float("nan")
         return Verdict(f"{err:+.1f}% (n<2: noise unknown)", "unknown", err)
     lo, hi = min(measured_range), max(measured_range)

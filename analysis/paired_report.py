@@ -62,7 +62,7 @@ def _quantities(rows, models):
         s, c = paired.per_item(item), paired.per_epoch(item)
         whole_s = m.fit.interval("per_item") if m else None
         whole_c = m.fit.interval("per_epoch") if m else None
-        fmt = lambda v, lohi: (  # noqa: E731
+        fmt = lambda v, lohi: (
             "-"
             if lohi is None
             else f"{v * 1e6:.2f} us [95% CI {lohi[0] * 1e6:.2f}, {lohi[1] * 1e6:.2f}]"
@@ -113,9 +113,11 @@ def _held_out(rows, models, batch):
                     f"{device} interval {meas.interval} print100 {meas.print100}",
                     whole,
                     f"{meas.us:.2f} [{meas.lo:.2f}, {meas.hi:.2f}]",
-                    f"{pred:.2f} [{rng[0]:.2f}, {rng[1]:.2f}] (the never row beside it + the paired "
-                    f"`.item()` cost x {meas.calls_per_epoch - held.configs[1].calls_per_epoch:.4f} "
-                    "calls)",
+                    (
+                        f"{pred:.2f} [{rng[0]:.2f}, {rng[1]:.2f}] (the never row beside it + the paired "
+                        f"`.item()` cost x {meas.calls_per_epoch - held.configs[1].calls_per_epoch:.4f} "
+                        "calls)"
+                    ),
                     v.text,
                 ]
             )
@@ -141,8 +143,10 @@ def _held_out(rows, models, batch):
                         f"{device} batch {held_b}",
                         whole,
                         f"{meas.us:.1f} [{meas.lo:.1f}, {meas.hi:.1f}]",
-                        f"{pred:.1f} [{rng[0]:.1f}, {rng[1]:.1f}] (the line through batches "
-                        f"{', '.join(str(c.batch) for c in b.configs if c.batch != held_b)} run beside it)",
+                        (
+                            f"{pred:.1f} [{rng[0]:.1f}, {rng[1]:.1f}] (the line through batches "
+                            f"{', '.join(str(c.batch) for c in b.configs if c.batch != held_b)} run beside it)"
+                        ),
                         v.text,
                     ]
                 )
@@ -219,9 +223,11 @@ def section(rows, models, batch, folder, whole_spread):
     if len(held) > 2:
         md += (
             [
-                "The held-out configurations, each against its prediction (verdicts as above: *agrees* "
-                "when the prediction's range meets the measured interval and both are narrower than "
-                f"{noise.TIGHT_PCT:g}% of it):",
+                (
+                    "The held-out configurations, each against its prediction (verdicts as above: *agrees* "
+                    "when the prediction's range meets the measured interval and both are narrower than "
+                    f"{noise.TIGHT_PCT:g}% of it):"
+                ),
                 "",
             ]
             + held
@@ -231,9 +237,11 @@ def section(rows, models, batch, folder, whole_spread):
     if rep:
         md += (
             [
-                "The replay's predictions (the every-epoch traced pass replayed with its `log` phase kept "
-                "less often, section above) against the paired rows: predicted row = the every-epoch "
-                "row run beside it minus the replay's saving.",
+                (
+                    "The replay's predictions (the every-epoch traced pass replayed with its `log` phase kept "
+                    "less often, section above) against the paired rows: predicted row = the every-epoch "
+                    "row run beside it minus the replay's saving."
+                ),
                 "",
             ]
             + rep
@@ -244,10 +252,12 @@ def section(rows, models, batch, folder, whole_spread):
     if whole:
         worst = max(whole, key=lambda r: r.counters.get("probe_ratio", 0))
         md += [
-            f"Whole runs measured while the machine was disturbed (`disturbed`: the noise probe or "
-            f"the steal time over its bound, docs/experiment.md): {len(hit)} of the {len(whole)} "
-            f"ItemSync repetitions; the worst probe {worst.counters['probe_ratio']:.2f}x its "
-            f"quietest, in `{worst.name}` ({worst.seconds:.2f} s).",
+            (
+                f"Whole runs measured while the machine was disturbed (`disturbed`: the noise probe or "
+                f"the steal time over its bound, docs/experiment.md): {len(hit)} of the {len(whole)} "
+                f"ItemSync repetitions; the worst probe {worst.counters['probe_ratio']:.2f}x its "
+                f"quietest, in `{worst.name}` ({worst.seconds:.2f} s)."
+            ),
             "",
         ]
     disturbed = [p for p in prs if p.disturbed]

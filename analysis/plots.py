@@ -35,52 +35,70 @@ def item_calls_plot(rows, models, machine, path):
     each gets its own y axis."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for m in models:
-        rs = [
-            r
-            for r in rows
-            if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == FIT_BATCH
-        ]
-        x = np.array([r.counters["item_calls"] for r in rs])
-        y = np.array([r.seconds for r in rs])
-        ax1.scatter(
-            x,
-            y,
-            s=16,
-            color=COLORS.get(m.device),
-            alpha=0.7,
-            label=f"ours, {m.device}: one repetition",
-        )
-        epochs = rs[0].counters["epochs"]
-        xs = np.linspace(0, x.max(), 400)
-        ys = m.fit.predict(
-            {"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs}
-        )
-        lo, hi = m.fit.interval("per_item")
-        within = " (within noise)" if noise.within_noise((lo, hi)) else ""
-        ax1.plot(
-            xs,
-            ys,
-            color=COLORS.get(m.device),
-            label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
-            f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}",
-        )
-        base = m.fit.value("per_epoch") * epochs
-        ax1.fill_between(
-            xs,
-            base + lo * xs,
-            base + hi * xs,
-            color=COLORS.get(m.device),
-            alpha=0.12,
-            label=f"fit {m.device}: 95% CI of the .item() slope",
-        )
+        _our_item_fit(ax1, rows, m)
     ax1.set_title(f"Ours: loop time vs .item() calls ({machine})")
     ax1.set_ylabel("loop time of the run (s)")
     lo_y = min([r.seconds for r in rows if r.family == "ItemSync"] or [0])
     ax1.set_ylim(bottom=0 if lo_y > 0 else None)
+    _posts_item_runs(ax2)
+    for ax in (ax1, ax2):
+        ax.set_xscale("symlog", linthresh=100)
+        ax.set_xlim(-10, 60000)
+        ax.set_xlabel(".item() calls per 20000-epoch run (symlog: linear below 100)")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="lower left")
+    fig.subplots_adjust(wspace=0.25)
+    return save_figure(fig, path)
 
+
+def _our_item_fit(ax, rows, m):
+    """One device's repetitions at the fit's batch, its fitted line and the slope's 95% CI."""
+    rs = [
+        r
+        for r in rows
+        if r.family == "ItemSync" and r.device == m.device and r.args.get("batch") == FIT_BATCH
+    ]
+    x = np.array([r.counters["item_calls"] for r in rs])
+    y = np.array([r.seconds for r in rs])
+    ax.scatter(
+        x,
+        y,
+        s=16,
+        color=COLORS.get(m.device),
+        alpha=0.7,
+        label=f"ours, {m.device}: one repetition",
+    )
+    epochs = rs[0].counters["epochs"]
+    xs = np.linspace(0, x.max(), 400)
+    ys = m.fit.predict(
+        {"fixed": np.ones_like(xs), "per_epoch": np.full_like(xs, epochs), "per_item": xs}
+    )
+    lo, hi = m.fit.interval("per_item")
+    within = " (within noise)" if noise.within_noise((lo, hi)) else ""
+    ax.plot(
+        xs,
+        ys,
+        color=COLORS.get(m.device),
+        label=f"fit {m.device}: {m.fit.value('per_epoch') * 1e6:.1f} us/epoch + "
+        f"{m.fit.value('per_item') * 1e6:.1f} us/.item()\n[95% CI {lo * 1e6:.1f}, {hi * 1e6:.1f}]{within}",
+    )
+    base = m.fit.value("per_epoch") * epochs
+    ax.fill_between(
+        xs,
+        base + lo * xs,
+        base + hi * xs,
+        color=COLORS.get(m.device),
+        alpha=0.12,
+        label=f"fit {m.device}: 95% CI of the .item() slope",
+    )
+
+
+def _posts_item_runs(ax):
+    """The post's runs and interval table, and the line through its two GPU runs."""
     c, s = article.gpu_model()
     xs = np.linspace(0, 20200, 400)
-    ax2.plot(
+    ax.plot(
         xs,
         article.EPOCHS * c + xs * s,
         color=ARTICLE_COLORS["cuda"],
@@ -93,7 +111,7 @@ def item_calls_plot(rows, models, machine, path):
         ("cuda", "post, GPU runs (RTX 3080 Ti)"),
     ):
         runs = [r for r in article.RUNS if r.device == dev]
-        ax2.scatter(
+        ax.scatter(
             [r.item_calls for r in runs],
             [r.seconds for r in runs],
             marker="x",
@@ -104,7 +122,7 @@ def item_calls_plot(rows, models, machine, path):
         for r in runs:
             right = r.item_calls > 5000  # labels of the rightmost points go to their left
             # Labels sit well above their point: the table's "+" markers crowd the GPU runs at 220-600 calls.
-            ax2.annotate(
+            ax.annotate(
                 f"{r.label}: {r.seconds:.2f} s",
                 (r.item_calls, r.seconds),
                 fontsize=7,
@@ -112,7 +130,7 @@ def item_calls_plot(rows, models, machine, path):
                 textcoords="offset points",
                 ha="right" if right else "left",
             )
-    ax2.scatter(
+    ax.scatter(
         [article.item_calls(k, 1) for k, _, _ in article.TABLE],
         [t for *_, t in article.TABLE],
         marker="+",
@@ -120,18 +138,9 @@ def item_calls_plot(rows, models, machine, path):
         color=ARTICLE_COLORS["table"],
         label="post's interval table (every-100 print kept)",
     )
-    ax2.set_title("The post: loop time vs .item() calls (its numbers)")
-    ax2.set_ylabel("time of the run (s)")
-    ax2.set_ylim(0, 13)
-    for ax in (ax1, ax2):
-        ax.set_xscale("symlog", linthresh=100)
-        ax.set_xlim(-10, 60000)
-        ax.set_xlabel(".item() calls per 20000-epoch run (symlog: linear below 100)")
-        ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="lower left")
-    fig.subplots_adjust(wspace=0.25)
-    return save_figure(fig, path)
+    ax.set_title("The post: loop time vs .item() calls (its numbers)")
+    ax.set_ylabel("time of the run (s)")
+    ax.set_ylim(0, 13)
 
 
 BATCH_CAPTION = (
@@ -146,89 +155,13 @@ def batch_plot(analysis, machine, path):
     every epoch beside it, offset so both show). Right: the extra time of one .item() per
     epoch as a share of a never-logging epoch (the table's % column), with its 95% CI;
     hollow = within noise."""
-    from analysis.fit import batch_cost_misses
-
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for device in sorted({p.device for p in analysis.points}):
         col = COLORS.get(device)
         ps = sorted((p for p in analysis.points if p.device == device), key=lambda p: p.batch)
         b = np.array([p.batch for p in ps], float)
-        ax1.plot(
-            b,
-            [p.us_per_epoch_never for p in ps],
-            "o",
-            color=col,
-            label=f"{device}, never log (median)",
-        )
-        ax1.plot(
-            b * 1.15,
-            [p.us_per_epoch_every for p in ps],
-            "s",
-            mfc="none",
-            color=col,
-            label=f"{device}, .item() every epoch (median; drawn 15% right)",
-        )
-        fit = analysis.fits.get(device)
-        if fit is not None:
-            xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 200)
-            miss = batch_cost_misses(fit, b, [p.us_per_epoch_never for p in ps])[0]
-            ax1.plot(
-                xs,
-                fit.value("base_us") + fit.value("per_row_us") * xs,
-                "-",
-                color=col,
-                lw=1,
-                alpha=0.7,
-                label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows"
-                f"\n(largest miss {miss[3]:+.0f}% at {miss[0]:,.0f} rows)",
-            )
-        for dev, bb, measured, pred, _ in analysis.held_out:
-            if dev == device:
-                ax1.plot(
-                    [bb],
-                    [measured],
-                    "*",
-                    ms=12,
-                    color="black",
-                    zorder=5,
-                    label=f"{device} batch {bb}: held out of the fit",
-                )
-        # Right panel: share of an epoch, so batches four decades apart fit one linear axis.
-        kinds = set()
-        for p, x in zip(ps, b):
-            share, ci = p.sync_cost_pct, p.sync_cost_pct_ci
-            beyond = noise.beyond_noise(p.sync_cost_ci)
-            kinds.add(beyond)
-            if ci is not None:
-                ax2.errorbar(
-                    [x],
-                    [share],
-                    yerr=[[share - ci[0]], [ci[1] - share]],
-                    fmt="none",
-                    ecolor=col,
-                    alpha=0.6,
-                    capsize=3,
-                )
-            ax2.plot([x], [share], "o", color=col, mfc=col if beyond else "white", ms=7)
-            ax2.annotate(
-                f"{share:+.0f}%", (x, share), fontsize=7, xytext=(6, -3), textcoords="offset points"
-            )
-        # A legend entry only for a kind of marker that is drawn.
-        if True in kinds:
-            ax2.plot(
-                [], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)"
-            )
-        if False in kinds:
-            ax2.plot(
-                [],
-                [],
-                "o",
-                color=col,
-                mfc="white",
-                label=f"{device}: within noise (95% CI holds 0)",
-            )
-        if None in kinds:
-            ax2.plot([], [], "o", color=col, mfc="white", label=f"{device}: n<2, noise unknown")
+        _batch_cost(ax1, analysis, device, col, ps, b)
+        _sync_share(ax2, device, col, ps, b)
     if analysis.crossover:
         ax1.axvline(
             analysis.crossover,
@@ -252,6 +185,92 @@ def batch_plot(analysis, machine, path):
     ax2.set_ylim(lo, hi + 0.25 * (hi - lo))  # headroom: the legend sits above the data
     fig.subplots_adjust(wspace=0.3)
     return save_figure(fig, path)
+
+
+def _batch_cost(ax, analysis, device, col, ps, b):
+    """One device's medians never logging and logging every epoch, its c(B) fit and the
+    held-out batch."""
+    from analysis.fit import batch_cost_misses
+
+    ax.plot(
+        b,
+        [p.us_per_epoch_never for p in ps],
+        "o",
+        color=col,
+        label=f"{device}, never log (median)",
+    )
+    ax.plot(
+        b * 1.15,
+        [p.us_per_epoch_every for p in ps],
+        "s",
+        mfc="none",
+        color=col,
+        label=f"{device}, .item() every epoch (median; drawn 15% right)",
+    )
+    fit = analysis.fits.get(device)
+    if fit is not None:
+        xs = np.logspace(np.log10(b.min()), np.log10(b.max()), 200)
+        miss = batch_cost_misses(fit, b, [p.us_per_epoch_never for p in ps])[0]
+        ax.plot(
+            xs,
+            fit.value("base_us") + fit.value("per_row_us") * xs,
+            "-",
+            color=col,
+            lw=1,
+            alpha=0.7,
+            label=f"fit {device}: {fit.value('base_us'):.0f} us + {fit.value('per_row_us') * 1e3:.1f} ns x rows"
+            f"\n(largest miss {miss[3]:+.0f}% at {miss[0]:,.0f} rows)",
+        )
+    for dev, bb, measured, pred, _ in analysis.held_out:
+        if dev == device:
+            ax.plot(
+                [bb],
+                [measured],
+                "*",
+                ms=12,
+                color="black",
+                zorder=5,
+                label=f"{device} batch {bb}: held out of the fit",
+            )
+
+
+def _sync_share(ax, device, col, ps, b):
+    """One device's extra time per .item() as a share of an epoch (one linear axis for batches
+    four decades apart), filled beyond noise, and a legend entry per kind of marker drawn."""
+    kinds = set()
+    for p, x in zip(ps, b):
+        share, ci = p.sync_cost_pct, p.sync_cost_pct_ci
+        beyond = noise.beyond_noise(p.sync_cost_ci)
+        kinds.add(beyond)
+        if ci is not None:
+            ax.errorbar(
+                [x],
+                [share],
+                yerr=[[share - ci[0]], [ci[1] - share]],
+                fmt="none",
+                ecolor=col,
+                alpha=0.6,
+                capsize=3,
+            )
+        ax.plot([x], [share], "o", color=col, mfc=col if beyond else "white", ms=7)
+        ax.annotate(
+            f"{share:+.0f}%", (x, share), fontsize=7, xytext=(6, -3), textcoords="offset points"
+        )
+    if True in kinds:
+        ax.plot(
+            [], [], "o", color=col, mfc=col, label=f"{device}: beyond noise (95% CI excludes 0)"
+        )
+    if False in kinds:
+        ax.plot(
+            [],
+            [],
+            "o",
+            color=col,
+            mfc="white",
+            label=f"{device}: within noise (95% CI holds 0)",
+        )
+    if None in kinds:
+        ax.plot([], [], "o", color=col, mfc="white", label=f"{device}: n<2, noise unknown")
 
 
 ATTRIBUTION_CAPTION = (

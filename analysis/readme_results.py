@@ -24,14 +24,12 @@ import json
 import os
 import sys
 
-if __package__ in (None, ""):  # run as a script: make `analysis` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from analysis import answer, article, launch_queue, machine_limit, noise, report, summary  # noqa: E402
-from analysis.attribute_json.reader import load_attribution  # noqa: E402
-from analysis.fmt import fmt_us  # noqa: E402
-from analysis.trace_pages.stats import sync_cost  # noqa: E402
-from analysis.tables import markdown_table, write_atomic  # noqa: E402
+from analysis import answer, article, launch_queue, machine_limit, noise, report, summary
+from analysis.atomic_write import write_atomic
+from analysis.attribute_json.reader import load_attribution
+from analysis.fmt import fmt_us
+from analysis.tables import markdown_table
+from analysis.trace_pages.stats import sync_cost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
@@ -55,7 +53,8 @@ def _ci(fit, name, scale=1e6, spec=".1f"):
 
 def _speed_rows(path):
     """(text for the table) from experiments/attribute_speed.py's JSON."""
-    doc = json.load(open(path))
+    with open(path) as f:
+        doc = json.load(f)
     done = [r for r in doc["results"] if r.get("attribute", {}).get("runs_ok")]
     small, big = (
         min(done, key=lambda r: r["uncompressed_bytes"]),
@@ -119,7 +118,7 @@ def _epoch_prediction(rows, stats, models, device):
     )
     if not pred:
         return None
-    what, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
+    _, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
     v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
     return (
         f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
@@ -134,53 +133,11 @@ def _gpu_cells(gpu, gpu_folder):
         return {}
     _, rows, stats, models = gpu
     prims = summary.primitives(rows)
-    cells = {}
-    cuda, cpu = models.get("cuda"), models.get("cpu")
-    item = prims.get("Sync/item_idle")
-    if cuda:
-        cells["item"] = (
-            f"{item['us']:.1f} us on an idle GPU (`Sync/item_idle`, n={item['n']}); "
-            if item
-            else ""
-        ) + _fit_cell(cuda, "per_item", "the fit over whole runs: ")
-        cells["epoch"] = f"GPU {_ci(cuda.fit, 'per_epoch')}, fitted over {cuda.fit.n} runs" + (
-            f"; its CPU {_ci(cpu.fit, 'per_epoch')}" if cpu else ""
-        )
-    post_cpu = next(r for r in article.RUNS if r.label == "CPU")
-    ours = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
-    if ours:
-        cells["cpu_run"] = (
-            f"{ours.median_s:.3f} s (n={ours.n}; the GPU machine's CPU, LibTorch C++)"
-        )
-    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
-    g = answer._ours(stats, "cuda", post_gpu.interval, post_gpu.print100)
-    if g:
-        every = [c.median_s for c in stats if c.device == "cuda" and c.batch == 120]
-        text = f"{g.median_s:.3f} s (n={g.n}); the sweep's {len(every)} CUDA rows ran {_range(every, '.2f')} s"
-        if ours:
-            text += f"; {g.median_s / ours.median_s:.1f}x its CPU's {ours.median_s:.3f} s"
-        cells["gpu_run"] = text
-    attr = [a for a in summary.attribution_rows(rows) if a.device == "cuda"]
-    if attr:
-        busy = [a.values["attr_gpu_busy_us"] for a in attr if "attr_gpu_busy_us" in a.values]
-        api = [a.values["attr_launch_api_us"] for a in attr if "attr_launch_api_us" in a.values]
-        traced = [
-            a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values
-        ]
-        launches = [a.values["attr_launches"] for a in attr if "attr_launches" in a.values]
-        cells["where"] = (
-            f"GPU busy {_range(busy)} us of a traced epoch of {_range(traced)} us; "
-            f"{_range(launches, '.0f')} launches an epoch take {_range(api)} us of host API time (CUPTI, "
-            f"range over the medians of {len(attr)} configurations)"
-        )
-        queue = launch_queue.queue_rows(attr, gpu_folder)
-        if queue:
-            regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
-            cells["where"] += (
-                f"; the launch queue empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
-                f"of an epoch, at most {max(q.depth_max for q in queue)} deep: "
-                f"{' / '.join(regimes)} ({len(queue)} configurations)"
-            )
+    cells = _gpu_fit_cells(models, prims)
+    cells.update(_gpu_run_cells(stats))
+    where = _gpu_where_cell(rows, gpu_folder)
+    if where:
+        cells["where"] = where
     p = _epoch_prediction(rows, stats, models, "cuda")
     if p:
         cells["predicted"] = p
@@ -211,6 +168,69 @@ def _gpu_cells(gpu, gpu_folder):
     return cells
 
 
+def _gpu_fit_cells(models, prims):
+    """One .item() and one epoch on the GPU: the idle primitive and the fit over whole runs."""
+    cuda, cpu = models.get("cuda"), models.get("cpu")
+    if not cuda:
+        return {}
+    item = prims.get("Sync/item_idle")
+    return {
+        "item": (
+            f"{item['us']:.1f} us on an idle GPU (`Sync/item_idle`, n={item['n']}); "
+            if item
+            else ""
+        )
+        + _fit_cell(cuda, "per_item", "the fit over whole runs: "),
+        "epoch": f"GPU {_ci(cuda.fit, 'per_epoch')}, fitted over {cuda.fit.n} runs"
+        + (f"; its CPU {_ci(cpu.fit, 'per_epoch')}" if cpu else ""),
+    }
+
+
+def _gpu_run_cells(stats):
+    """The post's two runs' configurations on the GPU machine's CPU and on its GPU."""
+    cells = {}
+    post_cpu = next(r for r in article.RUNS if r.label == "CPU")
+    ours = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
+    if ours:
+        cells["cpu_run"] = (
+            f"{ours.median_s:.3f} s (n={ours.n}; the GPU machine's CPU, LibTorch C++)"
+        )
+    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
+    g = answer._ours(stats, "cuda", post_gpu.interval, post_gpu.print100)
+    if g:
+        every = [c.median_s for c in stats if c.device == "cuda" and c.batch == 120]
+        text = f"{g.median_s:.3f} s (n={g.n}); the sweep's {len(every)} CUDA rows ran {_range(every, '.2f')} s"
+        if ours:
+            text += f"; {g.median_s / ours.median_s:.1f}x its CPU's {ours.median_s:.3f} s"
+        cells["gpu_run"] = text
+    return cells
+
+
+def _gpu_where_cell(rows, gpu_folder):
+    """Where a traced CUDA epoch goes (GPU busy, launches), with the launch queue when read."""
+    attr = [a for a in summary.attribution_rows(rows) if a.device == "cuda"]
+    if not attr:
+        return None
+    busy = [a.values["attr_gpu_busy_us"] for a in attr if "attr_gpu_busy_us" in a.values]
+    api = [a.values["attr_launch_api_us"] for a in attr if "attr_launch_api_us" in a.values]
+    traced = [a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values]
+    launches = [a.values["attr_launches"] for a in attr if "attr_launches" in a.values]
+    text = (
+        f"GPU busy {_range(busy)} us of a traced epoch of {_range(traced)} us; "
+        f"{_range(launches, '.0f')} launches an epoch take {_range(api)} us of host API time (CUPTI, "
+        f"range over the medians of {len(attr)} configurations)"
+    )
+    queue = launch_queue.queue_rows(attr, gpu_folder)
+    if queue:
+        regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
+        text += (
+            f"; the launch queue empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
+            f"of an epoch, at most {max(q.depth_max for q in queue)} deep: "
+            f"{' / '.join(regimes)} ({len(queue)} configurations)"
+        )
+    return text
+
+
 def results_block(
     folder=CPU_FOLDER,
     speed_json=SPEED_JSON,
@@ -221,111 +241,14 @@ def results_block(
     runs, rows, stats, models = _load(folder)
     gpu = _load(gpu_folder)
     cells = _gpu_cells(gpu, gpu_folder)
-    cpu = models["cpu"]
-    report_md = _rel(os.path.join(folder, "REPORT.md"))
-    machine = os.path.basename(folder.rstrip("/"))
-    c_art, s_art = article.gpu_model()
-    post_cpu = next(r for r in article.RUNS if r.label == "CPU")
-    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
-    ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
     pending = "pending" if gpu is None else "-"
-
-    body = []
-    # 1. the article's answer: what one .item() costs
-    body.append(
-        [
-            "one `.item()`",
-            f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
-            _fit_cell(cpu, "per_item", ""),
-            cells.get("item", pending),
-        ]
-    )
-    # 2. what stays: the per-epoch work
-    body.append(
-        [
-            "one epoch's work, whatever the logging",
-            f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
-            f"({post_cpu.seconds:.2f} s / {article.EPOCHS})",
-            f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
-            cells.get("epoch", pending),
-        ]
-    )
-    # 3. the post's two runs against our loop
-    body.append(
-        [
-            f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
-            f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
-            f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
-            "C++, median)",
-            cells.get("cpu_run", pending),
-        ]
-    )
-    body.append(
-        [
-            "the post's GPU run (the same loop on CUDA)",
-            f"{post_gpu.seconds:.2f} s, {post_gpu.seconds / post_cpu.seconds:.1f}x its CPU run",
-            "-",
-            cells.get("gpu_run", pending),
-        ]
-    )
-    # 4. where an epoch goes
-    attr = [a for a in summary.attribution_rows(rows) if a.device == "cpu"]
-    if attr:
-        back = [a.values["phase_backward_us"] for a in attr if "phase_backward_us" in a.values]
-        traced = [
-            a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values
-        ]
-        body.append(
-            [
-                "where an epoch goes (traced pass)",
-                "-",
-                f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
-                f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)",
-                cells.get("where", pending),
-            ]
-        )
-    # 5. the loop predicted from its primitives
-    p = _epoch_prediction(rows, stats, models, "cpu")
-    if p:
-        body.append(
-            ["an epoch predicted from one tiny op", "-", p, cells.get("predicted", pending)]
-        )
-    # 6. one sync on real GPUs
-    paths = [os.path.join(traces_json, f"{n}.json") for n in answer.NVIDIA_TRACES]
-    docs = [(os.path.basename(p), load_attribution(p)) for p in paths if os.path.exists(p)]
-    cost = sync_cost(docs) if docs else None
-    if cost is not None and cost.idle_n:
-        body.append(
-            [
-                "one sync (A100, GP100 traces others recorded; ours on the H200)",
-                "-",
-                f"{fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
-                f"({cost.idle_n} of {cost.n} calls); {fmt_us(cost.median_blocked_us)} us median "
-                f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))",
-                cells.get("sync", pending),
-            ]
-        )
-    # 7. ./attribute's speed
-    if os.path.exists(speed_json):
-        body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json), "-"])
-    # 8. the machine limit
-    fused = next((x for x in machine_limit.rung_limits(rows) if x.rung == "fused_cpu"), None)
-    if fused:
-        body.append(
-            [
-                "the same training, overhead removed",
-                "-",
-                f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
-                f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak",
-                cells.get("fused", pending),
-            ]
-        )
-    # 9. where the GPU starts to win
-    body.append(["the batch from which the GPU wins", "-", "-", cells.get("crossover", pending)])
+    body = _answer_rows(models["cpu"], stats, cells, pending)
+    body += _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
     gpu_name = os.path.basename(gpu_folder.rstrip("/")) if gpu else None
     lines = [
-        f"Ours: the committed CPU run, `{machine}` (2-core Xeon VM, shared cores; every figure with its "
-        f"context in [REPORT.md]({report_md}))"
+        f"Ours: the committed CPU run, `{os.path.basename(folder.rstrip('/'))}` (2-core Xeon VM, "
+        f"shared cores; every figure with its context in "
+        f"[REPORT.md]({_rel(os.path.join(folder, 'REPORT.md'))}))"
         + (
             f", and the GPU run, `{gpu_name}` (one H200 and its 16-core Xeon, lent for one session; "
             f"[REPORT.md]({_rel(os.path.join(gpu_folder, 'REPORT.md'))}))"
@@ -337,24 +260,139 @@ def results_block(
     ]
     head = ["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours, CPU VM", "ours, H200 machine"]
     lines += markdown_table(head, body)
-    skipped = [(run.path, name, msg) for run in runs for name, msg in run.skipped]
-    if skipped:  # counted as report_prose.skipped_lines counts them: per family and reason
-        by_reason = {}
-        for _, name, msg in skipped:
-            fam = by_reason.setdefault(msg, {})
-            fam[name.split("/")[0]] = fam.get(name.split("/")[0], 0) + 1
-        lines += [
-            "",
-            ("Every GPU figure is pending: the CPU run" if gpu is None else "The CPU run")
-            + f" skipped {len(skipped)} rows ("
-            + "; ".join(
-                ", ".join(f"{f} {n}" for f, n in sorted(fams.items())) + f": `{msg}`"
-                for msg, fams in sorted(by_reason.items())
-            )
-            + ")"
-            + ("." if gpu is None else "; the GPU figures are the H200 run's."),
+    return lines + _skipped_lines(runs, gpu)
+
+
+def _answer_rows(cpu, stats, cells, pending):
+    """The article's answer: one .item(), one epoch's work, the post's two runs against ours."""
+    c_art, s_art = article.gpu_model()
+    post_cpu = next(r for r in article.RUNS if r.label == "CPU")
+    post_gpu = next(r for r in article.RUNS if r.label == "GPU")
+    ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
+    return [
+        [
+            "one `.item()`",
+            f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
+            _fit_cell(cpu, "per_item", ""),
+            cells.get("item", pending),
+        ],
+        [
+            "one epoch's work, whatever the logging",
+            (
+                f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
+                f"({post_cpu.seconds:.2f} s / {article.EPOCHS})"
+            ),
+            f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
+            cells.get("epoch", pending),
+        ],
+        [
+            f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
+            f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
+            (
+                f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
+                "C++, median)"
+            ),
+            cells.get("cpu_run", pending),
+        ],
+        [
+            "the post's GPU run (the same loop on CUDA)",
+            f"{post_gpu.seconds:.2f} s, {post_gpu.seconds / post_cpu.seconds:.1f}x its CPU run",
+            "-",
+            cells.get("gpu_run", pending),
+        ],
+    ]
+
+
+def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending):
+    """Where an epoch goes, its prediction, one sync on real GPUs, ./attribute's speed, the
+    machine limit and the crossover batch: each row only where its data is there."""
+    body = []
+    attr = [a for a in summary.attribution_rows(rows) if a.device == "cpu"]
+    if attr:
+        back = [a.values["phase_backward_us"] for a in attr if "phase_backward_us" in a.values]
+        traced = [
+            a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values
         ]
-    return lines
+        body.append(
+            [
+                "where an epoch goes (traced pass)",
+                "-",
+                (
+                    f"`backward` {min(back):.1f}-{max(back):.1f} us of a traced epoch of {min(traced):.1f}-"
+                    f"{max(traced):.1f} us (range over the medians of {len(attr)} configurations)"
+                ),
+                cells.get("where", pending),
+            ]
+        )
+    p = _epoch_prediction(rows, stats, models, "cpu")
+    if p:
+        body.append(
+            ["an epoch predicted from one tiny op", "-", p, cells.get("predicted", pending)]
+        )
+    sync = _real_sync_cell(traces_json)
+    if sync:
+        body.append(
+            [
+                "one sync (A100, GP100 traces others recorded; ours on the H200)",
+                "-",
+                sync,
+                cells.get("sync", pending),
+            ]
+        )
+    if os.path.exists(speed_json):
+        body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json), "-"])
+    fused = next((x for x in machine_limit.rung_limits(rows) if x.rung == "fused_cpu"), None)
+    if fused:
+        body.append(
+            [
+                "the same training, overhead removed",
+                "-",
+                (
+                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
+                    f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak"
+                ),
+                cells.get("fused", pending),
+            ]
+        )
+    body.append(["the batch from which the GPU wins", "-", "-", cells.get("crossover", pending)])
+    return body
+
+
+def _real_sync_cell(traces_json):
+    """One sync's cost on the real traces others recorded (./attribute's JSON), or None."""
+    paths = [os.path.join(traces_json, f"{n}.json") for n in answer.NVIDIA_TRACES]
+    docs = [(os.path.basename(p), load_attribution(p)) for p in paths if os.path.exists(p)]
+    cost = sync_cost(docs) if docs else None
+    if cost is None or not cost.idle_n:
+        return None
+    return (
+        f"{fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
+        f"({cost.idle_n} of {cost.n} calls); {fmt_us(cost.median_blocked_us)} us median "
+        f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))"
+    )
+
+
+def _skipped_lines(runs, gpu):
+    """The rows the CPU run skipped, counted as report_prose.skipped_lines counts them: per
+    family and reason."""
+    skipped = [(run.path, name, msg) for run in runs for name, msg in run.skipped]
+    if not skipped:
+        return []
+    by_reason = {}
+    for _, name, msg in skipped:
+        fam = by_reason.setdefault(msg, {})
+        fam[name.split("/")[0]] = fam.get(name.split("/")[0], 0) + 1
+    return [
+        "",
+        ("Every GPU figure is pending: the CPU run" if gpu is None else "The CPU run")
+        + f" skipped {len(skipped)} rows ("
+        + "; ".join(
+            ", ".join(f"{f} {n}" for f, n in sorted(fams.items())) + f": `{msg}`"
+            for msg, fams in sorted(by_reason.items())
+        )
+        + ")"
+        + ("." if gpu is None else "; the GPU figures are the H200 run's."),
+    ]
 
 
 def render(readme_text, block):
@@ -372,7 +410,8 @@ def main(argv=None):
     )
     ap.add_argument("--readme", default=README)
     args = ap.parse_args(argv)
-    old = open(args.readme).read()
+    with open(args.readme) as f:
+        old = f.read()
     new = render(old, results_block())
     if args.check:
         if new != old:

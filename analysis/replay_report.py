@@ -18,9 +18,10 @@ import os
 import re
 import sys
 
+from analysis.atomic_write import write_atomic
 from analysis.attribute_json.reader import AttributeJsonError, get, load_replay, read_json
 from analysis.fmt import fmt_change, fmt_us
-from analysis.tables import markdown_table, write_atomic
+from analysis.tables import markdown_table
 
 
 def load_hta(path):

@@ -17,26 +17,24 @@ import glob
 import os
 import sys
 
-
-if __package__ in (None, ""):  # run as a script: make `analysis` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from analysis import (  # noqa: E402
+from analysis import (
     answer,
     bench_json,
     launch_queue,
     machine_limit,
     noise,
+    paired_report,
     plots,
+    replay_validation,
+    report_tables,
     summary,
     tables,
 )
-from analysis import fit as fitting  # noqa: E402
-from analysis import paired_report, replay_validation  # noqa: E402
-from analysis import report_prose as prose  # noqa: E402
-from analysis import report_tables  # noqa: E402
-from analysis.bench_json import BenchJsonError  # noqa: E402
-from analysis.tables import markdown_figure  # noqa: E402
+from analysis import fit as fitting
+from analysis import report_prose as prose
+from analysis.atomic_write import write_atomic
+from analysis.bench_json import BenchJsonError
+from analysis.tables import markdown_figure
 
 MACHINE_FIELDS = ("cpu_model", "gpu_name")
 
@@ -438,7 +436,7 @@ def main(argv=None):
         return 2
     print(console)
     out = os.path.join(folder, "REPORT.md")
-    tables.write_atomic(out, text)
+    write_atomic(out, text)
     print(f"\nwrote {os.path.relpath(out)}")
     return 0
 

@@ -212,10 +212,14 @@ def load_note(run):
 def machine_lines(ctx, runs):
     """The machine, the software and the runs the report is over."""
     return [
-        f"- CPU: {ctx.get('cpu_model')} ({ctx.get('cpu_threads_torch')} torch threads); GPU: {ctx.get('gpu_name')}"
-        f" (CUDA runtime {ctx.get('cuda_runtime')}, driver {ctx.get('cuda_driver')})",
-        f"- torch {ctx.get('torch_version')}, {ctx.get('epochs')} epochs per ItemSync run, timed runs untraced "
-        f"({ctx.get('tracing')})",
+        (
+            f"- CPU: {ctx.get('cpu_model')} ({ctx.get('cpu_threads_torch')} torch threads); GPU: {ctx.get('gpu_name')}"
+            f" (CUDA runtime {ctx.get('cuda_runtime')}, driver {ctx.get('cuda_driver')})"
+        ),
+        (
+            f"- torch {ctx.get('torch_version')}, {ctx.get('epochs')} epochs per ItemSync run, timed runs untraced "
+            f"({ctx.get('tracing')})"
+        ),
         "- runs: "
         + "; ".join(
             f"`{os.path.basename(r.path)}` commit {r.context.get('git_commit')}, {load_note(r)}"

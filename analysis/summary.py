@@ -388,10 +388,12 @@ def ladder(rows):
     out = []
     for (device, rung), rs in by.items():
         base = med.get((device, "libtorch_eager"))
-        worst = lambda key: max(
+        worst = lambda key, rs=rs: max(
             (r.counters[key] for r in rs if key in r.counters), default=float("nan")
         )
-        median = lambda key: float(np.median([r.counters.get(key, float("nan")) for r in rs]))
+        median = lambda key, rs=rs: float(
+            np.median([r.counters.get(key, float("nan")) for r in rs])
+        )
         out.append(
             Rung(
                 device,

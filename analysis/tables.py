@@ -90,15 +90,6 @@ def render_markdown(stats, models):
     return "\n".join(markdown_table(HEADER, table_rows(stats, models)))
 
 
-def write_atomic(path, text):
-    """Writes text to path through a temporary file and a rename: a reader never sees half a
-    file, and an interrupted run leaves the earlier one intact."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def markdown_figure(alt, path, caption):
     """Lines that place a PNG already drawn at path (beside the page) with its caption."""
     return ["", f"![{alt}]({os.path.basename(path)})", "", f"*{caption}*", ""]

@@ -26,8 +26,8 @@ import argparse
 import os
 import sys
 
+from analysis.atomic_write import write_atomic
 from analysis.attribute_json.reader import AttributeJsonError, load_attribution
-from analysis.tables import write_atomic
 from analysis.trace_pages import pages, plots, prose, stats
 
 QUEUE_FIGURE = "queue-depth.png"  # the index's deep queue beside an empty one

@@ -19,9 +19,10 @@ import os
 import statistics
 import sys
 
+from analysis.atomic_write import write_atomic
 from analysis.attribute_json.reader import AttributeJsonError, load_attribution, load_replay
 from analysis.fmt import fmt_change, fmt_us
-from analysis.tables import markdown_table, write_atomic
+from analysis.tables import markdown_table
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write data/iris.csv and the article's 120/30 split from scikit-learn's copy of Iris.
 
 The article (../shared/ARTICLE.md) loads Iris with `sklearn.datasets.load_iris()` and
@@ -14,31 +13,31 @@ Each file has the header `row,sepal_length,sepal_width,petal_length,petal_width,
 written with repr() so the text round-trips to the exact float64 scikit-learn holds.
 
 Needs scikit-learn (it is in the project's requirements.txt). Usage:
-    python data/make_split.py [--out DIR]   (default: the folder of this script)
+    python -m data.make_split [--out DIR]   (from the repository root; default: data/)
 `--check` compares the files on disk with a fresh split instead of writing.
 """
 
 import argparse
 import os
+import pathlib
 import sys
-import tempfile
+
+from analysis.atomic_write import write_atomic
 
 HEADER = "row,sepal_length,sepal_width,petal_length,petal_width,label"
 
 
 def split_rows():
+    import numpy as np
     from sklearn.datasets import load_iris
     from sklearn.model_selection import train_test_split
-    import numpy as np
 
     iris = load_iris()
     rows = np.arange(len(iris.target))
     train_idx, test_idx = train_test_split(rows, test_size=0.2, random_state=42)
     # Splitting the index vector with the same arguments yields the same permutation as
     # splitting (X, y): train_test_split shuffles indices and then takes them.
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        iris.data, iris.target, test_size=0.2, random_state=42
-    )
+    X_tr, _, _, y_te = train_test_split(iris.data, iris.target, test_size=0.2, random_state=42)
     assert (iris.data[train_idx] == X_tr).all() and (iris.target[test_idx] == y_te).all()
 
     def render(indices):
@@ -55,13 +54,6 @@ def split_rows():
     }
 
 
-def write_atomically(path, text):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
@@ -72,7 +64,7 @@ def main():
         bad = []
         for name, text in files.items():
             path = os.path.join(args.out, name)
-            if not os.path.exists(path) or open(path).read() != text:
+            if not os.path.exists(path) or pathlib.Path(path).read_text() != text:
                 bad.append(path)
         if bad:
             print("differs from a fresh split: " + ", ".join(bad), file=sys.stderr)
@@ -80,7 +72,7 @@ def main():
         print("data matches train_test_split(test_size=0.2, random_state=42)")
         return 0
     for name, text in files.items():
-        write_atomically(os.path.join(args.out, name), text)
+        write_atomic(os.path.join(args.out, name), text)
         print("wrote", os.path.join(args.out, name))
     return 0
 

@@ -1,1 +1,2 @@
-"""The experiments' scripts; a package so the analysis reads the sweeps (experiments.sweeps)."""
+"""The experiments' scripts, run from the repository root as python -m experiments.NAME; the
+analysis reads the sweeps from here (experiments.sweeps)."""

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Speed of `./attribute` on plain and gzip traces, against the parse limit and against
 Holistic Trace Analysis 0.5.0, on the same trace files and in one run: wall
 time and peak RSS, several repetitions interleaved (attribute on the plain file, attribute on its
 .gz, the parse limit, HTA, then again ...) so that all see the same machine load.
 
-    python3 experiments/attribute_speed.py [--attribute ./attribute] [--parse-limit BIN] \\
+    python3 -m experiments.attribute_speed [--attribute ./attribute] [--parse-limit BIN] \\
         [--hta-python PY] [--reps 3] [--make-gz] TRACE.json...
 
   attribute side: `ATTRIBUTE --time --json /dev/null TRACE` (binary from --attribute, else
@@ -27,7 +26,7 @@ time and peak RSS, several repetitions interleaved (attribute on the plain file,
 Each run's wall time is measured here (monotonic clock around the child) and its peak RSS is
 the child's own (os.wait4's ru_maxrss, which covers the descendants it waited for). Throughput is
 uncompressed JSON bytes (MB = 1e6 bytes) / median wall time. Writes OUT_DIR/speed.json and
-speed.md (default results/traces/), each to a temporary file renamed when complete, with the
+speed.md (default results/traces/), each through analysis.atomic_write, with the
 1-minute load average before and after. Timings on a shared 2-core machine are noisy: compare
 the ratios measured in the same run, not absolute numbers across runs.
 """
@@ -48,9 +47,10 @@ import threading
 import time
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic, write_atomic
+from experiments import python_speed
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_speed  # noqa: E402
 
 DEFAULT_HTA_PYTHON = "/work/scratch/hta-venv/bin/python"
 # The targets asked of the tool, printed beside the measurements (not asserted here).
@@ -95,23 +95,30 @@ def run_child(cmd, timeout_s, env=None, mem_limit_bytes=None):
         if mem_limit_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (mem_limit_bytes, mem_limit_bytes))
 
-    out = tempfile.TemporaryFile(mode="w+")
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, preexec_fn=limit)
-    timed_out = threading.Event()
+    with tempfile.TemporaryFile(mode="w+") as out:
+        t0 = time.monotonic()
+        # preexec_fn forks with no other thread running: the timer starts after it.
+        p = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            preexec_fn=limit,  # noqa: PLW1509
+        )
+        timed_out = threading.Event()
 
-    def kill():
-        timed_out.set()
-        p.kill()
+        def kill():
+            timed_out.set()
+            p.kill()
 
-    timer = threading.Timer(timeout_s, kill)
-    timer.start()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    timer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    out.seek(0)
-    text = out.read()
+        timer = threading.Timer(timeout_s, kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
     rc = "timeout" if timed_out.is_set() else p.returncode
     return rc, wall, ru.ru_maxrss * 1024, text
 
@@ -140,6 +147,8 @@ def executable(path):
 
 
 def measure(trace, args):
+    """Every side on one trace, the repetitions interleaved; the runs, their summaries and
+    the ratios between sides."""
     size = uncompressed_bytes(trace)
     gz = Path(str(trace) + ".gz")
     res = {
@@ -156,6 +165,28 @@ def measure(trace, args):
         "python_hta": {"runs": []},
         "hta3": {"runs": []},
     }
+    have_attr, have_gz, have_limit = _native_sides(res, gz, args)
+    hta_py = Path(args.hta_python)
+    hta_ok = _hta_side(res, hta_py, size, args)
+    env = dict(os.environ)
+    env.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
+    for rep in range(args.reps):
+        if have_attr:
+            have_attr = _attribute_run(res, "attribute", trace, rep, args)
+        if have_gz:
+            have_gz = _attribute_run(res, "attribute_gz", gz, rep, args)
+        if have_limit:
+            have_limit = _parse_limit_run(res, trace, rep, args)
+        if args.python:
+            _python_runs(res, trace, rep, args, hta_py if hta_ok else None, env)
+        if hta_ok and rep < args.hta_reps:
+            hta_ok = _hta_run(res, hta_py, trace, rep, args, env)
+    _summarise_sides(res, size)
+    return res
+
+
+def _native_sides(res, gz, args):
+    """Whether ./attribute, its .gz run and the parse limit can run; the reason where not."""
     have_attr = executable(args.attribute)
     if not have_attr:
         res["attribute"]["not_run"] = res["attribute_gz"]["not_run"] = (
@@ -167,7 +198,11 @@ def measure(trace, args):
     have_limit = executable(args.parse_limit)
     if not have_limit:
         res["parse_limit"]["not_run"] = f"no executable at {args.parse_limit}"
-    hta_py = Path(args.hta_python)
+    return have_attr, have_gz, have_limit
+
+
+def _hta_side(res, hta_py, size, args):
+    """Whether HTA runs on this trace; the reason where not."""
     too_big = args.hta_max_mb is not None and size / 1e6 > args.hta_max_mb
     hta_ok = hta_py.exists() and not args.skip_hta and not too_big
     if not hta_ok:
@@ -178,99 +213,109 @@ def measure(trace, args):
             if too_big
             else f"no Python at {hta_py} (create the scratch venv)"
         )
-    env = dict(os.environ)
-    env.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
+    return hta_ok
 
-    def attribute(side, path, rep):
-        rc, wall, rss, text = run_child(
-            [str(args.attribute), "--time", "--json", "/dev/null", str(path)],
-            args.attribute_timeout_s,
+
+def _attribute_run(res, side, path, rep, args):
+    """One ./attribute process on path; False when it failed (the side stops)."""
+    rc, wall, rss, text = run_child(
+        [str(args.attribute), "--time", "--json", "/dev/null", str(path)],
+        args.attribute_timeout_s,
+    )
+    res[side]["runs"].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss})
+    m = re.search(r"inflated by ([\w-]+)", text)
+    if m:
+        res[side]["inflater"] = m.group(1)
+    print(f"  {side} rep {rep}: rc={rc} {wall:.3f} s, {rss / 2**20:.0f} MiB", flush=True)
+    if rc != 0:
+        res[side]["error"] = text.strip()[-2000:]
+    return rc == 0
+
+
+def _parse_limit_run(res, trace, rep, args):
+    """One json_parse_limit process: its own timing of the parse; False when it failed."""
+    rc, wall, _rss, text = run_child(
+        [str(args.parse_limit), str(trace), "--reps", "1"], args.attribute_timeout_s
+    )
+    run = {"rc": rc, "process_wall_s": wall, "peak_rss_bytes": None}
+    try:
+        got = json.loads(text.strip().splitlines()[-1])
+        run.update(
+            {
+                "wall_s": got["seconds_median"],
+                "threads": got["threads"],
+                "simdjson_implementation": got["simdjson_implementation"],
+            }
         )
-        res[side]["runs"].append({"rc": rc, "wall_s": wall, "peak_rss_bytes": rss})
-        m = re.search(r"inflated by ([\w-]+)", text)
-        if m:
-            res[side]["inflater"] = m.group(1)
-        print(f"  {side} rep {rep}: rc={rc} {wall:.3f} s, {rss / 2**20:.0f} MiB", flush=True)
-        if rc != 0:
-            res[side]["error"] = text.strip()[-2000:]
-        return rc == 0
+    except (ValueError, KeyError, IndexError):
+        run["rc"] = rc if rc != 0 else "bad output"
+    res["parse_limit"]["runs"].append(run)
+    print(
+        f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s",
+        flush=True,
+    )
+    if run["rc"] != 0:
+        res["parse_limit"]["error"] = text.strip()[-2000:]
+        return False
+    return True
 
-    for rep in range(args.reps):
-        if have_attr:
-            have_attr = attribute("attribute", trace, rep)
-        if have_gz:
-            have_gz = attribute("attribute_gz", gz, rep)
-        if have_limit:
-            rc, wall, rss, text = run_child(
-                [str(args.parse_limit), str(trace), "--reps", "1"], args.attribute_timeout_s
-            )
-            run = {"rc": rc, "process_wall_s": wall, "peak_rss_bytes": None}
-            try:
-                got = json.loads(text.strip().splitlines()[-1])
-                run.update(
-                    {
-                        "wall_s": got["seconds_median"],
-                        "threads": got["threads"],
-                        "simdjson_implementation": got["simdjson_implementation"],
-                    }
-                )
-            except (ValueError, KeyError, IndexError):
-                run["rc"] = rc if rc != 0 else "bad output"
-            res["parse_limit"]["runs"].append(run)
-            print(
-                f"  parse limit rep {rep}: rc={rc} {run.get('wall_s', float('nan')):.3f} s",
-                flush=True,
-            )
-            if run["rc"] != 0:
-                res["parse_limit"]["error"] = text.strip()[-2000:]
-                have_limit = False
-        if args.python:
-            for side in ("python_attribute", "python_hta"):
-                run = python_speed.measure(
-                    side, args.python, trace, run_child, args.attribute_timeout_s
-                )
-                res[side]["runs"].append(run)
-                print(
-                    f"  {side} rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.3f} s "
-                    f"(process {run['process_wall_s']:.3f} s)",
-                    flush=True,
-                )
-            if hta_ok and rep < args.hta_reps:
-                run = python_speed.measure(
-                    "hta3",
-                    hta_py,
-                    trace,
-                    run_child,
-                    args.hta_timeout_s,
-                    env=env,
-                    mem_limit_bytes=int(args.hta_mem_gib * 2**30),
-                )
-                res["hta3"]["runs"].append(run)
-                print(
-                    f"  HTA + 3 calls rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.2f} s",
-                    flush=True,
-                )
-        if hta_ok and rep < args.hta_reps:
-            rc, wall, rss, text = run_child(
-                [str(hta_py), "-c", HTA_CHILD, str(trace)],
-                args.hta_timeout_s,
-                env=env,
-                mem_limit_bytes=int(args.hta_mem_gib * 2**30),
-            )
-            run = {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss}
-            for line in text.splitlines():
-                if line.startswith("HTA_SPEED "):
-                    run.update(json.loads(line[len("HTA_SPEED ") :]))
-            res["hta"]["runs"].append(run)
-            print(f"  HTA rep {rep}: rc={rc} {wall:.2f} s, {rss / 2**20:.0f} MiB", flush=True)
-            if rc != 0:
-                tail = [l for l in text.strip().splitlines() if l.strip()][-3:]
-                res["hta"]["error"] = (
-                    f"exit {rc} after {wall:.0f} s (limits: "
-                    f"{args.hta_mem_gib:g} GiB address space, "
-                    f"{args.hta_timeout_s} s): " + " | ".join(tail)
-                )
-                hta_ok = False  # do not repeat a failure that costs minutes
+
+def _python_runs(res, trace, rep, args, hta_py, env):
+    """The package's attribute() and TraceAnalysis + 3 calls, then HTA's own 3 calls when
+    HTA runs (hta_py) in this repetition."""
+    for side in ("python_attribute", "python_hta"):
+        run = python_speed.measure(side, args.python, trace, run_child, args.attribute_timeout_s)
+        res[side]["runs"].append(run)
+        print(
+            f"  {side} rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.3f} s "
+            f"(process {run['process_wall_s']:.3f} s)",
+            flush=True,
+        )
+    if hta_py is not None and rep < args.hta_reps:
+        run = python_speed.measure(
+            "hta3",
+            hta_py,
+            trace,
+            run_child,
+            args.hta_timeout_s,
+            env=env,
+            mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+        )
+        res["hta3"]["runs"].append(run)
+        print(
+            f"  HTA + 3 calls rep {rep}: rc={run['rc']} {run.get('wall_s', float('nan')):.2f} s",
+            flush=True,
+        )
+
+
+def _hta_run(res, hta_py, trace, rep, args, env):
+    """HTA's load and idle breakdown in its venv, under the memory and time limits; False
+    after a failure, which is not repeated (it costs minutes)."""
+    rc, wall, rss, text = run_child(
+        [str(hta_py), "-c", HTA_CHILD, str(trace)],
+        args.hta_timeout_s,
+        env=env,
+        mem_limit_bytes=int(args.hta_mem_gib * 2**30),
+    )
+    run = {"rc": rc, "wall_s": wall, "peak_rss_bytes": rss}
+    for line in text.splitlines():
+        if line.startswith("HTA_SPEED "):
+            run.update(json.loads(line[len("HTA_SPEED ") :]))
+    res["hta"]["runs"].append(run)
+    print(f"  HTA rep {rep}: rc={rc} {wall:.2f} s, {rss / 2**20:.0f} MiB", flush=True)
+    if rc != 0:
+        tail = [l for l in text.strip().splitlines() if l.strip()][-3:]
+        res["hta"]["error"] = (
+            f"exit {rc} after {wall:.0f} s (limits: "
+            f"{args.hta_mem_gib:g} GiB address space, "
+            f"{args.hta_timeout_s} s): " + " | ".join(tail)
+        )
+        return False
+    return True
+
+
+def _summarise_sides(res, size):
+    """Each side's medians over its runs, and the ratios between sides that both ran."""
     for side in ("attribute", "attribute_gz", "parse_limit", "hta", *PY_SIDES):
         s = summarise(res[side]["runs"], size)
         if s:
@@ -292,7 +337,6 @@ def measure(trace, args):
         res["python_over_attribute"] = pa["wall_s_median"] / a["wall_s_median"]
     if "wall_s_median" in ph and "wall_s_median" in h3:
         res["speedup_hta3_over_python_hta"] = h3["wall_s_median"] / ph["wall_s_median"]
-    return res
 
 
 def fmt(x, spec):
@@ -317,17 +361,19 @@ def markdown(doc):
     lines = [
         "# `./attribute`: speed on plain and gzip traces, against the parse limit and HTA 0.5.0",
         "",
-        f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
-        f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
-        f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}"
-        f"{', source at commit ' + doc['git_commit'][:7] if doc.get('git_commit') else ''}). "
-        "Wall time of each tool's whole process, except the parse limit: `json_parse_limit`'s own "
-        "timing of simdjson alone reading every field of the same bytes on every core (the file "
-        "read and cut untimed). MB = 1e6 bytes of uncompressed JSON, for the .gz too; peak RSS is "
-        "the process's own. Load average (1 min) when the run started: "
-        f"{fmt(doc.get('loadavg_1min_start'), '.2f')}, when it ended: "
-        f"{fmt(doc.get('loadavg_1min_end'), '.2f')}. A shared 2-core machine is noisy: "
-        "the ratios measured in the same run are the figures to compare across machines.",
+        (
+            f"Written by `experiments/attribute_speed.py` on {doc['host']} at {doc['when_utc']} "
+            f"({doc['reps']} repetitions, interleaved; HTA in the first {doc['hta_reps']}; binary "
+            f"`{doc['attribute_binary']}` built {doc['attribute_binary_mtime_utc']}"
+            f"{', source at commit ' + doc['git_commit'][:7] if doc.get('git_commit') else ''}). "
+            "Wall time of each tool's whole process, except the parse limit: `json_parse_limit`'s own "
+            "timing of simdjson alone reading every field of the same bytes on every core (the file "
+            "read and cut untimed). MB = 1e6 bytes of uncompressed JSON, for the .gz too; peak RSS is "
+            "the process's own. Load average (1 min) when the run started: "
+            f"{fmt(doc.get('loadavg_1min_start'), '.2f')}, when it ended: "
+            f"{fmt(doc.get('loadavg_1min_end'), '.2f')}. A shared 2-core machine is noisy: "
+            "the ratios measured in the same run are the figures to compare across machines."
+        ),
         "",
         "| trace | uncompressed MB | tool | runs ok | median wall s | min-max s | MB/s | peak RSS MiB | RSS / size |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|",
@@ -373,8 +419,10 @@ def markdown(doc):
 def verdicts(doc):
     """One line per target and trace: met or not, from the medians above."""
     out = [
-        "Targets, from the medians above (throughput on any trace, memory, HTA; .gz, plain JSON "
-        "against the parse limit; the Python package):"
+        (
+            "Targets, from the medians above (throughput on any trace, memory, HTA; .gz, plain JSON "
+            "against the parse limit; the Python package):"
+        )
     ]
 
     def line(name, what, value, target, op, unit):
@@ -449,102 +497,17 @@ def verdicts(doc):
     return out
 
 
-def write_atomic(path, text):
-    tmp = Path(str(path) + ".partial")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "traces",
-        nargs="+",
-        help="plain trace files (.json); TRACE.json.gz beside each is measured too",
-    )
-    ap.add_argument("--attribute", default=os.environ.get("ATTRIBUTE", "./attribute"))
-    ap.add_argument(
-        "--parse-limit",
-        default=None,
-        help="the json_parse_limit binary (default: beside the attribute binary, else build/)",
-    )
-    ap.add_argument("--hta-python", default=os.environ.get("HTA_PYTHON", DEFAULT_HTA_PYTHON))
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument(
-        "--hta-reps",
-        type=int,
-        default=None,
-        help="run HTA in the first N repetitions only (default: all); for a 1 GB trace, where "
-        "one HTA run takes about ten minutes",
-    )
-    ap.add_argument("--hta-timeout-s", type=int, default=1800)
-    ap.add_argument("--hta-mem-gib", type=float, default=16)
-    ap.add_argument("--attribute-timeout-s", type=int, default=600)
-    ap.add_argument("--skip-hta", action="store_true")
-    ap.add_argument(
-        "--python",
-        default=None,
-        help="a Python with the iris_trace package: also time attribute() and TraceAnalysis "
-        "(+ HTA's TraceAnalysis and its 3 calls in HTA's venv) in the same run "
-        "(experiments/python_speed.py)",
-    )
-    ap.add_argument(
-        "--hta-max-mb",
-        type=float,
-        default=None,
-        help="skip HTA on traces larger than this many MB (HTA takes minutes and GiBs on 1 GB)",
-    )
-    ap.add_argument(
-        "--make-gz", action="store_true", help="write a missing TRACE.json.gz with gzip -9 first"
-    )
-    ap.add_argument("--out-dir", default=str(REPO / "results" / "traces"))
-    args = ap.parse_args()
-    for t in args.traces:
-        if not Path(t).is_file() or t.endswith(".gz"):
-            print(
-                f"attribute_speed: {t}: expected a plain trace file (.json); its .gz is found beside it",
-                file=sys.stderr,
-            )
-            sys.exit(2)
-    if args.hta_reps is None:
-        args.hta_reps = args.reps
-    if args.reps < 1:
-        print("attribute_speed: --reps must be at least 1", file=sys.stderr)
-        sys.exit(2)
-    if args.parse_limit is None:
-        beside = Path(args.attribute).resolve().parent / "json_parse_limit"
-        args.parse_limit = str(beside if beside.is_file() else REPO / "build" / "json_parse_limit")
+    args = arguments()
     if args.make_gz:
-        for t in args.traces:
-            gz = Path(t + ".gz")
-            if not gz.is_file():
-                print(f"writing {gz} (gzip -9, not timed)", flush=True)
-                with open(str(gz) + ".partial", "wb") as out:
-                    subprocess.run(["gzip", "-9", "-c", t], stdout=out, check=True)
-                os.replace(str(gz) + ".partial", gz)
-
-    def mtime(path):
-        return (
-            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
-            if os.path.exists(path)
-            else None
-        )
-
+        make_gz(args.traces)
     built = mtime(args.attribute)
     digest = None
     if os.path.isfile(args.attribute):
         with open(args.attribute, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()
     load_start = os.getloadavg()[0]
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
+    commit = git_commit()
     results = []
     for t in args.traces:
         print(f"{t}:", flush=True)
@@ -583,6 +546,99 @@ def main():
     write_atomic(out / "speed.json", json.dumps(doc, indent=1) + "\n")
     write_atomic(out / "speed.md", markdown(doc))
     print(f"wrote {out / 'speed.json'} and {out / 'speed.md'}")
+
+
+def arguments(argv=None):
+    """The flags, checked (exit 2 naming the bad one), with the defaults that depend on others."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "traces",
+        nargs="+",
+        help="plain trace files (.json); TRACE.json.gz beside each is measured too",
+    )
+    ap.add_argument("--attribute", default=os.environ.get("ATTRIBUTE", "./attribute"))
+    ap.add_argument(
+        "--parse-limit",
+        default=None,
+        help="the json_parse_limit binary (default: beside the attribute binary, else build/)",
+    )
+    ap.add_argument("--hta-python", default=os.environ.get("HTA_PYTHON", DEFAULT_HTA_PYTHON))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument(
+        "--hta-reps",
+        type=int,
+        default=None,
+        help="run HTA in the first N repetitions only (default: all); for a 1 GB trace, where "
+        "one HTA run takes about ten minutes",
+    )
+    ap.add_argument("--hta-timeout-s", type=int, default=1800)
+    ap.add_argument("--hta-mem-gib", type=float, default=16)
+    ap.add_argument("--attribute-timeout-s", type=int, default=600)
+    ap.add_argument("--skip-hta", action="store_true")
+    ap.add_argument(
+        "--python",
+        default=None,
+        help="a Python with the iris_trace package: also time attribute() and TraceAnalysis "
+        "(+ HTA's TraceAnalysis and its 3 calls in HTA's venv) in the same run "
+        "(experiments.python_speed)",
+    )
+    ap.add_argument(
+        "--hta-max-mb",
+        type=float,
+        default=None,
+        help="skip HTA on traces larger than this many MB (HTA takes minutes and GiBs on 1 GB)",
+    )
+    ap.add_argument(
+        "--make-gz", action="store_true", help="write a missing TRACE.json.gz with gzip -9 first"
+    )
+    ap.add_argument("--out-dir", default=str(REPO / "results" / "traces"))
+    args = ap.parse_args(argv)
+    for t in args.traces:
+        if not Path(t).is_file() or t.endswith(".gz"):
+            print(
+                f"attribute_speed: {t}: expected a plain trace file (.json); its .gz is found beside it",
+                file=sys.stderr,
+            )
+            sys.exit(2)
+    if args.hta_reps is None:
+        args.hta_reps = args.reps
+    if args.reps < 1:
+        print("attribute_speed: --reps must be at least 1", file=sys.stderr)
+        sys.exit(2)
+    if args.parse_limit is None:
+        beside = Path(args.attribute).resolve().parent / "json_parse_limit"
+        args.parse_limit = str(beside if beside.is_file() else REPO / "build" / "json_parse_limit")
+    return args
+
+
+def make_gz(traces):
+    """TRACE.json.gz with gzip -9 (PyTorch's level) for each trace that lacks one; not timed."""
+    for t in traces:
+        gz = Path(t + ".gz")
+        if not gz.is_file():
+            print(f"writing {gz} (gzip -9, not timed)", flush=True)
+            with open_atomic(gz, "wb") as out:
+                subprocess.run(["gzip", "-9", "-c", t], stdout=out, check=True)
+
+
+def mtime(path):
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
+        if os.path.exists(path)
+        else None
+    )
+
+
+def git_commit():
+    try:
+        return subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 if __name__ == "__main__":

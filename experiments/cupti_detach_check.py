@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from analysis.atomic_write import write_atomic
+
 ROWS = ("KernelLaunch/host_launch", "Sync/item_idle")
 TRACED_FIRST = "Dispatch/cuda-train_step"
 
@@ -51,14 +53,6 @@ def run_bench(bench, out_json, with_trace, budget_s):
 
 def row_key(name):
     return name.split("/manual_time")[0].split("/repeats:")[0]
-
-
-def write_atomically(path, text):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
 
 
 def summarize(samples):
@@ -144,11 +138,11 @@ def main(argv=None):
                 )
                 samples[mode] += rows
     lines, medians = summarize(samples)
-    write_atomically(
+    write_atomic(
         os.path.join(args.out, "cupti_detach.json"),
         json.dumps({"rows": samples, "medians": medians}, indent=1),
     )
-    write_atomically(os.path.join(args.out, "cupti_detach.md"), "\n".join(lines) + "\n")
+    write_atomic(os.path.join(args.out, "cupti_detach.md"), "\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

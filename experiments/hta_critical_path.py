@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Holistic Trace Analysis 0.5.0's critical path on every trace of tests/data/traces/, per
 ProfilerStep (or over the whole trace when it has none), written as data for the replay page
 (analysis/replay_report.py), so that the page shows HTA's figure beside ./attribute --replay's
@@ -14,7 +13,7 @@ columns=...), which pandas 3 refuses), so the environment of experiments/hta_ref
 
     python3 -m venv /tmp/hta-cp-venv
     /tmp/hta-cp-venv/bin/pip install holistictraceanalysis==0.5.0 "pandas<3"   # 2.3.3 here
-    /tmp/hta-cp-venv/bin/python experiments/hta_critical_path.py     # ~1 min on 2 cores
+    /tmp/hta-cp-venv/bin/python -m experiments.hta_critical_path     # ~1 min on 2 cores
 
 It writes results/traces/hta-critical-path.json:
   {"hta_version", "traces": {stem: {"ranks": {rank: [{"annotation", "instance", "start_us",
@@ -26,16 +25,16 @@ folder (HTA reads a folder of rank files).
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from analysis.atomic_write import open_atomic, write_atomic
+from experiments.hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # same stems
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # noqa: E402  (same traces, same stems)
 
 OUT = REPO / "results" / "traces"
 CHILD_TIMEOUT_S = 1800
@@ -97,18 +96,18 @@ def child(files, out_path):
             row["seconds"] = round(time.monotonic() - t0, 2)
             rows.append(row)
         result[str(rank)] = rows
-    tmp_out = Path(str(out_path) + ".partial")
-    tmp_out.write_text(json.dumps({"ranks": result}, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp_out, out_path)
+    write_atomic(out_path, json.dumps({"ranks": result}, indent=1, sort_keys=True) + "\n")
 
 
 def run_one(stem, files, log):
     with tempfile.TemporaryDirectory(prefix="hta-cp-out-") as tmp:
         out = Path(tmp) / "cp.json"
-        cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
+        cmd = [sys.executable, "-m", __spec__.name, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+            p = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
+            )
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
             rc, text = "timeout", f"killed after {CHILD_TIMEOUT_S} s\n{e.stderr or ''}"
@@ -144,16 +143,13 @@ def main():
         "traces": {},
     }
     log_path = out_dir / "hta-critical-path.log"
-    with open(str(log_path) + ".partial", "w") as log:
+    dest = out_dir / "hta-critical-path.json"
+    with open_atomic(log_path) as log:  # renamed after the JSON, as the run's last act
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
         for stem, files in trace_inputs():
             doc["traces"][stem] = run_one(stem, files, log)
             print(f"{stem}: {doc['traces'][stem].get('error', 'ok')}", flush=True)
-    dest = out_dir / "hta-critical-path.json"
-    tmp = Path(str(dest) + ".partial")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, dest)
-    os.replace(str(log_path) + ".partial", log_path)
+        write_atomic(dest, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     print(f"wrote {dest.relative_to(REPO) if dest.is_relative_to(REPO) else dest}")
 
 

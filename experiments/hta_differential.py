@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Differential test of `./attribute --hta` against Holistic Trace Analysis 0.5.0 itself, on
 random traces (experiments/hta_trace_gen.py) in both rounding modes.
 
@@ -12,7 +11,7 @@ trace_tests without HTA).
 HTA is a tool of this check, never a project dependency: run this with the scratch venv's
 python (see tests/data/hta_expected/README.md for how it is made):
 
-    /work/scratch/hta-venv/bin/python experiments/hta_differential.py --traces 5000 --seed 23 \\
+    /work/scratch/hta-venv/bin/python -m experiments.hta_differential --traces 5000 --seed 23 \\
         --attribute build-trace/attribute --out results/traces/hta-differential.json
     # cost: about 0.3 s of one core per trace (HTA's parse, twice per mode); 5000 traces ~30 min
 
@@ -40,15 +39,14 @@ import multiprocessing as mp
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-import hta_trace_gen  # noqa: E402
+from analysis.atomic_write import write_atomic
+from experiments import hta_trace_gen
+
+REPO = Path(__file__).resolve().parent.parent
 
 FIGURES_TEMPORAL = ("idle_time_us", "compute_time_us", "non_compute_time_us", "kernel_time_us")
 FIGURES_IDLE = ("host_wait_us", "kernel_wait_us", "other_us")
@@ -81,7 +79,7 @@ def hta_load(trace_dir, rounding):
 
 def hta_run(trace_dir, rounding, native=True):
     """{"stable": figures, "native": figures} (native only when asked), or {"error": ...}."""
-    from hta_reference import hta_figures, hta_observed
+    from experiments.hta_reference import hta_figures, hta_observed
 
     try:
         a = hta_load(trace_dir, rounding)
@@ -120,6 +118,7 @@ def attribute_run(binary, trace_dir, rounding):
             capture_output=True,
             text=True,
             env={k: v for k, v in os.environ.items() if k != "HTA_DISABLE_NS_ROUNDING"},
+            check=False,
         )
         if p.returncode != 0 or not out.exists():
             return {"error": f"exit {p.returncode}: {p.stderr.strip()[:300]}"}
@@ -324,7 +323,7 @@ def save_case(case_dir, name, files, binary, meta):
             hta = hta_run(t, rounding, native=False)
         expected["modes"][mode] = {
             "exact": whole_us(files, rounding),
-            **(hta["stable"] if "stable" in hta else hta),
+            **hta.get("stable", hta),
         }
     (tmp / "hta.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     shutil.rmtree(d, ignore_errors=True)
@@ -351,6 +350,54 @@ def worker(job):
 
 def main():
     global MAX_QUEUE
+    a = arguments()
+    MAX_QUEUE = a.max_queue  # read by the forked workers
+    quiet_hta()
+    binary = Path(a.attribute).resolve()
+    if not binary.is_file():
+        raise SystemExit(f"hta_differential: {binary} is not built (see README: build-trace)")
+
+    # What was tested, taken before the run: the binary can be rebuilt and HEAD move meanwhile.
+    attribute_sha = hashlib.sha256(binary.read_bytes()).hexdigest()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    t0, load0 = time.monotonic(), os.getloadavg()[0]
+    results = run_traces(a, binary, t0)
+    wall = time.monotonic() - t0
+
+    summary = {
+        "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "seed": a.seed,
+        "max_queue": MAX_QUEUE,
+        "traces": a.traces,
+        "wall_s": round(wall, 1),
+        "jobs": a.jobs,
+        "load_1min_start": load0,
+        "load_1min_end": os.getloadavg()[0],
+        "attribute": str(binary.relative_to(REPO)) if binary.is_relative_to(REPO) else str(binary),
+        "attribute_sha256": attribute_sha,
+        "commit_at_start": commit,
+        "generator": "experiments/hta_trace_gen.py at that commit",
+        "tie_order": "stable (pandas kind='stable')"
+        + ("" if a.no_native else "; native order counted apart"),
+        "modes": {},
+    }
+    for mode, rounding in MODES:
+        bad = [r for r in results if r[mode]["diffs"]]
+        summary["modes"][mode], by_kind = mode_summary(results, bad, mode, a.no_native)
+        print(f"{mode}: {len(bad)} of {a.traces} traces disagree; by figure {by_kind}")
+        shrink_disagreements(a, bad, mode, rounding, binary, attribute_sha)
+
+    if a.out:
+        write_atomic(a.out, json.dumps(summary, indent=1) + "\n")
+
+
+def arguments():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "--traces", type=int, default=5000, help="generated traces (each in both modes)"
@@ -376,27 +423,26 @@ def main():
     ap.add_argument(
         "--out", help="write the summary JSON here (results/traces/hta-differential.json)"
     )
-    a = ap.parse_args()
-    MAX_QUEUE = a.max_queue  # read by the forked workers
+    return ap.parse_args()
 
-    from hta_reference import check_hta_version
+
+def quiet_hta():
+    """HTA 0.5.0 checked, its warnings off: it warns on every parse, and its errors are
+    recorded per trace."""
     import logging
     import warnings
+
     from hta.configs.config import logger
 
-    check_hta_version()
-    logger.setLevel(logging.ERROR)  # HTA warns on every parse; its errors are recorded below
-    warnings.simplefilter("ignore")  # pandas 3's deprecation notes on HTA's inplace calls
-    binary = Path(a.attribute).resolve()
-    if not binary.is_file():
-        raise SystemExit(f"hta_differential: {binary} is not built (see README: build-trace)")
+    from experiments.hta_reference import check_hta_version
 
-    # What was tested, taken before the run: the binary can be rebuilt and HEAD move meanwhile.
-    attribute_sha = hashlib.sha256(binary.read_bytes()).hexdigest()
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    t0, load0 = time.monotonic(), os.getloadavg()[0]
+    check_hta_version()
+    logger.setLevel(logging.ERROR)
+    warnings.simplefilter("ignore")  # pandas 3's deprecation notes on HTA's inplace calls
+
+
+def run_traces(a, binary, t0):
+    """Every generated trace checked in both modes, a.jobs at a time, with progress lines."""
     jobs = [(a.seed * 1000000 + k, str(binary), not a.no_native) for k in range(a.traces)]
     results = []
     with mp.get_context("fork").Pool(a.jobs) as pool:
@@ -408,80 +454,62 @@ def main():
                     f"{n}/{len(jobs)} traces, disagreements {bad}, {time.monotonic() - t0:.0f} s",
                     flush=True,
                 )
-    wall = time.monotonic() - t0
+    return results
 
-    summary = {
-        "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "seed": a.seed,
-        "max_queue": MAX_QUEUE,
-        "traces": a.traces,
-        "wall_s": round(wall, 1),
-        "jobs": a.jobs,
-        "load_1min_start": load0,
-        "load_1min_end": os.getloadavg()[0],
-        "attribute": str(binary.relative_to(REPO)) if binary.is_relative_to(REPO) else str(binary),
-        "attribute_sha256": attribute_sha,
-        "commit_at_start": commit,
-        "generator": "experiments/hta_trace_gen.py at that commit",
-        "tie_order": "stable (pandas kind='stable')"
-        + ("" if a.no_native else "; native order counted apart"),
-        "modes": {},
+
+def mode_summary(results, bad, mode, no_native):
+    """One rounding mode's counts (disagreements by figure, against HTA's native tie order,
+    HTA's load failures, the first disagreeing seeds), and the count by figure as found."""
+    by_kind = {}
+    for r in bad:
+        for k in kinds(r[mode]["diffs"]):
+            by_kind[k] = by_kind.get(k, 0) + 1
+    counts = {
+        "disagreements": len(bad),
+        "by_figure": dict(sorted(by_kind.items())),
+        "disagreements_vs_native_hta": None
+        if no_native
+        else sum(1 for r in results if r[mode]["native_diffs"]),
+        "tie_dependent_traces": None
+        if no_native
+        else sum(1 for r in results if r[mode]["tie_dependent"]),
+        "hta_failed_to_load": sum(1 for r in results if r[mode]["hta_error"]),
+        "hta_load_errors": sorted(
+            {r[mode]["hta_error"][:200] for r in results if r[mode]["hta_error"]}
+        )[:5],
+        "first_seeds": [r["seed"] for r in bad[:20]],
+        "examples": [{"seed": r["seed"], "diffs": r[mode]["diffs"][:4]} for r in bad[:5]],
     }
-    for mode, rounding in MODES:
-        bad = [r for r in results if r[mode]["diffs"]]
-        by_kind = {}
-        for r in bad:
-            for k in kinds(r[mode]["diffs"]):
-                by_kind[k] = by_kind.get(k, 0) + 1
-        summary["modes"][mode] = {
-            "disagreements": len(bad),
-            "by_figure": dict(sorted(by_kind.items())),
-            "disagreements_vs_native_hta": None
-            if a.no_native
-            else sum(1 for r in results if r[mode]["native_diffs"]),
-            "tie_dependent_traces": None
-            if a.no_native
-            else sum(1 for r in results if r[mode]["tie_dependent"]),
-            "hta_failed_to_load": sum(1 for r in results if r[mode]["hta_error"]),
-            "hta_load_errors": sorted(
-                {r[mode]["hta_error"][:200] for r in results if r[mode]["hta_error"]}
-            )[:5],
-            "first_seeds": [r["seed"] for r in bad[:20]],
-            "examples": [{"seed": r["seed"], "diffs": r[mode]["diffs"][:4]} for r in bad[:5]],
-        }
-        print(f"{mode}: {len(bad)} of {a.traces} traces disagree; by figure {by_kind}")
+    return counts, by_kind
 
-        shrunk_kinds = set()
-        for r in bad:
-            if len(shrunk_kinds) >= a.shrink:
-                break
-            want = kinds(r[mode]["diffs"])
-            if want <= shrunk_kinds:
-                continue  # one case per new kind of disagreement
-            small = shrink(hta_trace_gen.generate(r["seed"]), binary, rounding, want - shrunk_kinds)
-            diffs, _, _, _ = check(small, binary, rounding, native=False)
-            n_events = sum(len(d["traceEvents"]) for d in small.values())
-            print(f"  seed {r['seed']}: shrunk to {n_events} events: {diffs[:3]}", flush=True)
-            shrunk_kinds |= kinds(diffs) or want
-            if a.cases:
-                save_case(
-                    a.cases,
-                    f"seed-{r['seed']}-{mode}",
-                    small,
-                    binary,
-                    {
-                        "seed": r["seed"],
-                        "found_in_mode": mode,
-                        "found_with": f"{binary.name} {attribute_sha[:16]}",
-                        "disagreed_before_fix": {mode: diffs},
-                    },
-                )
 
-    if a.out:
-        tmp = Path(a.out + ".partial")
-        tmp.write_text(json.dumps(summary, indent=1) + "\n")
-        os.replace(tmp, a.out)
+def shrink_disagreements(a, bad, mode, rounding, binary, attribute_sha):
+    """Up to a.shrink disagreements shrunk, one per new kind, each saved as a case with --cases."""
+    shrunk_kinds = set()
+    for r in bad:
+        if len(shrunk_kinds) >= a.shrink:
+            break
+        want = kinds(r[mode]["diffs"])
+        if want <= shrunk_kinds:
+            continue  # one case per new kind of disagreement
+        small = shrink(hta_trace_gen.generate(r["seed"]), binary, rounding, want - shrunk_kinds)
+        diffs, _, _, _ = check(small, binary, rounding, native=False)
+        n_events = sum(len(d["traceEvents"]) for d in small.values())
+        print(f"  seed {r['seed']}: shrunk to {n_events} events: {diffs[:3]}", flush=True)
+        shrunk_kinds |= kinds(diffs) or want
+        if a.cases:
+            save_case(
+                a.cases,
+                f"seed-{r['seed']}-{mode}",
+                small,
+                binary,
+                {
+                    "seed": r["seed"],
+                    "found_in_mode": mode,
+                    "found_with": f"{binary.name} {attribute_sha[:16]}",
+                    "disagreed_before_fix": {mode: diffs},
+                },
+            )
 
 
 if __name__ == "__main__":

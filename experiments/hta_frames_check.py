@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """iris_trace.hta.TraceAnalysis against HTA 0.5.0's pickled frames
 (experiments/hta_frames_reference.py), on real or generated traces: every frame with
 pandas.testing.assert_frame_equal. Run with a Python that has the package installed:
 
-    python experiments/hta_frames_check.py --ref DIR TRACE...      # DIR/<stem>.pkl per TRACE
-    # generated: experiments/hta_trace_gen.py --seed N --out out/hta-gen/N, then the reference
+    python -m experiments.hta_frames_check --ref DIR TRACE...      # DIR/<stem>.pkl per TRACE
+    # generated: python -m experiments.hta_trace_gen --seed N --out out/hta-gen/N, then the reference
 
 Prints one line per trace (EQUAL, or each difference) and a count; exit 1 on any difference.
 """
@@ -14,9 +13,8 @@ import pickle
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "python"))
-import hta_compare
-from hta_frames_reference import stem
+from experiments import hta_compare
+from experiments.hta_frames_reference import stem
 
 
 def main():

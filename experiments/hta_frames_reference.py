@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """HTA 0.5.0's own DataFrames for its three calls that iris_trace.hta.TraceAnalysis answers
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
 get_cuda_kernel_launch_stats), on every Kineto trace of tests/data/traces, pickled for
@@ -9,7 +8,7 @@ venv's Python, whose pandas must be the project's (pickles are read by the proje
 
     python3 -m venv /work/scratch/hta-venv
     /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0 pandas==3.1.1
-    /work/scratch/hta-venv/bin/python experiments/hta_frames_reference.py [--out DIR] [TRACE...]
+    /work/scratch/hta-venv/bin/python -m experiments.hta_frames_reference [--out DIR] [TRACE...]
 
 TRACE: a file or a folder of ranks (default: every trace of tests/data/traces). Each trace is
 linked into a folder of its own (HTA reads a folder) and read in a child process, since HTA's
@@ -23,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
@@ -74,10 +75,8 @@ def child(trace, out):
         for f in files:
             os.symlink(f, Path(d) / f.name)
         result = frames_of(d)
-    tmp = Path(str(out) + ".partial")
-    with open(tmp, "wb") as f:
+    with open_atomic(out, "wb") as f:
         pickle.dump(result, f)
-    os.replace(tmp, out)
 
 
 def main():
@@ -96,7 +95,7 @@ def main():
         dest = out / f"{stem(t)}.pkl"
         print(f"{t} -> {dest}", flush=True)
         subprocess.run(
-            [sys.executable, __file__, "--child", str(t), str(dest)],
+            [sys.executable, "-m", __spec__.name, "--child", str(t), str(dest)],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run Holistic Trace Analysis 0.5.0 itself on every trace of tests/data/traces/ and write
 the figures that `./attribute --hta` must reproduce (tests/data/hta_expected/).
 
@@ -8,7 +7,7 @@ repository:
 
     python3 -m venv /work/scratch/hta-venv
     /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0
-    /work/scratch/hta-venv/bin/python experiments/hta_reference.py
+    /work/scratch/hta-venv/bin/python -m experiments.hta_reference
 
 It writes, for every trace <stem> (file name without .json.gz; the folder two-ranks gives
 "two-ranks"), <stem>.json (HTA's default rounding of float timestamps) and
@@ -24,6 +23,7 @@ copied into its own temporary folder first.
 import argparse
 import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -31,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic, write_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
@@ -92,15 +94,32 @@ def hta_observed(stable):
 def hta_figures(analyzer, queue_limits=QUEUE_LIMITS):
     """HTA's figures for every rank of a loaded TraceAnalysis, in the schema of
     tests/data/hta_expected/README.md: what HTA's public calls return, nothing recomputed."""
-    import numpy as np
-
-    ranks = sorted(analyzer.t.traces)
     result = {"ranks": {}}
+    temporal, temporal_error = _temporal(analyzer)
+    for rank in sorted(analyzer.t.traces):
+        trace_df = analyzer.t.get_trace(rank)
+        gpu_events = int((trace_df["stream"] != -1).sum())
+        r = {"gpu_events_after_hta_filter": gpu_events}
+        errors = {}
+        if rank in temporal:
+            r["temporal"] = temporal[rank]
+        else:
+            r["temporal"] = {}
+            errors["temporal"] = temporal_error or "HTA returned no row for this rank"
+        r["idle_by_stream"] = _idle_by_stream(analyzer, rank, errors)
+        r["launch_delay_us"] = _launch_delays(analyzer, rank, errors)
+        queue_figures(analyzer, rank, r, errors, queue_limits)
+        if errors:
+            r["hta_errors"] = errors
+        result["ranks"][str(rank)] = r
+    return result
 
-    # Temporal breakdown: all ranks in one call; a rank without GPU events makes HTA raise
-    # (it indexes the first merged interval), which is recorded, not hidden.
+
+def _temporal(analyzer):
+    """({rank: temporal figures}, HTA's error or None): all ranks in one call; a rank without
+    GPU events makes HTA raise (it indexes the first merged interval), which is recorded, not
+    hidden."""
     temporal = {}
-    temporal_error = None
     try:
         df = analyzer.get_temporal_breakdown(visualize=False)
         for _, row in df.iterrows():
@@ -111,73 +130,55 @@ def hta_figures(analyzer, queue_limits=QUEUE_LIMITS):
                 "kernel_time_us": _f(row["kernel_time(us)"]),
             }
     except Exception as e:  # noqa: BLE001 - HTA's failure is itself a result
-        temporal_error = f"{type(e).__name__}: {e}"
+        return temporal, f"{type(e).__name__}: {e}"
+    return temporal, None
 
-    for rank in ranks:
-        trace_df = analyzer.t.get_trace(rank)
-        gpu_events = int((trace_df["stream"] != -1).sum())
-        r = {"gpu_events_after_hta_filter": gpu_events}
-        errors = {}
-        if rank in temporal:
-            r["temporal"] = temporal[rank]
-        else:
-            r["temporal"] = {}
-            errors["temporal"] = temporal_error or "HTA returned no row for this rank"
 
-        # Idle-time breakdown per stream, HTA's default consecutive_kernel_delay=30 (us).
-        idle = {}
-        try:
-            idf, _ = analyzer.get_idle_time_breakdown(
-                ranks=[rank], visualize=False, consecutive_kernel_delay=30
+def _idle_by_stream(analyzer, rank, errors):
+    """Idle-time breakdown per stream, HTA's default consecutive_kernel_delay=30 (us)."""
+    idle = {}
+    try:
+        idf, _ = analyzer.get_idle_time_breakdown(
+            ranks=[rank], visualize=False, consecutive_kernel_delay=30
+        )
+        for _, row in idf.iterrows():
+            s = idle.setdefault(
+                str(int(row["stream"])),
+                {"host_wait_us": 0.0, "kernel_wait_us": 0.0, "other_us": 0.0},
             )
-            for _, row in idf.iterrows():
-                s = idle.setdefault(
-                    str(int(row["stream"])),
-                    {"host_wait_us": 0.0, "kernel_wait_us": 0.0, "other_us": 0.0},
-                )
-                s[f"{row['idle_category']}_us"] = _f(row["idle_time"])
-        except Exception as e:  # noqa: BLE001
-            errors["idle_by_stream"] = f"{type(e).__name__}: {e}"
-            idle = {}
-        r["idle_by_stream"] = idle
+            s[f"{row['idle_category']}_us"] = _f(row["idle_time"])
+    except Exception as e:  # noqa: BLE001
+        errors["idle_by_stream"] = f"{type(e).__name__}: {e}"
+        idle = {}
+    return idle
 
-        # Launch statistics: HTA's per-event launch_delay (GPU start - call end, clipped at 0).
-        try:
-            ldf = analyzer.get_cuda_kernel_launch_stats(ranks=[rank], visualize=False)[rank]
-            d = ldf["launch_delay"].to_numpy(dtype=float)
-        except Exception as e:  # noqa: BLE001
-            errors["launch_delay_us"] = f"{type(e).__name__}: {e}"
-            d = np.array([], dtype=float)
-        if len(d):
-            r["launch_delay_us"] = {
-                "count": int(len(d)),
-                "mean": _f(d.mean()),
-                "min": _f(d.min()),
-                "p50": _f(np.percentile(d, 50)),
-                "p90": _f(np.percentile(d, 90)),
-                "max": _f(d.max()),
-            }
-        else:
-            r["launch_delay_us"] = {
-                "count": 0,
-                "mean": None,
-                "min": None,
-                "p50": None,
-                "p90": None,
-                "max": None,
-            }
-        queue_figures(analyzer, rank, r, errors, queue_limits)
-        if errors:
-            r["hta_errors"] = errors
-        result["ranks"][str(rank)] = r
 
-    return result
+def _launch_delays(analyzer, rank, errors):
+    """Launch statistics: HTA's per-event launch_delay (GPU start - call end, clipped at 0)."""
+    import numpy as np
+
+    try:
+        ldf = analyzer.get_cuda_kernel_launch_stats(ranks=[rank], visualize=False)[rank]
+        d = ldf["launch_delay"].to_numpy(dtype=float)
+    except Exception as e:  # noqa: BLE001
+        errors["launch_delay_us"] = f"{type(e).__name__}: {e}"
+        d = np.array([], dtype=float)
+    if not len(d):
+        return {"count": 0, "mean": None, "min": None, "p50": None, "p90": None, "max": None}
+    return {
+        "count": len(d),
+        "mean": _f(d.mean()),
+        "min": _f(d.min()),
+        "p50": _f(np.percentile(d, 50)),
+        "p90": _f(np.percentile(d, 90)),
+        "max": _f(d.max()),
+    }
 
 
 def _f_or_none(x):
     """A float, or None for NaN (pandas' std of one value): JSON has no NaN."""
     x = float(x)
-    return None if x != x else x
+    return None if math.isnan(x) else x
 
 
 def queue_figures(analyzer, rank, r, errors, limits=QUEUE_LIMITS):
@@ -256,9 +257,7 @@ def child(files, out_path, rounding):
     result["tie_order"] = "stable"
     result["native_tie_order_gives_same_figures"] = same
 
-    tmp_out = Path(str(out_path) + ".partial")
-    tmp_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp_out, out_path)
+    write_atomic(out_path, json.dumps(result, indent=1, sort_keys=True) + "\n")
 
 
 def run_one(stem, files, rounding, log):
@@ -277,11 +276,11 @@ def run_one(stem, files, rounding, log):
         env["HTA_DISABLE_NS_ROUNDING"] = "1"
     with tempfile.TemporaryDirectory(prefix="hta-out-") as tmp:
         out = Path(tmp) / "figures.json"
-        cmd = [sys.executable, __file__, "--child", str(out)] + [str(f) for f in files]
+        cmd = [sys.executable, "-m", __spec__.name, "--child", str(out)] + [str(f) for f in files]
         t0 = time.monotonic()
         try:
             p = subprocess.run(
-                cmd, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S
+                cmd, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
             )
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
@@ -317,7 +316,7 @@ def main():
 
     OUT.mkdir(parents=True, exist_ok=True)
     log_path = OUT / "hta_reference.log"
-    with open(str(log_path) + ".partial", "w") as log:
+    with open_atomic(log_path) as log:
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
         for stem, files in trace_inputs():
             if args.only and stem != args.only:
@@ -325,12 +324,9 @@ def main():
             for rounding in (True, False):
                 suffix, doc = run_one(stem, files, rounding, log)
                 dest = OUT / f"{stem}{suffix}.json"
-                tmp = Path(str(dest) + ".partial")
-                tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-                os.replace(tmp, dest)
+                write_atomic(dest, json.dumps(doc, indent=1, sort_keys=True) + "\n")
                 status = doc.get("error", "ok")
                 print(f"{dest.relative_to(REPO)}: {status}", flush=True)
-    os.replace(str(log_path) + ".partial", log_path)
 
 
 if __name__ == "__main__":

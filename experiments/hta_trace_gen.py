@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Random PyTorch profiler (Kineto) traces that stress Holistic Trace Analysis 0.5.0's rules, for
 experiments/hta_differential.py. Seeded: the same seed gives the same trace, byte for
 byte. Standard library only (no torch, no HTA).
@@ -21,14 +20,15 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
   Memcpy, Runtime, ...) in some ranks, and the events HTA drops (no dur: flows, metadata,
   instants; no cat; cat "Trace"), in Kineto's order or shuffled.
 
-    python3 experiments/hta_trace_gen.py --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
+    python3 -m experiments.hta_trace_gen --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
 """
 
 import argparse
 import json
-import os
 import random
 from pathlib import Path
+
+from analysis.atomic_write import write_atomic
 
 KERNEL_NAMES = [
     "void at::native::vectorized_elementwise_kernel<4>(int)",
@@ -337,19 +337,25 @@ def make_rank(rng, rank, ts_style, n_steps, step_cat):
 
 
 def noise(rng, r, first_ts):
-    """Events HTA drops (no dur, cat Trace) or keeps without using (python_function)."""
+    """Events HTA drops (no dur, cat Trace) or keeps without using (python_function); the
+    generator's draws in a fixed order, so a seed gives the same trace."""
+    out = [
+        {
+            "ph": "M",
+            "name": "process_name",
+            "pid": r.pid,
+            "tid": 0,
+            "ts": first_ts,
+            "args": {"name": "python"},
+        }
+        for _ in range(rng.randint(0, 3))
+    ]
+    return out + _flows(rng, r) + _unused_events(rng, r, first_ts)
+
+
+def _flows(rng, r):
+    """Flow start/end pairs (ac2g) on some runtime calls."""
     out = []
-    for i in range(rng.randint(0, 3)):
-        out.append(
-            {
-                "ph": "M",
-                "name": "process_name",
-                "pid": r.pid,
-                "tid": 0,
-                "ts": first_ts,
-                "args": {"name": "python"},
-            }
-        )
     for e in list(r.events):
         if e["cat"] == "cuda_runtime" and rng.random() < 0.3:
             c = e.get("args", {}).get("correlation", 0)
@@ -376,6 +382,12 @@ def noise(rng, r, first_ts):
                     "bp": "e",
                 }
             )
+    return out
+
+
+def _unused_events(rng, r, first_ts):
+    """The profiler's span, a Python function, an event without "cat", an instant event."""
+    out = []
     if rng.random() < 0.5:
         out.append(
             {
@@ -470,9 +482,7 @@ def write(files, out_dir):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, doc in files.items():
-        tmp = out / (name + ".partial")
-        tmp.write_text(json.dumps(doc) + "\n")
-        os.replace(tmp, out / name)
+        write_atomic(out / name, json.dumps(doc) + "\n")
 
 
 def main():

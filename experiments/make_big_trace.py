@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Build a large (default ~1 GB uncompressed) Kineto trace for the speed check by
 repeating the ProfilerSteps of a real trace, never committed itself (out/ is ignored).
 
-    python3 experiments/make_big_trace.py                        # -> out/a100-cuda-graphs-6streams-1GB.json
-    python3 experiments/make_big_trace.py --size-mb 200 --out out/t200.json
+    python3 -m experiments.make_big_trace                        # -> out/a100-cuda-graphs-6streams-1GB.json
+    python3 -m experiments.make_big_trace --size-mb 200 --out out/t200.json
 
 What it writes: the source trace unchanged (copy 0), then copies 1..N of all of its events
 (every complete event and flow event; metadata and instant events are written once). A copy
@@ -38,18 +37,19 @@ Python ids and parent ids; the real stacks of tests/data/traces_stacks hold 1 to
 op.
 
 Exit status 2, with a message, when the source cannot be read or holds no ProfilerStep; the
-output is written to OUT.partial and renamed only when complete.
+output is written through analysis.atomic_write: it appears only when complete.
 """
 
 import argparse
 import gzip
 import json
-import os
 import re
 import resource
 import sys
 import time
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = REPO / "tests" / "data" / "traces" / "a100-cuda-graphs-6streams.json.gz"
@@ -136,7 +136,7 @@ def add_stacks(events, per_op):
     by_tid = {}
     for e in ops:
         by_tid.setdefault(e.get("tid"), []).append(e)
-    for tid, mine in by_tid.items():
+    for mine in by_tid.values():
         lo = min(e["ts"] for e in mine)
         hi = max(e["ts"] + e["dur"] for e in mine)
         root = frame("train.py(1): <module>", mine[0], lo - 2, hi - lo + 4, None)
@@ -202,12 +202,11 @@ def main():
     stem = Path(args.src).name.split(".json")[0]
     out = Path(args.out or REPO / "out" / f"{stem}-{int(args.size_mb)}MB.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    part = Path(str(out) + ".partial")
 
     span = [e for e in events if e.get("cat") == "Trace"]
     once = [e for e in events if e.get("cat") != "Trace"]
     copies = 0
-    with open(part, "w") as f:
+    with open_atomic(out) as f:
         f.write("{\n")
         for key, val in doc.items():
             if key != "traceEvents":
@@ -224,7 +223,6 @@ def main():
             f.write(",\n" + json.dumps(c))
         f.write("\n  ]\n}\n")
         size = f.tell()
-    os.replace(part, out)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"{out}: {size / 1e6:.1f} MB ({size / 2**20:.1f} MiB), source + {copies} copies of "

@@ -25,8 +25,7 @@ import time
 import torch
 from torch import nn
 
-import result_json  # experiments/, the script's own folder
-import sweeps  # experiments/sweeps.toml: the defaults below
+from experiments import result_json, sweeps  # sweeps: experiments/sweeps.toml, the defaults below
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")

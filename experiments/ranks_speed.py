@@ -1,15 +1,14 @@
-#!/usr/bin/env python3
 """Many ranks with the Python package: N per-rank copies of a large trace (default 16 of
 make_big_trace.py's 1 GB trace, each with its own distributedInfo.rank), read by
 `iris_trace.attribute(folder)` in a child process: its wall time and peak RSS (the child's
 ru_maxrss), with the workers and memory bound it chose and the machine's load.
 
-    python3 experiments/make_big_trace.py --out out/big-1GB.json
-    python3 experiments/ranks_speed.py --python PY --source out/big-1GB.json --ranks 16 \\
+    python3 -m experiments.make_big_trace --out out/big-1GB.json
+    python3 -m experiments.ranks_speed --python PY --source out/big-1GB.json --ranks 16 \\
         --folder out/ranks-16 [--delete] [--out-dir results/traces/python-speed]
 
-PY: a Python with the iris_trace package. Writes OUT_DIR/ranks-speed.json and .md (temporary file
-then rename). --delete removes the rank copies afterwards (16 GB for 16 ranks of 1 GB). The rank
+PY: a Python with the iris_trace package. Writes OUT_DIR/ranks-speed.json and .md (through
+analysis.atomic_write). --delete removes the rank copies afterwards (16 GB for 16 ranks of 1 GB). The rank
 copies are written once (not timed) and reused while their size matches the source's.
 """
 
@@ -22,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from analysis.atomic_write import open_atomic, write_atomic
 
 REPO = Path(__file__).resolve().parent.parent
 HEAD = 1 << 20  # distributedInfo sits in the header, before traceEvents
@@ -41,8 +42,7 @@ print("RANKS " + json.dumps({"call_s": t1 - t0, "ranks": len(r.files), "json_cha
 
 def write_rank(source, dest, rank):
     """source with distributedInfo.rank = rank, streamed (the header rewritten, the rest copied)."""
-    tmp = Path(str(dest) + ".partial")
-    with open(source, "rb") as src, open(tmp, "wb") as out:
+    with open(source, "rb") as src, open_atomic(dest, "wb") as out:
         head = src.read(HEAD)
         cut = head.find(b'"traceEvents"')
         if cut < 0:
@@ -53,7 +53,6 @@ def write_rank(source, dest, rank):
         out.write(fixed + head[cut:])
         while chunk := src.read(1 << 24):
             out.write(chunk)
-    os.replace(tmp, dest)
 
 
 def main():
@@ -77,26 +76,8 @@ def main():
     total = sum(p.stat().st_size for p in folder.glob("rank-*.json"))
     runs = []
     for rep in range(args.reps):
-        load = os.getloadavg()[0]
-        t0 = time.monotonic()
-        p = subprocess.Popen(
-            [args.python, "-c", CHILD, str(folder)], stdout=subprocess.PIPE, text=True
-        )
-        out = p.stdout.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        run = {
-            "rc": os.waitstatus_to_exitcode(status),
-            "process_wall_s": wall,
-            "peak_rss_bytes": ru.ru_maxrss * 1024,
-            "loadavg_1min_start": load,
-            "loadavg_1min_end": os.getloadavg()[0],
-        }
-        for line in out.splitlines():
-            if line.startswith("RANKS "):
-                run.update(json.loads(line[6:]))
-        runs.append(run)
-        print(f"rep {rep}: {json.dumps(run)}", flush=True)
+        runs.append(run_once(args.python, folder))
+        print(f"rep {rep}: {json.dumps(runs[-1])}", flush=True)
     doc = {
         "tool": "ranks_speed",
         "when_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -110,6 +91,45 @@ def main():
         "warm cache",
     }
     ok = [r for r in runs if r["rc"] == 0]
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in (
+        ("ranks-speed.json", json.dumps(doc, indent=1) + "\n"),
+        ("ranks-speed.md", "\n".join(markdown(doc, args, size)) + "\n"),
+    ):
+        write_atomic(out_dir / name, text)
+    print(f"wrote {out_dir}/ranks-speed.md")
+    if args.delete:
+        for p in folder.glob("rank-*.json"):
+            p.unlink()
+        folder.rmdir()
+    sys.exit(0 if ok else 1)
+
+
+def run_once(python, folder):
+    """One child reading the folder: its wall time, peak RSS, the load, and what it printed."""
+    load = os.getloadavg()[0]
+    t0 = time.monotonic()
+    p = subprocess.Popen([python, "-c", CHILD, str(folder)], stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    run = {
+        "rc": os.waitstatus_to_exitcode(status),
+        "process_wall_s": wall,
+        "peak_rss_bytes": ru.ru_maxrss * 1024,
+        "loadavg_1min_start": load,
+        "loadavg_1min_end": os.getloadavg()[0],
+    }
+    for line in out.splitlines():
+        if line.startswith("RANKS "):
+            run.update(json.loads(line[6:]))
+    return run
+
+
+def markdown(doc, args, size):
+    """The page's lines: what was read, each repetition, and the memory target."""
+    total, runs = doc["bytes_total"], doc["runs"]
     lines = [
         "# Many ranks: `iris_trace.attribute(folder)` on generated rank traces",
         "",
@@ -128,28 +148,17 @@ def main():
             f"{'n/a' if call is None else f'{total / 1e9 / call:.2f}'} | {r['peak_rss_bytes'] / 2**20:.0f} | "
             f"{r['loadavg_1min_start']:.2f}-{r['loadavg_1min_end']:.2f} |"
         )
+    ok = [r for r in runs if r["rc"] == 0]
     if ok:
         peak = max(r["peak_rss_bytes"] for r in ok)
         lines += [
             "",
-            f"Target: peak memory under 3 GB: {peak / 1e9:.2f} GB: "
-            f"{'met' if peak < 3e9 else '**not met**'}.",
+            (
+                f"Target: peak memory under 3 GB: {peak / 1e9:.2f} GB: "
+                f"{'met' if peak < 3e9 else '**not met**'}."
+            ),
         ]
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, text in (
-        ("ranks-speed.json", json.dumps(doc, indent=1) + "\n"),
-        ("ranks-speed.md", "\n".join(lines) + "\n"),
-    ):
-        tmp = out_dir / (name + ".partial")
-        tmp.write_text(text)
-        os.replace(tmp, out_dir / name)
-    print(f"wrote {out_dir}/ranks-speed.md")
-    if args.delete:
-        for p in folder.glob("rank-*.json"):
-            p.unlink()
-        folder.rmdir()
-    sys.exit(0 if ok else 1)
+    return lines
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Record a torch.profiler trace of a torch.compile'd step with graph breaks, on the CPU.
 
 The test data of ./attribute's graph-break report (docs/trace-tool.md, "Graph breaks"):
 
-    .venv/bin/python experiments/record_graph_break_trace.py \\
+    .venv/bin/python -m experiments.record_graph_break_trace \\
         --out tests/data/traces_compiled/cpu-compiled-item.json.gz
 
 Each step calls two compiled functions. The first reads a value with `.item()` in its middle:
@@ -18,10 +17,11 @@ the header, through a temporary file and a rename.
 
 import argparse
 import gzip
-import os
 import pathlib
 import sys
 import tempfile
+
+from analysis.atomic_write import open_atomic
 
 
 def scaled(x, w1, w2):
@@ -77,16 +77,11 @@ def main(argv=None):
             for _ in range(args.steps + 1):
                 step(f, g, x, w1, w2, w3)
                 prof.step()
-        fd, part = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".")
         with (
-            os.fdopen(fd, "wb") as raw,
+            open_atomic(out, "wb") as raw,
             gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as z,
         ):
             z.write(plain.read_bytes())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(part, 0o666 & ~umask)  # mkstemp's 0600 is not what a new file gets
-        os.replace(part, out)
     print(f"wrote {out}")
     return 0
 

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """How long the replay takes against `./attribute`'s own report on the same trace (the
 target: the replay of the 1 GB trace takes at most 2x ./attribute's own time on it).
 
-    python3 experiments/make_big_trace.py --out /tmp/big/a100-1GB.json      # ~1-3 min, never committed
+    python3 -m experiments.make_big_trace --out /tmp/big/a100-1GB.json      # ~1-3 min, never committed
     cp build-trace/attribute /tmp/big/attribute-snapshot                     # a rebuild cannot change it mid-run
-    python3 experiments/replay_speed.py --attribute /tmp/big/attribute-snapshot --reps 5 /tmp/big/a100-1GB.json
+    python3 -m experiments.replay_speed --attribute /tmp/big/attribute-snapshot --reps 5 /tmp/big/a100-1GB.json
 
 Three whole processes per repetition, interleaved so that all three see the same machine load:
   attribute   ATTRIBUTE --quiet --json /dev/null TRACE                  (import + attribution)
@@ -25,8 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from attribute_speed import run_child, summarise, uncompressed_bytes, write_atomic  # noqa: E402
+from analysis.atomic_write import write_atomic
+from experiments.attribute_speed import run_child, summarise, uncompressed_bytes
 
 REPO = Path(__file__).resolve().parent.parent
 MODES = {
@@ -49,9 +48,11 @@ def markdown(doc):
     lines = [
         "# Replay speed: `./attribute --replay` / `--what-if` against `./attribute` on the same trace",
         "",
-        f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
-        f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
-        f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs.",
+        (
+            f"Written by `experiments/replay_speed.py` (commit {doc['commit']}, binary sha256 "
+            f"{doc['binary_sha256'][:12]}), {doc['reps']} interleaved repetitions per mode, 1-minute load average "
+            f"{doc['load_before']:.1f} before and {doc['load_after']:.1f} after on {doc['cpus']} CPUs."
+        ),
         "",
     ]
     for t in doc["traces"]:
@@ -90,7 +91,10 @@ def main():
         )
         return 2
     commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout.strip()
     doc = {
         "commit": commit,

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 mkdir -p "$results/replay"
 # The replayed points are experiments/sweeps.toml's paired.replay_intervals (0 = never), the
 # intervals the Paired rows measure against interval 1.
-points=$(python3 experiments/sweeps.py get paired.replay_intervals | sed 's/\b0\b/never/g')
+points=$(python3 -m experiments.sweeps get paired.replay_intervals | sed 's/\b0\b/never/g')
 found=0
 for device in cpu cuda; do
   trace="$results/traces/ItemSync_${device}_interval-1_print100-0_batch-120.trace.json"

@@ -1,14 +1,14 @@
-#!/usr/bin/env python3
 """The sweeps of experiments/sweeps.toml: read, checked, and turned into what each user needs.
 
-    experiments/sweeps.py flags FAMILY [--profile gpu]   the family's flags, one a line
-    experiments/sweeps.py get FAMILY.KEY [--profile gpu] one value (a list as 1,2,3)
-    experiments/sweeps.py header OUT                     bench's defaults as a C++ header
+    python3 -m experiments.sweeps flags FAMILY [--profile gpu]   the family's flags, one a line
+    python3 -m experiments.sweeps get FAMILY.KEY [--profile gpu] one value (a list as 1,2,3)
+    python3 -m experiments.sweeps header OUT                     bench's defaults as a C++ header
 
 FAMILY is item_sync, batch_sweep, ladder, rung_sweep, primitives, paired (bench's flags), python_eager
 or torch_compile (their scripts' flags). The environment variables of the file's [env] table
 replace the values they name (after the profile), as scripts/reproduce.sh documents.
-Standard library only (Python >= 3.11 for tomllib): CMake runs it at build time.
+Standard library only (Python >= 3.11 for tomllib): CMake runs it at build time, scripts/common.sh
+with the system python3.
 """
 
 import argparse
@@ -16,6 +16,8 @@ import os
 import pathlib
 import sys
 import tomllib
+
+from analysis.atomic_write import write_atomic
 
 SWEEPS_TOML = pathlib.Path(__file__).resolve().parent / "sweeps.toml"
 
@@ -292,14 +294,12 @@ def header(sweeps):
     return "\n".join(lines)
 
 
-def write_atomically(path, text):
+def write_header(path, text):
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text() == text:
         return  # unchanged: nothing that includes it rebuilds
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def main(argv=None):
@@ -317,7 +317,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         if args.cmd == "header":  # bench's defaults: the file alone, no environment
-            write_atomically(args.out, header(load(args.file)))
+            write_header(args.out, header(load(args.file)))
             return 0
         sweeps = load(args.file, args.profile, os.environ)
         if args.cmd == "flags":

@@ -44,11 +44,15 @@ signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 import torch  # noqa: E402
 from torch import nn
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from python_eager import DATA, RECORD_EVERY, context, load_split, loss_error, weight_error  # noqa: E402
-import result_json  # noqa: E402
-import sweeps  # noqa: E402  experiments/sweeps.toml: the defaults below
+from experiments import result_json, sweeps  # noqa: E402  sweeps.toml: the defaults below
+from experiments.python_eager import (  # noqa: E402
+    DATA,
+    RECORD_EVERY,
+    context,
+    load_split,
+    loss_error,
+    weight_error,
+)
 
 SWEEP = sweeps.load()["torch_compile"]
 

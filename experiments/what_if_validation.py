@@ -17,9 +17,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from analysis import what_if_validation as v  # noqa: E402
+from analysis import what_if_validation as v
 
 
 def run(cmd):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Every output of ./attribute on every trace we have, to show a change kept them byte-identical.
 
 A refactor of the trace library must not move a figure. This runs an ./attribute binary in each
@@ -7,9 +6,9 @@ and the what-ifs) on every shared trace, every test trace and a set of generated
 (experiments/hta_trace_gen.py, seeded), and writes each run's stdout, stderr, exit status and
 JSON into a folder with a manifest of their SHA-256. Two folders are then compared.
 
-    scripts/attribute_outputs.py run --attribute build/attribute --out /tmp/after
-    scripts/attribute_outputs.py compare /tmp/before /tmp/after
-    scripts/attribute_outputs.py against REF     # builds REF's ./attribute, runs both, compares
+    python3 -m scripts.attribute_outputs run --attribute build/attribute --out /tmp/after
+    python3 -m scripts.attribute_outputs compare /tmp/before /tmp/after
+    python3 -m scripts.attribute_outputs against REF     # builds REF's ./attribute, runs both, compares
 
 Exit 0 when the outputs are identical, 1 when any differs (each difference listed), 2 on bad use.
 Standard library only.
@@ -72,11 +71,19 @@ def traces(generated, scratch):
     for case in sorted((REPO / "tests" / "data" / "hta_cases").glob("*")):
         if case.is_dir():
             found.append((f"hta_cases/{case.name}", case / "trace"))
-    gen = REPO / "experiments" / "hta_trace_gen.py"
     for seed in range(1, generated + 1):
         out = pathlib.Path(scratch) / f"gen-{seed}"
         subprocess.run(
-            [sys.executable, str(gen), "--seed", str(seed), "--out", str(out)],
+            [
+                sys.executable,
+                "-m",
+                "experiments.hta_trace_gen",
+                "--seed",
+                str(seed),
+                "--out",
+                str(out),
+            ],
+            cwd=REPO,
             check=True,
             stdout=subprocess.DEVNULL,
         )
@@ -105,11 +112,12 @@ def run(binary, out_dir, generated):
                     [str(binary), *flags, "--json", str(json_path), str(path)],
                     capture_output=True,
                     env=env,
+                    check=False,
                 )
 
                 # Outputs name the input by its path, which differs between checkouts and
                 # scratch folders: every part names it by its label instead.
-                def named(data):
+                def named(data, path=path, label=label):
                     return data.replace(str(path).encode(), label.encode())
 
                 parts = {
@@ -208,6 +216,7 @@ def main():
                 ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "worktree")],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                check=False,
             )
 
 

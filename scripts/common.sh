@@ -13,7 +13,7 @@ sweep_flags() {
   local -n _flags=$1
   local text
   shift
-  text=$(python3 "$REPO_ROOT/experiments/sweeps.py" flags "$@") || return 1
+  text=$(cd "$REPO_ROOT" && python3 -m experiments.sweeps flags "$@") || return 1
   mapfile -t _flags <<< "$text"
 }
 

@@ -29,8 +29,7 @@ import pathlib
 import sys
 from dataclasses import dataclass
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "experiments"))
-import sweeps  # noqa: E402
+from experiments import sweeps
 
 GPU_US = 518.0  # us per epoch, the article's loop on its GPU
 ITEM_US = 46.0  # us per .item() on the article's GPU
@@ -335,7 +334,7 @@ def read_lines(path):
 
 def run(args):
     """The steps, after gpu_check.sh's preflight (its problems and warnings in --preflight)."""
-    import gpu_steps
+    from scripts import gpu_steps
 
     by_name = {x.name: x for x in steps()}
     if args.steps:

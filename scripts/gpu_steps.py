@@ -25,11 +25,10 @@ import sys
 import tarfile
 import time
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "experiments"))
-import sweeps  # noqa: E402
+from experiments import sweeps
+from scripts import gpu_plan  # the estimates and fixed budgets
 
-import gpu_plan  # noqa: E402  scripts/, beside this file: the estimates and fixed budgets
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 RAN, NOT_RUN, CUT = 0, 3, 124
 # Steps that start when 20 s are left: bench's --budget_s stops starting rows at the budget.

@@ -70,7 +70,7 @@ if [ -z "$report" ]; then
     "$nsys" export --type sqlite --quiet true -o "$work/epoch.$i.sqlite" "$work/epoch.$i.nsys-rep" >/dev/null
     exports+=("$work/epoch.$i.sqlite")
   done
-  pick="$("$REPO_ROOT/.venv/bin/python" scripts/nsys_shortest_epoch.py "${exports[@]}" 2> "$work/durations")"
+  pick="$("$REPO_ROOT/.venv/bin/python" -m scripts.nsys_shortest_epoch "${exports[@]}" 2> "$work/durations")"
   report="${pick%.sqlite}.nsys-rep"
   say "timed epochs under nsys (us): $(cat "$work/durations"); drawing the shortest, $(basename "$report")"
 elif head -c 64 "$report" | grep -aq "Nsight Systems Stream"; then

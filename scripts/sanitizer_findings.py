@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Which kernel each compute-sanitizer finding names, so a failure is read against the
 hand-written kernels only when it is theirs.
 
-    scripts/sanitizer_findings.py compute_sanitizer.log [--ours fused_epoch_kernel,persistent_train_kernel]
+    python3 -m scripts.sanitizer_findings compute_sanitizer.log [--ours fused_epoch_kernel,persistent_train_kernel]
 
 compute-sanitizer's exit code (--error-exitcode) also counts CUDA API errors raised inside
 LibTorch or cuBLAS, and races or invalid accesses in kernels that are not ours. This reads

@@ -16,9 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from experiments import sweeps  # the caller puts the repository root on PYTHONPATH (ctest does)
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "experiments"))
-import sweeps  # noqa: E402
 
 SKIP_SUFFIXES = (".md", ".json", ".csv", ".png", ".txt", ".gz", ".sqlite", ".tsv")
 SKIP_DIRS = ("results/", "tests/data/", ".deps/")

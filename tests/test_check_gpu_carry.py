@@ -9,10 +9,8 @@ import shutil
 import subprocess
 import sys
 
+import check_gpu_carry as carry  # beside this file: pytest puts the test's folder on sys.path
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-import check_gpu_carry as carry  # noqa: E402
 
 BUILD = os.environ.get("BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "build"))
 SCRIPT = os.path.join(os.path.dirname(__file__), "check_gpu_carry.py")

@@ -13,10 +13,9 @@ import tarfile
 
 import pytest
 
+from scripts import gpu_plan, gpu_steps
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
-import gpu_plan  # noqa: E402
-import gpu_steps  # noqa: E402
 
 FAKE_BENCH = """#!/usr/bin/env python3
 import json, os, sys, time

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from experiments import sweeps
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "experiments"))
-import sweeps  # noqa: E402
 
 BENCH = os.environ.get("BENCH", str(REPO / "build" / "bench"))
 
@@ -27,7 +27,7 @@ def edited(tmp_path, old, new):
 def test_bench_defaults_are_the_files():
     if not os.path.exists(BENCH):
         pytest.skip(f"no bench at {BENCH}")
-    usage = subprocess.run([BENCH, "--help"], capture_output=True, text=True).stdout
+    usage = subprocess.run([BENCH, "--help"], capture_output=True, text=True, check=False).stdout
     s = sweeps.load()
 
     def default(flag):
@@ -99,17 +99,21 @@ def test_bad_environment_is_refused_naming_the_variable():
 
 
 def test_command_line(tmp_path):
-    run = [sys.executable, str(REPO / "experiments" / "sweeps.py")]
-    ok = subprocess.run(run + ["get", "held_out.batch"], capture_output=True, text=True)
+    run = [sys.executable, "-m", "experiments.sweeps"]
+    ok = subprocess.run(
+        run + ["get", "held_out.batch"], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert ok.returncode == 0 and ok.stdout.strip() == str(sweeps.load()["held_out"]["batch"])
-    bad = subprocess.run(run + ["get", "nope.key"], capture_output=True, text=True)
+    bad = subprocess.run(
+        run + ["get", "nope.key"], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert bad.returncode == 2 and "FAMILY.KEY" in bad.stderr
     header = tmp_path / "h" / "sweep_defaults.h"
-    assert subprocess.run(run + ["header", str(header)]).returncode == 0
+    assert subprocess.run(run + ["header", str(header)], cwd=REPO, check=False).returncode == 0
     assert "kItemSyncIntervals = {" + ", ".join(
         map(str, sweeps.load()["item_sync"]["intervals"])
     ) in header.read_text().replace("\n", " ")
     broken = edited(tmp_path, "epochs = 20000", "epochs = -1")
     out = subprocess.run(run + ["--file", str(broken), "header", str(header) + ".x"], text=True,
-                         capture_output=True)  # fmt: skip
+                         capture_output=True, cwd=REPO, check=False)  # fmt: skip
     assert out.returncode == 2 and not os.path.exists(str(header) + ".x")

@@ -82,11 +82,17 @@ def test_bad_input_names_it(tmp_path, capsys):
 def test_compare_sh_on_folders_and_on_files(tmp_path):
     a = _folder(tmp_path / "a", 100e-6, [1.0, 1.4, 1.2], seed=1)
     b = _folder(tmp_path / "b", 130e-6, [1.4, 1.0, 1.22], seed=2)
-    proc = subprocess.run([COMPARE_SH, str(a), str(b)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [COMPARE_SH, str(a), str(b)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert "**slower**" in proc.stdout
     proc = subprocess.run(
-        [COMPARE_SH, str(a), str(tmp_path / "nope")], capture_output=True, text=True, timeout=60
+        [COMPARE_SH, str(a), str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert (
         proc.returncode == 2
@@ -99,6 +105,7 @@ def test_compare_sh_on_folders_and_on_files(tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "ItemSync/cpu/interval:0/print100:0/batch:120" in proc.stdout and "U Test" in proc.stdout
@@ -107,6 +114,7 @@ def test_compare_sh_on_folders_and_on_files(tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
     assert (
         proc.returncode == 0 and "Memcpy" not in proc.stdout
@@ -118,7 +126,8 @@ def test_python_eager_json_is_world_readable(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "experiments", "python_eager.py"),
+            "-m",
+            "experiments.python_eager",
             "--out",
             str(out),
             "--epochs",
@@ -132,6 +141,8 @@ def test_python_eager_json_is_world_readable(tmp_path):
         text=True,
         timeout=300,
         env=dict(os.environ, OMP_NUM_THREADS="1"),
+        cwd=ROOT,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     mode = stat.S_IMODE(out.stat().st_mode)

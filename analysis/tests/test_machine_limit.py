@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from analysis import bench_json, machine_limit, report
-from experiments import sweeps
 from analysis.tests.synthetic import CONTEXT, item_sync_doc, row, write
+from experiments import sweeps
+
+SWEEP_BATCHES = tuple(sweeps.load()["rung_sweep"]["batches"])
 
 
 def test_flops_match_the_cpp_hand_count():
@@ -52,7 +54,7 @@ def sweep_rows(
     fixed_us,
     per_row_ns,
     threads,
-    batches=tuple(sweeps.load()["rung_sweep"]["batches"]),
+    batches=SWEEP_BATCHES,
     reps=3,
     noise=0.0,
     seed=0,

@@ -10,6 +10,7 @@
 import difflib
 import glob
 import os
+import pathlib
 import re
 import subprocess
 
@@ -47,7 +48,7 @@ committed_results = pytest.mark.skipif(
 
 @committed_results
 def test_readme_results_block_is_what_the_script_writes_now():
-    text = open(readme_results.README).read()
+    text = pathlib.Path(readme_results.README).read_text()
     new = readme_results.render(text, readme_results.results_block())
     diff = "".join(
         difflib.unified_diff(
@@ -62,7 +63,7 @@ def test_readme_results_block_is_what_the_script_writes_now():
 
 @committed_results
 def test_check_fails_with_a_diff_on_an_edited_figure_and_passes_once_rewritten(tmp_path, capsys):
-    text = open(readme_results.README).read()
+    text = pathlib.Path(readme_results.README).read_text()
     start = text.index(readme_results.BEGIN)
     edited = text[:start] + text[start:].replace("46.0 us", "45.0 us", 1)
     assert edited != text
@@ -87,13 +88,13 @@ def test_render_refuses_a_readme_without_markers():
 
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
 CODE = re.compile(r"`[^`\n]*`")
 
 
 def relative_links(path):
     """(target, line) of every relative Markdown link outside code, anchors stripped."""
-    text = open(path).read()
+    text = pathlib.Path(path).read_text()
     text = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     out = []
     for n, line in enumerate(text.splitlines(), 1):

@@ -21,9 +21,9 @@ import pytest
 from analysis import figures, plots, report, trace_report
 from analysis.fmt import fmt_us
 from analysis.tables import markdown_table
+from analysis.tests.test_report import gpu_folder
 from analysis.trace_pages import prose, stats
 from analysis.trace_pages import tables as trace_tables
-from analysis.tests.test_report import gpu_folder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(ROOT, "results", "cpu-intel-xeon-processor-2c")

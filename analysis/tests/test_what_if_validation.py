@@ -1,4 +1,4 @@
-"""analysis.what_if_validation and experiments/what_if_validation.py: the manifest checked field
+"""analysis.what_if_validation and experiments.what_if_validation: the manifest checked field
 by field, the figures and verdicts on small documents with known answers, the committed page
 rebuilt from the committed JSON, and (with a built ./attribute) from the committed traces."""
 
@@ -232,13 +232,20 @@ def attribute_binary():
 @pytest.mark.skipif(attribute_binary() is None, reason="no ./attribute built")
 def test_the_script_rebuilds_the_committed_page_from_the_traces(tmp_path):
     json_dir, out = tmp_path / "json", tmp_path / "page.md"
-    script = os.path.join(ROOT, "experiments/what_if_validation.py")
     r = subprocess.run(
-        [sys.executable, script, PAIRS, "--attribute", attribute_binary()]
+        [
+            sys.executable,
+            "-m",
+            "experiments.what_if_validation",
+            PAIRS,
+            "--attribute",
+            attribute_binary(),
+        ]
         + ["--json-out", str(json_dir), "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=ROOT,
+        check=False,
     )
     assert r.returncode == 0, r.stderr
     with open(PAGE) as f:
@@ -246,11 +253,18 @@ def test_the_script_rebuilds_the_committed_page_from_the_traces(tmp_path):
 
 
 def test_the_script_refuses_a_folder_without_a_manifest(tmp_path):
-    script = os.path.join(ROOT, "experiments/what_if_validation.py")
     r = subprocess.run(
-        [sys.executable, script, str(tmp_path), "--attribute", "/bin/false"],
+        [
+            sys.executable,
+            "-m",
+            "experiments.what_if_validation",
+            str(tmp_path),
+            "--attribute",
+            "/bin/false",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
+        check=False,
     )
     assert r.returncode == 2 and "manifest.json" in r.stderr

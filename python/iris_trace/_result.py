@@ -2,12 +2,11 @@
 its JSON (.json) and pandas DataFrames with units in the column names."""
 
 import json as _json
-import os
-import tempfile
 
 import pandas as pd
 
 from . import _core, _tables
+from ._atomic_write import write_atomic  # analysis/atomic_write.py, installed by CMake
 
 TABLES = (
     "steps",
@@ -20,21 +19,6 @@ TABLES = (
     "launch_delays",
     "kernels",
 )
-
-
-def write_atomically(path, text):
-    """text to path through a temporary file in the same folder, renamed when complete."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".partial-", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class Result:
@@ -77,10 +61,10 @@ class Result:
         return _json.loads(self.json)
 
     def save_json(self, path):
-        write_atomically(path, self.json)
+        write_atomic(path, self.json)
 
     def save_html(self, path):
-        write_atomically(path, self.html)
+        write_atomic(path, self.html)
 
     def _table(self, name):
         if name not in self._frames:
@@ -177,8 +161,24 @@ class WhatIfResult(Result):
     replayed and predicted window (us); .specs the what-ifs as ./attribute echoes them."""
 
     @property
+<<<<<<< HEAD
     def specs(self):
         return self.to_dict()["what_if"]
+=======
+    def json(self):
+        specs = ",".join(_core.json_string(t) for t in self.specs)
+        replays = ",".join(r["json"] for r in self._runs)
+        return (
+            f'{{"tool":"attribute","version":{_core.json_version},"what_if":[{specs}],'
+            f'"replays":[{replays}]}}\n'
+        )
+
+    def to_dict(self):
+        return _json.loads(self.json)
+
+    def save_json(self, path):
+        write_atomic(path, self.json)
+>>>>>>> wip-py
 
     @property
     def windows(self):

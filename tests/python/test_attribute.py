@@ -1,6 +1,7 @@
 """attribute(): the CLI's text and JSON byte for byte, the tables, what_if, many ranks."""
 
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -10,7 +11,7 @@ from conftest import TRACES, kineto_traces
 
 
 def cli(binary, *args):
-    p = subprocess.run([binary, *map(str, args)], capture_output=True, text=True)
+    p = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, check=False)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -113,7 +114,7 @@ def test_ranks_in_parallel_equal_one_at_a_time(attribute_bin, tmp_path):
     parallel = attribute(folder, workers=2)
     tight = attribute(folder, workers=2, max_memory=1)  # over the bound: one rank at a time
     assert serial.json == parallel.json == tight.json
-    rc, out, _ = cli(attribute_bin, "--json", tmp_path / "r.json", folder)
+    _, out, _ = cli(attribute_bin, "--json", tmp_path / "r.json", folder)
     assert parallel.json == (tmp_path / "r.json").read_text() and str(parallel) + "\n" == out
     assert sorted(parallel.steps["rank"].unique()) == [0, 1]
     cross = parallel.cross_rank
@@ -143,6 +144,9 @@ def test_save_json_is_atomic(tmp_path):
     r.save_json(out)
     assert out.read_text() == r.json
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as open() makes it, not mkstemp's 0600
 
 
 def test_call_sites_as_the_json():

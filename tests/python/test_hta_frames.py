@@ -13,7 +13,8 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 from conftest import DATA, REPO, kineto_traces
-from hta_compare import compare, our_frames
+
+from experiments.hta_compare import compare, our_frames
 
 
 def stem(p):
@@ -71,14 +72,16 @@ def test_visualize_draws_with_matplotlib(monkeypatch):
 
 @pytest.mark.skipif(not os.environ.get("HTA_PYTHON"), reason="HTA_PYTHON unset: no live HTA 0.5.0")
 def test_frames_equal_hta_run_now(tmp_path):
-    script = REPO / "experiments" / "hta_frames_reference.py"
     traces = [str(t) for t in kineto_traces()]
     subprocess.run(
-        [os.environ["HTA_PYTHON"], str(script), "--out", str(tmp_path), *traces], check=True
+        [os.environ["HTA_PYTHON"], "-m", "experiments.hta_frames_reference"]
+        + ["--out", str(tmp_path), *traces],
+        check=True,
+        cwd=REPO,
     )
-    check = REPO / "experiments" / "hta_frames_check.py"
     p = subprocess.run(
-        [sys.executable, str(check), "--ref", str(tmp_path), *traces],
+        [sys.executable, "-m", "experiments.hta_frames_check", "--ref", str(tmp_path), *traces],
+        cwd=REPO,
         check=False,
         capture_output=True,
         text=True,

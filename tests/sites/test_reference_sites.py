@@ -3,12 +3,9 @@ independent computation from the raw events, finds."""
 
 import json
 import pathlib
-import sys
 
 import pytest
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import reference_sites  # noqa: E402
+import reference_sites  # beside this file: pytest puts the test's folder on sys.path
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "traces_stacks"
 TRACES = sorted(DATA.glob("*.json.gz"))

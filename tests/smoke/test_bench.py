@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
+from analysis import article, bench_json
+from experiments import sweeps  # the sweeps bench's defaults come from
+
 REPO = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path.insert(0, os.path.join(REPO, "experiments"))
-sys.path.insert(0, REPO)
-import sweeps  # noqa: E402  experiments/sweeps.py: the sweeps bench's defaults come from
-from analysis import article  # noqa: E402
 
 BENCH = os.environ.get(
     "BENCH", os.path.join(os.path.dirname(__file__), "..", "..", "build", "bench")
@@ -40,6 +39,7 @@ def run_bench(tmp_path, *args):
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text())
@@ -161,6 +161,7 @@ def test_bad_flags_fail_with_a_clear_message(flag, message):
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
@@ -174,13 +175,16 @@ def test_bad_data_dir_names_the_file(tmp_path):
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode == 2
     assert f"{tmp_path}/iris_train.csv:1: expected the header" in proc.stderr
 
 
 def test_help_lists_families_and_flags():
-    proc = subprocess.run([BENCH, "--help"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [BENCH, "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert proc.returncode == 0
     for text in ("ItemSync/<device>", "--epochs=N", "--benchmark_filter"):
         assert text in proc.stdout
@@ -220,19 +224,14 @@ def test_ladder_rows_match_the_float64_reference(tmp_path):
 
 
 def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
-    import sys
-
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-    from analysis import bench_json
-
-    script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "python_eager.py")
     out = tmp_path / "python_eager.json"
     # Both devices named (the script's default too): on a GPU machine the cuda rows are real,
     # elsewhere one skipped row says why.
     proc = subprocess.run(
         [
             sys.executable,
-            script,
+            "-m",
+            "experiments.python_eager",
             "--out",
             str(out),
             "--epochs",
@@ -245,6 +244,8 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     run = bench_json.load(str(out))
@@ -387,17 +388,15 @@ def test_paired_rows_interleave_and_say_whether_they_met_their_target(tmp_path):
 def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(tmp_path):
     """experiments/cupti_detach_check.py (run by the GPU script): on a GPU it compares the timed
     rows alone and after a CUPTI-traced pass; without one, every row skips and the page says so."""
-    import sys
-
-    script = os.path.join(
-        os.path.dirname(__file__), "..", "..", "experiments", "cupti_detach_check.py"
-    )
+    script = [sys.executable, "-m", "experiments.cupti_detach_check"]
     out = tmp_path / "cupti_detach"
     proc = subprocess.run(
-        [sys.executable, script, "--bench", BENCH, "--out", str(out), "--rounds", "1"],
+        [*script, "--bench", os.path.abspath(BENCH), "--out", str(out), "--rounds", "1"],
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     page = (out / "cupti_detach.md").read_text()
@@ -409,9 +408,11 @@ def test_cupti_detach_check_writes_its_page_and_says_when_nothing_was_measured(t
     else:
         assert "Not measured: " in page and "skipped: " in page
     bad = subprocess.run(
-        [sys.executable, script, "--bench", str(tmp_path / "nope"), "--out", str(out)],
+        [*script, "--bench", str(tmp_path / "nope"), "--out", str(out)],
         capture_output=True,
         text=True,
+        cwd=REPO,
+        check=False,
     )
     assert bad.returncode == 2 and "--bench" in bad.stderr
 
@@ -420,8 +421,6 @@ def test_traced_pass_sizing_from_a_probe(tmp_path):
     """The GPU script's probe: two traced rows in one process time the tracer's start and stop;
     experiments/size_traced_pass.py sizes the traced passes from the second. Here on the CPU
     rows (the same counters), with a budget that makes the size fall between its bounds."""
-    import sys
-
     doc = run_bench(
         tmp_path,
         "--benchmark_filter=^ItemSync/cpu/interval:(0|1)/print100:0/",
@@ -431,31 +430,35 @@ def test_traced_pass_sizing_from_a_probe(tmp_path):
     )
     rows = [r for r in doc["benchmarks"] if r.get("attr_epochs", 0) > 0]
     assert len(rows) == 2 and all(r["trace_start_s"] >= 0 and r["trace_stop_s"] >= 0 for r in rows)
-    script = os.path.join(
-        os.path.dirname(__file__), "..", "..", "experiments", "size_traced_pass.py"
-    )
+    script = [sys.executable, "-m", "experiments.size_traced_pass"]
     probe = tmp_path / "out.json"  # what run_bench wrote
     per_epoch_s = rows[1]["traced_us_per_epoch"] * 1e-6
     fixed = rows[1]["trace_start_s"] + rows[1]["trace_stop_s"]
     budget = 14 * (fixed + 300 * per_epoch_s)  # room for ~300 epochs per row
     proc = subprocess.run(
-        [sys.executable, script, str(probe), "--rows", "14", "--budget_s", str(budget)],
+        [*script, str(probe), "--rows", "14", "--budget_s", str(budget)],
         capture_output=True,
         text=True,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert 290 <= int(proc.stdout) <= 300 and "traced pass 2" in proc.stderr
     tiny = subprocess.run(
-        [sys.executable, script, str(probe), "--rows", "14", "--budget_s", "0"],
+        [*script, str(probe), "--rows", "14", "--budget_s", "0"],
         capture_output=True,
         text=True,
+        cwd=REPO,
+        check=False,
     )
     assert int(tiny.stdout) == 100  # never below --min
     empty = tmp_path / "empty.json"
     empty.write_text('{"benchmarks": []}')
     bad = subprocess.run(
-        [sys.executable, script, str(empty), "--rows", "14", "--budget_s", "9"],
+        [*script, str(empty), "--rows", "14", "--budget_s", "9"],
         capture_output=True,
         text=True,
+        cwd=REPO,
+        check=False,
     )
     assert bad.returncode == 2 and "no row with a traced pass" in bad.stderr

@@ -5,7 +5,8 @@ import os
 import subprocess
 import sys
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "sanitizer_findings.py")
+REPO = os.path.join(os.path.dirname(__file__), "..", "..")
+SCRIPT = [sys.executable, "-m", "scripts.sanitizer_findings"]
 
 API_ERROR_ONLY = """========= COMPUTE-SANITIZER
 ========= Program hit cudaErrorInvalidValue (error 1) due to "invalid argument" on CUDA API call to cudaFuncSetAttribute.
@@ -34,7 +35,9 @@ racecheck exit 3
 def run(tmp_path, text):
     log = tmp_path / "compute_sanitizer.log"
     log.write_text(text)
-    return subprocess.run([sys.executable, SCRIPT, str(log)], capture_output=True, text=True)
+    return subprocess.run(
+        [*SCRIPT, str(log)], capture_output=True, text=True, cwd=REPO, check=False
+    )
 
 
 def test_findings_outside_our_kernels_are_named_and_do_not_fail(tmp_path):
@@ -64,6 +67,10 @@ def test_a_clean_log_and_a_missing_log(tmp_path):
         in run(tmp_path, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").stdout
     )
     proc = subprocess.run(
-        [sys.executable, SCRIPT, str(tmp_path / "absent.log")], capture_output=True, text=True
+        [*SCRIPT, str(tmp_path / "absent.log")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 2 and "cannot read" in proc.stderr

@@ -8,18 +8,17 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from analysis import bench_json  # noqa: E402
+from analysis import bench_json
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "torch_compile.py")
+REPO = os.path.join(os.path.dirname(__file__), "..", "..")
+SCRIPT = [sys.executable, "-m", "experiments.torch_compile"]
 
 
 def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
     out = tmp_path / "torch_compile.json"
     proc = subprocess.run(
         [
-            sys.executable,
-            SCRIPT,
+            *SCRIPT,
             "--out",
             str(out),
             "--epochs",
@@ -36,6 +35,8 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
         capture_output=True,
         text=True,
         timeout=1500,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     umask = os.umask(0)
@@ -69,18 +70,21 @@ import os, runpy, sys, sysconfig
 real_get_path = sysconfig.get_path
 sysconfig.get_path = lambda name, *a, **k: os.environ["FAKE_INCLUDE"] if name == "include" else real_get_path(name, *a, **k)
 sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
 
 
 def run_missing(tmp_path, env):
     out = tmp_path / "x.json"
     proc = subprocess.run(
-        [sys.executable, "-c", FAKE_INCLUDE_RUNNER, SCRIPT, "--out", str(out), "--devices", "cpu"],
+        [sys.executable, "-c", FAKE_INCLUDE_RUNNER, "experiments.torch_compile"]
+        + ["--out", str(out), "--devices", "cpu"],
         capture_output=True,
         text=True,
         timeout=300,
         env={**os.environ, **env},
+        cwd=REPO,
+        check=False,
     )
     assert not out.exists()
     return proc
@@ -90,7 +94,7 @@ def test_missing_python_headers_is_one_line_naming_the_package(tmp_path):
     fake = tmp_path / "include"
     fake.mkdir()
     proc = run_missing(tmp_path, {"FAKE_INCLUDE": str(fake)})
-    version = "%d.%d" % sys.version_info[:2]
+    version = "{}.{}".format(*sys.version_info[:2])
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert proc.stderr == (
         f"experiments/torch_compile.py: error: torch.compile cannot compile here: it needs "
@@ -117,10 +121,12 @@ def test_missing_compiler_is_one_line_naming_the_package(tmp_path):
 
 def test_bad_batches_exit_2(tmp_path):
     proc = subprocess.run(
-        [sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
+        [*SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=REPO,
+        check=False,
     )
     assert proc.returncode == 2 and "--batches" in proc.stderr
     assert not (tmp_path / "x.json").exists()
