@@ -10,10 +10,10 @@
 # (d) the batch crossover, (e) the CUDA tests and compute-sanitizer, then the rest. --steps runs
 # the named ones (the end of each run prints the command for what it left out).
 # This script checks the machine (the preflight: every tool the run needs, or a readable reason
-# to stop now) and hands over to scripts/gpu_plan.py --run, which prints the plan, runs its steps
-# (scripts/gpu_steps.py: each only if the budget left covers it, stopped at CAP_FACTOR x its
-# estimate, results packed into OUT_DIR after every step) and makes the report. The runs' sizes
-# are experiments/sweeps.toml's with its [gpu] changes.
+# to stop now) and hands over to scripts/gpu_run.py, which prints the plan (scripts/gpu_plan.py),
+# runs its steps (scripts/gpu_steps.py: each only if the budget left covers it, stopped at
+# CAP_FACTOR x its estimate, results packed into OUT_DIR after every step) and makes the report.
+# The runs' sizes are experiments/sweeps.toml's with its [gpu] changes.
 #
 # Uses the machine's python3 (torch 2.11 = LibTorch, numpy, scipy, matplotlib, pytest), its
 # CMake/ninja/nvcc, and what scripts/fetch_gpu_deps.sh carries in .deps (Google Benchmark,
@@ -120,7 +120,7 @@ echo $(( $(date +%s) - T0 )) > "$PREFLIGHT/seconds"
 export PYTHON="$PY" MACHINE GPU_BUILD_DIR="$BUILD_DIR" GPU_CHECK_T0="$T0" SANITIZER CTEST_J
 [ -n "${IRIS_GIT_COMMIT:-}" ] && export IRIS_GIT_COMMIT  # stated: bench's context records it
 if [ "$PART" = custom ]; then plan=(--steps "$STEPS_ARG"); else plan=(--part "$PART"); fi
-"$PY" scripts/gpu_plan.py --run "$OUT_DIR" "${plan[@]}" --preflight "$PREFLIGHT"
+"$PY" -m scripts.gpu_run "$OUT_DIR" "${plan[@]}" --preflight "$PREFLIGHT"
 rc=$?
 rm -rf "$PREFLIGHT"
 exit $rc

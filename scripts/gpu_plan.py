@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The GPU run's plan and its runner: every step, most needed first, with an ESTIMATE of its
 seconds on the GPU machine, so one device command does what matters most inside its budget.
 
@@ -8,14 +7,15 @@ Each estimate is rows x epochs x a per-epoch cost, plus fixed costs, from the ar
 only measured figures of this loop on a GPU that we have; the H200 machine will replace them with
 its own (steps.tsv holds both). Costs the article has no figure for are marked "guess".
 
-    scripts/gpu_plan.py --part 1|2|all [--budget_s S]    the plan as a table (the run prints it first)
-    scripts/gpu_plan.py --names --part 1|2|all           the step names, one a line, in order
-    scripts/gpu_plan.py --estimate STEP                  one step's estimate in whole seconds
-    scripts/gpu_plan.py --check                          exit 1 unless part 1's core, (a)-(c) with the
-                                                         preflight and the build, fits CORE_LIMIT_S
-    scripts/gpu_plan.py --run OUT_DIR --part P | --steps A,B --preflight DIR
-                                                         run them (scripts/gpu_check.sh calls this
-                                                         after its preflight; scripts/gpu_steps.py)
+    python -m scripts.gpu_plan --part 1|2|all [--budget_s S]    the plan as a table (the run prints it)
+    python -m scripts.gpu_plan --names --part 1|2|all           the step names, one a line, in order
+    python -m scripts.gpu_plan --estimate STEP                  one step's estimate in whole seconds
+    python -m scripts.gpu_plan --check                          exit 1 unless part 1's core, (a)-(c)
+                                                                with the preflight and the build, fits
+                                                                CORE_LIMIT_S
+
+From the repository root. scripts/gpu_run.py runs the plan (scripts/gpu_check.sh calls it after its
+preflight); the steps' commands are scripts/gpu_steps.py's. This module knows neither.
 
 The sizes (epochs, rows, repetitions) are experiments/sweeps.toml's with its [gpu] changes.
 Part 1 is the first device call: the preflight, bench's build, then (a) the article's table on the
@@ -25,12 +25,10 @@ tests and compute-sanitizer, then the rest."""
 
 import argparse
 import os
-import pathlib
 import sys
 from dataclasses import dataclass
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "experiments"))
-import sweeps  # noqa: E402
+from experiments import sweeps
 
 GPU_US = 518.0  # us per epoch, the article's loop on its GPU
 ITEM_US = 46.0  # us per .item() on the article's GPU
@@ -326,40 +324,6 @@ def table_of(names, budget_s):
     return "\n".join(full[:2] + [x for x in full[2:-1] if x.split()[0] in names])
 
 
-def read_lines(path):
-    try:
-        return [x for x in pathlib.Path(path).read_text().splitlines() if x.strip()]
-    except OSError:
-        return []
-
-
-def run(args):
-    """The steps, after gpu_check.sh's preflight (its problems and warnings in --preflight)."""
-    import gpu_steps
-
-    by_name = {x.name: x for x in steps()}
-    if args.steps:
-        names = [n for n in args.steps.split(",") if n]
-        unknown = [n for n in names if n not in by_name]
-        problems = [f"--steps: no step '{n}'" for n in unknown]
-        names = [n for n in names if n in by_name]
-        part = "custom"
-    else:
-        names = [x.name for x in chosen(args.part) if x.name != "preflight"]
-        problems, part = [], args.part
-    # The budget is gpu_check.sh's (BUDGET_S), as the runner reads it.
-    budget = args.budget_s or float(os.environ.get("BUDGET_S") or default_budget_s(part))
-    shown = table_of(names, budget) if part == "custom" else table(part, budget)
-    print(shown, flush=True)
-    pre = pathlib.Path(args.preflight) if args.preflight else None
-    problems = (read_lines(pre / "problems") if pre else []) + problems
-    warnings = read_lines(pre / "warnings") if pre else []
-    secs = int((read_lines(pre / "seconds") or ["0"])[0]) if pre else 0
-    return gpu_steps.run_plan(
-        os.environ, part, names, by_name, args.run, (problems, warnings, secs)
-    )
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="1", choices=["1", "2", "all"])
@@ -367,14 +331,7 @@ def main(argv=None):
     ap.add_argument("--names", action="store_true")
     ap.add_argument("--estimate", metavar="STEP")
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--run", metavar="OUT_DIR", help="run the steps, packing results into OUT_DIR")
-    ap.add_argument("--steps", metavar="A,B", help="with --run: these steps instead of a part")
-    ap.add_argument("--preflight", metavar="DIR", help="with --run: gpu_check.sh's preflight")
     args = ap.parse_args(argv)
-    if args.run:
-        return run(args)
-    if args.steps or args.preflight:
-        ap.error("--steps and --preflight go with --run")
     if args.estimate:
         match = [x for x in steps() if x.name == args.estimate]
         if not match:

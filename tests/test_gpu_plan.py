@@ -1,4 +1,4 @@
-"""The GPU run's scheduler (scripts/gpu_steps.py) on a fake bench: what each step's outcome
+"""The GPU run's scheduler (scripts/gpu_run.py) on a fake bench: what each step's outcome
 writes to steps.tsv, the budget, the cap, the tarball after every step and the exit code.
 
 The real steps run only on the GPU machine and in scripts/device_rehearsal.sh; this pins the
@@ -14,9 +14,9 @@ import tarfile
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "scripts"))
-import gpu_plan  # noqa: E402
-import gpu_steps  # noqa: E402
+sys.path.insert(0, str(REPO))  # the repository root: its scripts and experiments packages
+from experiments import sweeps
+from scripts import gpu_plan, gpu_run, gpu_steps
 
 FAKE_BENCH = """#!/usr/bin/env python3
 import json, os, sys, time
@@ -65,14 +65,14 @@ def test_a_bench_step_lands_its_json_and_the_tarball_holds_it(run_env):
     env, tmp, results = run_env
     out = tmp / "out"
     out.mkdir()
-    rc = gpu_steps.run_plan(env, "custom", ["batch_sweep"], plan(batch_sweep=5), out, ([], [], 1))
+    rc = gpu_run.run_plan(env, "custom", ["batch_sweep"], plan(batch_sweep=5), out, ([], [], 1))
     assert rc == 0
     got = steps_of(results, "custom")
     assert got["preflight"][1] == "ran" and got["batch_sweep"][1] == "ran"
     assert got["analysis"][1] == "not-run" and got["analysis"][4]  # no ItemSync: says why
     doc = (results / "batch_sweep.json").read_text()
     # The GPU run's sizes are the sweeps file's with its [gpu] changes.
-    sweep = gpu_steps.sweeps.load(profile="gpu")["batch_sweep"]
+    sweep = sweeps.load(profile="gpu")["batch_sweep"]
     assert f"--sweep_epochs={sweep['epochs']}" in doc and "--budget_s=" in doc
     with tarfile.open(out / f"results-{env['MACHINE']}.tar.gz") as tar:
         names = tar.getnames()
@@ -83,7 +83,7 @@ def test_a_bench_step_lands_its_json_and_the_tarball_holds_it(run_env):
 def test_failed_bench_keeps_its_partial_and_the_run_exits_1(run_env):
     env, tmp, results = run_env
     env["FAKE_RC"] = "2"
-    rc = gpu_steps.run_plan(env, "custom", ["ladder_cpu"], plan(ladder_cpu=5), tmp, ([], [], 0))
+    rc = gpu_run.run_plan(env, "custom", ["ladder_cpu"], plan(ladder_cpu=5), tmp, ([], [], 0))
     assert rc == 1
     row = steps_of(results, "custom")["ladder_cpu"]
     assert row[1] == "failed" and "exit 2" in row[4] and "ladder_cpu.json.partial" in row[4]
@@ -95,7 +95,7 @@ def test_a_step_past_the_budget_is_not_run_and_named_for_the_rerun(run_env, caps
     env, tmp, results = run_env
     env["BUDGET_S"] = "100"  # 80 s after the 20 s kept for the report: cupti_detach needs 500
     names = ["cupti_detach"]
-    rc = gpu_steps.run_plan(env, "custom", names, plan(cupti_detach=500), tmp, ([], [], 0))
+    rc = gpu_run.run_plan(env, "custom", names, plan(cupti_detach=500), tmp, ([], [], 0))
     assert rc == 0
     row = steps_of(results, "custom")["cupti_detach"]
     assert row[1] == "not-run" and row[4].startswith("budget:")
@@ -110,11 +110,9 @@ def test_a_step_over_its_cap_is_cut_and_its_processes_killed(run_env, monkeypatc
         limits.append(limit)
         return gpu_steps.run_cmd(["sh", "-c", "sleep 30 & sleep 30"], timeout=1), "slow"
 
-    monkeypatch.setattr(gpu_steps, "step_cupti_detach", slow, raising=True)
+    monkeypatch.setitem(gpu_steps.STEPS, "cupti_detach", slow)
     env["CAP_FACTOR"] = "3"
-    rc = gpu_steps.run_plan(
-        env, "custom", ["cupti_detach"], plan(cupti_detach=25), tmp, ([], [], 0)
-    )
+    rc = gpu_run.run_plan(env, "custom", ["cupti_detach"], plan(cupti_detach=25), tmp, ([], [], 0))
     row = steps_of(results, "custom")["cupti_detach"]
     assert row[1] == "cut" and "stopped at 75 s" in row[4], row
     assert limits == [75]  # CAP_FACTOR x the estimate
@@ -123,7 +121,7 @@ def test_a_step_over_its_cap_is_cut_and_its_processes_killed(run_env, monkeypatc
 
 def test_preflight_problems_stop_the_run_before_any_step(run_env):
     env, tmp, results = run_env
-    rc = gpu_steps.run_plan(
+    rc = gpu_run.run_plan(
         env, "1", ["batch_sweep"], plan(batch_sweep=5), tmp, (["nvcc: not on PATH"], [], 3)
     )
     assert rc == 1
@@ -148,7 +146,7 @@ def test_the_ladder_check_refuses_rows_off_float64_and_an_empty_check_with_a_gpu
     assert gpu_steps.ladder_errors(path, need_rows=False)[0] == 0
 
 
-def test_the_plan_names_every_step_the_runner_has():
-    for step in gpu_plan.steps():
-        if step.name != "preflight":
-            assert hasattr(gpu_steps, f"step_{step.name}"), step.name
+def test_the_plan_and_the_registry_name_the_same_steps():
+    planned = {x.name for x in gpu_plan.steps()} - {"preflight"}  # the preflight is gpu_check.sh's
+    assert planned == set(gpu_steps.STEPS)
+    assert gpu_steps.BUDGETED <= planned
