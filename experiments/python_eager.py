@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The article's loop in Python eager PyTorch: the top rung of the overhead ladder.
 
 Trains the same problem as bench's Ladder family (20000 full-batch epochs on the article's
@@ -8,7 +7,7 @@ weights against the same loop in float64 on the CPU (max_loss_error, max_weight_
 ladder's definitions), records the threads torch ran on (cpu_threads), and writes Google
 Benchmark-shaped JSON, so analysis.report reads it beside bench's rows:
 
-    .venv/bin/python experiments/python_eager.py --out results/<machine>/python_eager.json
+    .venv/bin/python -m experiments.python_eager --out results/<machine>/python_eager.json
 
 Cost: ~5-10 s per repetition on a CPU, about the same on a GPU (launch-bound).
 --profile-kernels also counts CUDA kernels per epoch with torch.profiler (an independent
@@ -25,8 +24,7 @@ import time
 import torch
 from torch import nn
 
-import result_json  # experiments/, the script's own folder
-import sweeps  # experiments/sweeps.toml: the defaults below
+from experiments import result_json, sweeps  # sweeps.toml: the defaults below
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")

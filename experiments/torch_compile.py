@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The article's training step under torch.compile: the rung a PyTorch user would reach for.
 
 The step (forward, cross-entropy, zero_grad, backward, SGD step) is one Python function
@@ -8,7 +7,7 @@ backward, through AOTAutograd) and the optimizer step as separate graphs; that i
 user gets. Compilation (the first calls, until no more recompiles) is timed separately as
 compile_s (cold: a fresh cache per configuration); the timed run then starts from the seeded weights, as every ladder rung does:
 
-    .venv/bin/python experiments/torch_compile.py --out results/<machine>/torch_compile.json
+    .venv/bin/python -m experiments.torch_compile --out results/<machine>/torch_compile.json
 
 Ladder rows (`Ladder/<device>-torch_compile` with torch's default threads and, on the CPU,
 `-torch_compile_1thread`): the article's 20000 epochs, the loss kept
@@ -42,13 +41,17 @@ atexit.register(shutil.rmtree, CACHE_ROOT, True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 import torch  # noqa: E402
-from torch import nn
+from torch import nn  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from python_eager import DATA, RECORD_EVERY, context, load_split, loss_error, weight_error  # noqa: E402
-import result_json  # noqa: E402
-import sweeps  # noqa: E402  experiments/sweeps.toml: the defaults below
+from experiments import result_json, sweeps  # noqa: E402  sweeps.toml: the defaults below
+from experiments.python_eager import (  # noqa: E402
+    DATA,
+    RECORD_EVERY,
+    context,
+    load_split,
+    loss_error,
+    weight_error,
+)
 
 SWEEP = sweeps.load()["torch_compile"]
 

@@ -405,7 +405,7 @@ def step_cupti_detach(r, limit):
 
 @step("python_eager")
 def step_python_eager(r, limit):
-    cmd = [r.py, "experiments/python_eager.py", *r.flags("python_eager")]
+    cmd = [r.py, "-m", "experiments.python_eager", *r.flags("python_eager")]
     cmd += ["--devices=cpu,cuda", "--profile-kernels", "--out", r.results / "python_eager.json"]
     return run_cmd(cmd, timeout=limit, env=r.env), ""
 
@@ -417,7 +417,7 @@ def step_rung_sweep_cuda(r, limit):  # a CUDA graph rung: no CUPTI in this proce
 
 @step("torch_compile")
 def step_torch_compile(r, limit):  # 2 compiles fit the cap
-    cmd = [r.py, "experiments/torch_compile.py", *r.flags("torch_compile")]
+    cmd = [r.py, "-m", "experiments.torch_compile", *r.flags("torch_compile")]
     cmd += ["--devices=cuda", "--out", r.results / "torch_compile.json"]
     return run_cmd(cmd, timeout=limit, env=r.env), ""
 

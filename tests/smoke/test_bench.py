@@ -225,14 +225,15 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
     from analysis import bench_json
 
-    script = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "python_eager.py")
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
     out = tmp_path / "python_eager.json"
     # Both devices named (the script's default too): on a GPU machine the cuda rows are real,
     # elsewhere one skipped row says why.
     proc = subprocess.run(
         [
             sys.executable,
-            script,
+            "-m",
+            "experiments.python_eager",
             "--out",
             str(out),
             "--epochs",
@@ -242,6 +243,7 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
             "--devices",
             "cpu,cuda",
         ],
+        cwd=root,
         capture_output=True,
         text=True,
         timeout=300,

@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 from analysis import bench_json  # noqa: E402
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "torch_compile.py")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")  # experiments.torch_compile runs from it
 
 
 def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
@@ -19,7 +19,8 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            SCRIPT,
+            "-m",
+            "experiments.torch_compile",
             "--out",
             str(out),
             "--epochs",
@@ -33,6 +34,7 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
             "--sweep-epochs",
             "1",
         ],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=1500,
@@ -68,15 +70,16 @@ FAKE_INCLUDE_RUNNER = """
 import os, runpy, sys, sysconfig
 real_get_path = sysconfig.get_path
 sysconfig.get_path = lambda name, *a, **k: os.environ["FAKE_INCLUDE"] if name == "include" else real_get_path(name, *a, **k)
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
+sys.path.insert(0, os.getcwd())  # as python -m does; run_module puts the module in argv[0]
+runpy.run_module("experiments.torch_compile", run_name="__main__", alter_sys=True)
 """
 
 
 def run_missing(tmp_path, env):
     out = tmp_path / "x.json"
     proc = subprocess.run(
-        [sys.executable, "-c", FAKE_INCLUDE_RUNNER, SCRIPT, "--out", str(out), "--devices", "cpu"],
+        [sys.executable, "-c", FAKE_INCLUDE_RUNNER, "--out", str(out), "--devices", "cpu"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
@@ -117,7 +120,9 @@ def test_missing_compiler_is_one_line_naming_the_package(tmp_path):
 
 def test_bad_batches_exit_2(tmp_path):
     proc = subprocess.run(
-        [sys.executable, SCRIPT, "--out", str(tmp_path / "x.json"), "--batches", "12,abc"],
+        [sys.executable, "-m", "experiments.torch_compile", "--out", str(tmp_path / "x.json")]
+        + ["--batches", "12,abc"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
