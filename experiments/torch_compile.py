@@ -203,7 +203,8 @@ def row(name, rep, repetitions, seconds, epochs, device, extra):
     }
 
 
-def main(argv=None):
+def parse_args(argv):
+    """The flags, checked: (args, devices, batches); a bad one exits 2 naming it."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
     ap.add_argument(
@@ -240,6 +241,72 @@ def main(argv=None):
         ap.error(f"--batches: expected comma-separated positive integers, got {args.batches!r}")
     if any(b < 1 for b in batches):
         ap.error(f"--batches: expected positive integers, got {args.batches!r}")
+    return args, devices, batches
+
+
+def configurations(device, batches, no_ladder):
+    """The rows one device runs: (name, batch or None for a Ladder row, threads or None)."""
+    variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
+    ladder = (
+        []
+        if no_ladder
+        else [
+            (f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v]) for v in variants
+        ]
+    )
+    return ladder + [
+        (f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None)
+        for b in batches
+    ]
+
+
+def skipped_rows(names, why):
+    return [
+        {"name": name, "run_type": "iteration", "error_occurred": True, "error_message": why}
+        for name, _, _ in names
+    ]
+
+
+def measure(x, y, device, name, batch, args):
+    """One configuration compiled and timed: its rows, one per repetition."""
+    mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
+    mode_label = mode or "default"
+    if batch is None:
+        xb, yb, epochs, every = x, y, args.epochs, RECORD_EVERY
+    else:
+        reps = -(-batch // x.shape[0])
+        xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
+        epochs = sweep_epochs(args.sweep_epochs, batch)
+        every = epochs  # one loss, at the end, as bench's RungSweep
+    compile_s, runs = run_config(
+        xb, yb, device, epochs, every, args.seed, args.repetitions, mode_label, batch is None
+    )
+    rows = []
+    for rep, (seconds, losses, errors) in enumerate(runs):
+        extra = {
+            "compile_s": compile_s,
+            "records": float(len(losses)),
+            "final_loss": losses[-1],
+            "host_syncs": float(len(losses)),
+            "cpu_threads": float(torch.get_num_threads()),
+            "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
+            **errors,
+        }
+        if batch is not None:
+            extra["rows"] = float(batch)
+        rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
+        print(
+            f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
+            f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
+            + (f", loss error {errors['max_loss_error']:.1e}" if errors else "")
+            + ")",
+            flush=True,
+        )
+    return rows
+
+
+def main(argv=None):
+    args, devices, batches = parse_args(argv)
     # Checked before anything runs, whenever something will compile (the CUDA rows without a
     # GPU are only marked skipped): the one line is the whole error, and no JSON is written.
     if "cpu" in devices or torch.cuda.is_available():
@@ -253,72 +320,14 @@ def main(argv=None):
     rows = []
     default_threads = torch.get_num_threads()
     for device in devices:
-        mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
-        mode_label = mode or "default"
-        variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
-        names = (
-            []
-            if args.no_ladder
-            else [
-                (f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v])
-                for v in variants
-            ]
-        ) + [
-            (f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None)
-            for b in batches
-        ]
+        names = configurations(device, batches, args.no_ladder)
         if device == "cuda" and not torch.cuda.is_available():
-            for name, _, _ in names:
-                rows.append(
-                    {
-                        "name": name,
-                        "run_type": "iteration",
-                        "error_occurred": True,
-                        "error_message": "skipped: torch.cuda.is_available() is false (no GPU)",
-                    }
-                )
+            rows += skipped_rows(names, "skipped: torch.cuda.is_available() is false (no GPU)")
             print(f"{device}-torch_compile: skipped (no GPU)", flush=True)
             continue
         for name, batch, threads in names:
             torch.set_num_threads(threads or default_threads)
-            if batch is None:
-                xb, yb, epochs, every = x, y, args.epochs, RECORD_EVERY
-            else:
-                reps = -(-batch // x.shape[0])
-                xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
-                epochs = sweep_epochs(args.sweep_epochs, batch)
-                every = epochs  # one loss, at the end, as bench's RungSweep
-            compile_s, runs = run_config(
-                xb,
-                yb,
-                device,
-                epochs,
-                every,
-                args.seed,
-                args.repetitions,
-                mode or "default",
-                batch is None,
-            )
-            for rep, (seconds, losses, errors) in enumerate(runs):
-                extra = {
-                    "compile_s": compile_s,
-                    "records": float(len(losses)),
-                    "final_loss": losses[-1],
-                    "host_syncs": float(len(losses)),
-                    "cpu_threads": float(torch.get_num_threads()),
-                    "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
-                    **errors,
-                }
-                if batch is not None:
-                    extra["rows"] = float(batch)
-                rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
-                print(
-                    f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
-                    f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
-                    + (f", loss error {errors['max_loss_error']:.1e}" if errors else "")
-                    + ")",
-                    flush=True,
-                )
+            rows += measure(x, y, device, name, batch, args)
     result_json.write_results(args.out, ctx, rows, "torch_compile")
     print("wrote", args.out)
     return 0

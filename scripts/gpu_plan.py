@@ -94,7 +94,8 @@ class Step:
     how: str
 
 
-def steps():
+def _setup():
+    """The preflight and bench's build."""
     s = []
     add = lambda *a: s.append(Step(*a))  # noqa: E731
     add("preflight", "-", 1, 15, "tools, python3 imports, nvidia-smi, carried libraries (guess)")
@@ -106,6 +107,13 @@ def steps():
         f"configure + bench: {BUILD_BENCH_CPU_S:.0f} CPU-s (measured in the rehearsal) / {BUILD_CORES} cores x "
         f"{BUILD_EFFICIENCY}, at least {BUILD_MIN_S:.0f} s",
     )
+    return s
+
+
+def _article_table():
+    """(a) The article's table on the GPU and on this machine's CPU; the replay's check."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     rows = len(ITEM_INTERVALS) * len(PRINT100)
     items = sum(item_calls(i, p) for i in ITEM_INTERVALS for p in PRINT100)
     add(
@@ -143,6 +151,13 @@ def steps():
         "./attribute built (the trace library is bench's), then the ItemSync "
         "interval-1 traced passes replayed with the log phase kept every 100, 1000 epochs or never (guess)",
     )
+    return s
+
+
+def _primitives():
+    """(b) The primitives: Dispatch alone in its process, then launch, sync and copies."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     add(
         "dispatch",
         "b",
@@ -162,6 +177,13 @@ def steps():
         f"KernelLaunch (graph node too), Sync (.item() idle), Memcpy 4 B + 1 MiB: {prim_rows} rows x {PRIM_REPS} repetitions "
         "x 0.3 s; no CUPTI in this process",
     )
+    return s
+
+
+def _ladder():
+    """(c) The ladder's CUDA rungs."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     eager_like = (
         4  # the eager baseline + LibtorchEager, DeviceLog, PinnedEvent run at about eager's cost
     )
@@ -176,6 +198,13 @@ def steps():
         f"6 CUDA rungs x {EPOCHS} epochs: 4 runs at ~{GPU_US:.0f} us, graph + 2 kernels at ~50 us (guess), "
         "the float64 reference on the CPU; errors checked against it",
     )
+    return s
+
+
+def _crossover():
+    """(d) The batch crossover and the Paired rows."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     sweep = sum(
         (SWEEP_EPOCHS + SWEEP_WARMUP) * (CPU_US / 1e6 + b * CPU_NS_PER_ROW / 1e9)
         for b in SWEEP_BATCHES
@@ -200,6 +229,13 @@ def steps():
         4 * paired["max_s"] + PROCESS_S,
         f"Paired cuda: item, replay, held_out, batch, each until its targets or {paired['max_s']:g} s",
     )
+    return s
+
+
+def _tests():
+    """(e) The tests with CUDA rows live, and compute-sanitizer."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     add(
         "build_tests",
         "e",
@@ -222,6 +258,13 @@ def steps():
         70,
         "memcheck, racecheck, synccheck on the hand-written kernels (cap)",
     )
+    return s
+
+
+def _rest():
+    """The rest."""
+    s = []
+    add = lambda *a: s.append(Step(*a))  # noqa: E731
     add(
         "ladder_cpu",
         "rest",
@@ -276,6 +319,19 @@ def steps():
         "torch.compile mode=reduce-overhead on cuda (compiling: its cap)",
     )
     return s
+
+
+def steps():
+    """Every step, in the order the run takes them."""
+    return [
+        *_setup(),
+        *_article_table(),
+        *_primitives(),
+        *_ladder(),
+        *_crossover(),
+        *_tests(),
+        *_rest(),
+    ]
 
 
 def chosen(part):
