@@ -16,7 +16,7 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the repository root: its scripts and experiments packages
 from experiments import sweeps
-from scripts import gpu_plan, gpu_run, gpu_steps
+from scripts import gpu_plan, gpu_run, gpu_steps, host_settle
 
 FAKE_BENCH = """#!/usr/bin/env python3
 import json, os, sys, time
@@ -150,3 +150,47 @@ def test_the_plan_and_the_registry_name_the_same_steps():
     planned = {x.name for x in gpu_plan.steps()} - {"preflight"}  # the preflight is gpu_check.sh's
     assert planned == set(gpu_steps.STEPS)
     assert gpu_steps.BUDGETED <= planned
+
+
+def fake_host(readings):
+    """read_proc() answers from a list of (busy jiffies, steal jiffies, dirty kB) per reading,
+    100 jiffies a second on 4 cores; the clock is the sleeps'."""
+    now = [0.0]
+    state = {"busy": 0, "steal": 0, "total": 0, "i": 0}
+
+    def read():
+        busy, steal, dirty_kb = readings[min(state["i"], len(readings) - 1)]
+        state["i"] += 1
+        state["busy"] += busy
+        state["steal"] += steal
+        state["total"] += 400
+        idle = state["total"] - state["busy"] - state["steal"]
+        cpu = [state["busy"], 0, 0, idle, 0, 0, 0, state["steal"]]
+        return cpu, f"Dirty: {dirty_kb} kB\nWriteback: 0 kB\n", "0.50 0.40 0.30 1/100 1"
+
+    def sleep(s):
+        now[0] += s
+
+    return read, sleep, lambda: now[0]
+
+
+def test_settle_waits_for_quiet_windows_in_a_row():
+    # busy 2 cores, then 0.2 (quiet) once, busy again, then quiet: three quiet in a row end it
+    readings = [(0, 0, 0), (200, 0, 0), (20, 0, 0), (200, 0, 0)] + [(20, 0, 0)] * 10
+    read, sleep, clock = fake_host(readings)
+    flushed = []
+    got = host_settle.wait(30, read, sleep, clock, cores=4, flush=lambda: flushed.append(1))
+    assert flushed == [1]  # the build's writes flushed first
+    assert got.quiet and got.waited_s == 6  # 1 noisy, 1 quiet, 1 noisy, then 3 quiet
+    assert [s.quiet() for s in got.samples] == [False, True, False, True, True, True]
+    assert got.note().startswith("quiet after 6 s (busy 0.20 cores")
+
+
+def test_settle_stops_at_its_cap_and_says_why():
+    # quiet cores, but dirty pages above the limit, then steal above its share
+    readings = [(0, 0, 0)] + [(0, 0, 200 * 1024)] * 3 + [(0, 20, 0)] * 10
+    read, sleep, clock = fake_host(readings)
+    got = host_settle.wait(5, read, sleep, clock, cores=4, flush=lambda: None)
+    assert not got.quiet and got.waited_s == 5 and len(got.samples) == 5
+    assert got.samples[0].dirty_mib == 200 and got.samples[-1].steal_share == 0.05
+    assert got.note().startswith("NOT quiet after 5 s (busy 0.00 cores, steal 5.0 %")
