@@ -86,9 +86,12 @@ class Run:
         s[family].update(changes)
         return sweeps.flags(s, family)
 
-    def bench_json(self, name, limit, flags):
-        """bench with a budget; its JSON lands under its name only if bench finished."""
-        partial = self.results / f".{name}.json.partial"
+    def bench_json(self, name, limit, flags, folder=None):
+        """bench with a budget; its JSON lands under its name (in folder, under the results)
+        only if bench finished."""
+        results = self.results / folder if folder else self.results
+        results.mkdir(exist_ok=True)
+        partial = results / f".{name}.json.partial"
         rc = run_cmd(
             [self.bench, *flags, f"--budget_s={limit}", f"--benchmark_out={partial}"]
             + ["--benchmark_out_format=json"],
@@ -96,10 +99,10 @@ class Run:
             env=self.env,
         )
         if rc == 0:
-            os.replace(partial, self.results / f"{name}.json")
+            os.replace(partial, results / f"{name}.json")
             return rc, ""
         if partial.exists():  # not *.json, so the analysis reads only complete files
-            os.replace(partial, self.results / f"{name}.json.partial")
+            os.replace(partial, results / f"{name}.json.partial")
         return rc, f"bench exit {rc}: what it wrote is kept as {name}.json.partial"
 
 

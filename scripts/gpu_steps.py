@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 
-from scripts import gpu_plan
+from scripts import gpu_plan, host_settle
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -161,10 +161,11 @@ def step_build_tests(r, limit):
 def step_probe(r, limit):
     """Two traced rows in one process time the tracer's start (the first CUPTI session in a
     process can stall for seconds enabling concurrent-kernel tracing) and stop (flush, parse,
-    detach); the plan's traced-pass budget is shared by every traced pass that will run."""
+    detach); the plan's traced-pass budget is shared by every traced pass that will run (the
+    ItemSync rows that are not whole runs: item_sync_cuda_rest)."""
     probe = r.results / "probe"  # out of the analysis' folder: other epochs
     probe.mkdir(exist_ok=True)
-    flags = r.flags("item_sync", trace_epochs=200)
+    flags = rest_flags(r, trace_epochs=200)
     listed = subprocess.run(
         [r.bench, "--benchmark_list_tests", *flags, "--devices=cuda"],
         capture_output=True,
@@ -229,13 +230,32 @@ def trace_epochs(r):
         return 200
 
 
-@step("item_sync_cuda", budgeted=True)
+def rest_flags(r, **changes):
+    """The ItemSync flags, filtered to the cuda rows that are not whole runs."""
+    rows = "|".join(f"interval:{i}/print100:{p}" for i, p in gpu_plan.rest_rows())
+    filt = f"--benchmark_filter=^ItemSync/cuda/({rows})/"
+    return replace_flag(r.flags("item_sync", **changes), "--benchmark_filter=", filt)
+
+
+@step("item_sync_cuda")
 def step_item_sync_cuda(r, limit):
-    (r.results / "traces").mkdir(exist_ok=True)
-    flags = r.flags("item_sync", trace_epochs=trace_epochs(r))
-    return r.bench_json(
-        "item_sync_cuda", limit, [*flags, "--devices=cuda", f"--trace_dir={r.results / 'traces'}"]
+    """The article's table rows and its every-epoch run, whole, repetitions interleaved, no
+    traced pass: started only with time for all of them."""
+    flags = r.flags(
+        "item_sync",
+        intervals=gpu_plan.WHOLE_INTERVALS,
+        print100=[1],
+        repetitions=gpu_plan.WHOLE_REPS,
+        trace_epochs=0,
     )
+    return r.bench_json("item_sync_cuda", limit, [*flags, "--devices=cuda"])
+
+
+@step("item_sync_cuda_rest", budgeted=True)
+def step_item_sync_cuda_rest(r, limit):  # the traces: attribution and the replay's check
+    (r.results / "traces").mkdir(exist_ok=True)
+    flags = rest_flags(r, trace_epochs=trace_epochs(r)) + [f"--trace_dir={r.results / 'traces'}"]
+    return r.bench_json("item_sync_cuda_rest", limit, [*flags, "--devices=cuda"])
 
 
 @step("item_sync_cpu", budgeted=True)
@@ -254,7 +274,7 @@ def step_replay_validation(r, limit):
     if not traces:
         return (
             NOT_RUN,
-            f"no traced ItemSync interval-1 pass in {r.results / 'traces'} (item_sync_cuda traces it on a GPU)",
+            f"no traced ItemSync interval-1 pass in {r.results / 'traces'} (item_sync_cuda_rest traces it on a GPU)",
         )
     rc, note = build(r, "attribute")
     if rc != 0:
@@ -274,14 +294,14 @@ def step_dispatch(r, limit):  # its CUDA train_step counts kernels with CUPTI: a
 
 
 @step("primitives", budgeted=True)
-def step_primitives(r, limit):  # launch, graph node, sync, .item() idle, the loop's copies + 1 MiB
-    filt = "^(KernelLaunch|Sync)/|^Memcpy/[^/]+/bytes:(4|1048576)/"
+def step_primitives(r, limit):  # launch, graph node, sync, .item() idle, the loop's copies
+    filt = "^(KernelLaunch|Sync)/|^Memcpy/[^/]+/bytes:4/"
     return primitives(r, "primitives", limit, filt, "cuda")
 
 
 @step("memcpy_sweep", budgeted=True)
 def step_memcpy_sweep(r, limit):
-    filt = "^Memcpy/[^/]+/bytes:(1024|65536|16777216|268435456)/"
+    filt = "^Memcpy/[^/]+/bytes:(1024|65536|1048576|16777216|268435456)/"
     return primitives(r, "memcpy_sweep", limit, filt, "cuda")
 
 
@@ -329,9 +349,63 @@ def step_batch_sweep(r, limit):
     return r.bench_json("batch_sweep", limit, [*r.flags("batch_sweep"), "--devices=cpu,cuda"])
 
 
+def paired(r, name, limit, groups, folder=None, **changes):
+    """Paired rows on the GPU (the fitted quantities from paired short runs) of these groups."""
+    flags = replace_flag(
+        r.flags("paired", **changes),
+        "--benchmark_filter=",
+        f"--benchmark_filter=^Paired/cuda-({groups})/",
+    )
+    return r.bench_json(name, limit, [*flags, "--devices=cuda"], folder)
+
+
+def paired_item(r, name, limit, max_s, folder=None):
+    """Paired/cuda-item to this run's own targets: +-2 us per .item(), the file's per epoch."""
+    return paired(
+        r, name, limit, "item", folder, diff_target_us=gpu_plan.PAIRED_ITEM_DIFF_US, max_s=max_s
+    )
+
+
+@step("paired_cuda_item")
+def step_paired_cuda_item(r, limit):  # the article's question first, before any whole run
+    return paired_item(r, "paired_cuda_item", limit, gpu_plan.PAIRED_ITEM_MAX_S)
+
+
 @step("paired_cuda", budgeted=True)
-def step_paired_cuda(r, limit):  # the fitted quantities from paired short runs, on the GPU
-    return r.bench_json("paired_cuda", limit, [*r.flags("paired"), "--devices=cuda"])
+def step_paired_cuda(r, limit):
+    return paired(r, "paired_cuda", limit, "held_out|replay")
+
+
+@step("paired_cuda_item_again")
+def step_paired_cuda_item_again(r, limit):
+    """The same row in a second time window, apart from the first (the report reads one row
+    per group): does the per-epoch cost hold?"""
+    return paired_item(
+        r, "paired_cuda_item", limit, gpu_plan.PAIRED_AGAIN_MAX_S, folder="second_window"
+    )
+
+
+@step("paired_cuda_batch", budgeted=True)
+def step_paired_cuda_batch(r, limit):
+    return paired(r, "paired_cuda_batch", limit, "batch")
+
+
+@step("settle")
+def step_settle(r, limit):
+    """sync, then wait for the host to read quiet before the first timed row; its readings in
+    settle.tsv. A host that never reads quiet is said in the note, and the run goes on."""
+    settled = host_settle.wait(min(gpu_plan.SETTLE_MAX_S, limit))
+    host_settle.write_tsv(r.results / "settle.tsv", settled)
+    note = settled.note()
+    say(note)
+    return RAN, note
+
+
+@step("what_if_pairs")
+def step_what_if_pairs(r, limit):
+    """The article's loop as three what-if pairs, with their provenance, for the validation set."""
+    cmd = [r.py, "-m", "experiments.record_loop_pairs", "--out", r.results / "what_if_pairs"]
+    return run_cmd(cmd + ["--device", "auto"], timeout=limit, env=r.env), "what_if_pairs/"
 
 
 @step("cuda_tests")

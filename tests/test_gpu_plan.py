@@ -194,3 +194,79 @@ def test_settle_stops_at_its_cap_and_says_why():
     assert not got.quiet and got.waited_s == 5 and len(got.samples) == 5
     assert got.samples[0].dirty_mib == 200 and got.samples[-1].steal_share == 0.05
     assert got.note().startswith("NOT quiet after 5 s (busy 0.00 cores, steal 5.0 %")
+
+
+def test_part_1_starts_with_the_paired_cuda_rows_after_the_build():
+    names = [x.name for x in gpu_plan.chosen("1")]
+    # After the build, only the probe and the wait for a quiet host come before the Paired row.
+    assert names[: names.index("paired_cuda_item") + 1] == [
+        "preflight",
+        "build_bench",
+        "probe",
+        "settle",
+        "paired_cuda_item",
+    ]
+    first_whole = min(names.index(n) for n in names if n.startswith("item_sync"))
+    part1 = [x.name for x in gpu_plan.steps() if x.part == 1]
+    assert part1[-4:] == ["primitives", "dispatch", "paired_cuda", "paired_cuda_item_again"]
+    assert first_whole == len(part1) and names[first_whole] == "item_sync_cuda"
+    assert "what_if_pairs" in names  # the three pairs of the article's loop
+    assert gpu_plan.core_seconds() <= gpu_plan.CORE_LIMIT_S  # the budget test, as the ctest
+
+
+def bench_args(results, name):
+    return json.loads((results / f"{name}.json").read_text())["args"]
+
+
+def test_the_paired_and_whole_run_steps_pass_their_own_sizes(run_env, monkeypatch):
+    env, tmp, results = run_env
+    monkeypatch.setattr(gpu_run, "analysis", lambda r: None)  # no report of the fake's JSON
+    names = ["paired_cuda_item", "paired_cuda_item_again", "item_sync_cuda", "item_sync_cuda_rest"]
+    rc = gpu_run.run_plan(env, "custom", names, plan(**dict.fromkeys(names, 5)), tmp, ([], [], 0))
+    assert rc == 0
+    item = bench_args(results, "paired_cuda_item")
+    assert "--benchmark_filter=^Paired/cuda-(item)/" in item and "--devices=cuda" in item
+    assert f"--paired_diff_us={gpu_plan.PAIRED_ITEM_DIFF_US}" in item
+    assert f"--paired_max_s={gpu_plan.PAIRED_ITEM_MAX_S}" in item
+    # the second window lands apart, where the report's one-row-per-group reading does not see it
+    again = bench_args(results / "second_window", "paired_cuda_item")
+    assert f"--paired_max_s={gpu_plan.PAIRED_AGAIN_MAX_S}" in again
+    whole = bench_args(results, "item_sync_cuda")
+    intervals = ",".join(map(str, gpu_plan.WHOLE_INTERVALS))
+    assert 0 not in gpu_plan.WHOLE_INTERVALS and 1 in gpu_plan.WHOLE_INTERVALS
+    for flag in (f"--intervals={intervals}", "--print100=1", "--trace_epochs=0"):
+        assert flag in whole, flag
+    assert f"--benchmark_repetitions={sweeps.load()['item_sync']['repetitions']}" in whole
+    assert "--benchmark_enable_random_interleaving=true" in whole
+    rest = bench_args(results, "item_sync_cuda_rest")
+    (filt,) = [a for a in rest if a.startswith("--benchmark_filter=")]
+    assert "interval:1/print100:0" in filt and "interval:1/print100:1" not in filt
+    assert any(a.startswith("--trace_dir=") for a in rest)
+
+
+def test_the_whole_runs_start_only_with_time_for_all_of_them(run_env, monkeypatch):
+    env, tmp, results = run_env
+    monkeypatch.setattr(gpu_run, "analysis", lambda r: None)  # no report of the fake's JSON
+    env["BUDGET_S"] = "100"  # 80 s after the report's 20: a bench step that stops itself starts
+    names = ["item_sync_cuda", "item_sync_cuda_rest"]
+    rc = gpu_run.run_plan(env, "custom", names, plan(**dict.fromkeys(names, 150)), tmp, ([], [], 0))
+    assert rc == 0
+    got = steps_of(results, "custom")
+    assert got["item_sync_cuda"][1] == "not-run" and got["item_sync_cuda"][4].startswith("budget")
+    assert got["item_sync_cuda_rest"][1] == "ran"
+
+
+def test_the_settle_step_writes_its_readings_and_says_how_it_ended(run_env, monkeypatch):
+    env, tmp, results = run_env
+    read, sleep, clock = fake_host([(0, 0, 0)] + [(0, 0, 0)] * 5)
+    real_wait = host_settle.wait
+
+    def wait(max_s):  # the real wait on a fake quiet host
+        return real_wait(max_s, read, sleep, clock, cores=4, flush=lambda: None)
+
+    monkeypatch.setattr(host_settle, "wait", wait)
+    rc = gpu_run.run_plan(env, "custom", ["settle"], plan(settle=30), tmp, ([], [], 0))
+    assert rc == 0
+    row = steps_of(results, "custom")["settle"]
+    assert row[1] == "ran" and row[4].startswith("quiet after 3 s")
+    assert (results / "settle.tsv").read_text().count("\n") == 4  # a header and 3 windows
