@@ -118,7 +118,8 @@ def test_python_eager_json_is_world_readable(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            os.path.join(ROOT, "experiments", "python_eager.py"),
+            "-m",
+            "experiments.python_eager",
             "--out",
             str(out),
             "--epochs",
@@ -128,6 +129,7 @@ def test_python_eager_json_is_world_readable(tmp_path):
             "--devices",
             "cpu",
         ],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
