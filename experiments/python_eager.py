@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The article's loop in Python eager PyTorch: the top rung of the overhead ladder.
 
 Trains the same problem as bench's Ladder family (20000 full-batch epochs on the article's
@@ -8,11 +7,13 @@ weights against the same loop in float64 on the CPU (max_loss_error, max_weight_
 ladder's definitions), records the threads torch ran on (cpu_threads), and writes Google
 Benchmark-shaped JSON, so analysis.report reads it beside bench's rows:
 
-    .venv/bin/python experiments/python_eager.py --out results/<machine>/python_eager.json
+    .venv/bin/python -m experiments.python_eager --out results/<machine>/python_eager.json
 
 Cost: ~5-10 s per repetition on a CPU, about the same on a GPU (launch-bound).
 --profile-kernels also counts CUDA kernels per epoch with torch.profiler (an independent
-check of CUPTI's count in bench's traced pass).
+check of CUPTI's count in bench's traced pass), after the timed runs and in a process of its
+own (--count-kernels): no profiler session ever runs in the process that times the loop, whose
+hooks might outlive it. A failed count leaves the rows without it and exits 1.
 """
 
 import argparse
@@ -25,7 +26,7 @@ import time
 import torch
 from torch import nn
 
-from experiments import result_json, sweeps  # sweeps: experiments/sweeps.toml, the defaults below
+from experiments import result_json, sweeps  # sweeps.toml: the defaults below
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -174,9 +175,9 @@ def context():
     }
 
 
-def main(argv=None):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
+    ap.add_argument("--out", help="JSON file to write (atomically)")
     ap.add_argument(
         "--devices", default="cpu,cuda", help="cpu and/or cuda; cuda is skipped without a GPU"
     )
@@ -184,73 +185,126 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=sweep["epochs"])
     ap.add_argument("--repetitions", type=int, default=sweep["repetitions"])
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--profile-kernels", action="store_true")
+    ap.add_argument(
+        "--profile-kernels",
+        action="store_true",
+        help="after the timed runs, count CUDA kernels per epoch in a process of its own",
+    )
+    ap.add_argument(
+        "--count-kernels",
+        action="store_true",
+        help="only print CUDA kernels per epoch under torch.profiler (what --profile-kernels runs)",
+    )
     args = ap.parse_args(argv)
+    if not args.count_kernels and not args.out:
+        ap.error("--out is required (unless --count-kernels)")
     if args.epochs < RECORD_EVERY or args.repetitions < 1:
         ap.error(f"--epochs must be >= {RECORD_EVERY} and --repetitions >= 1")
     devices = args.devices.split(",")
     for d in devices:
         if d not in ("cpu", "cuda"):
             ap.error(f"--devices: expected cpu and/or cuda, got {d!r}")
+    return args, devices
+
+
+def timed_rows(x, y, device, args, ref):
+    """The device's timed runs after an untimed warm-up, each checked against the float64 ref."""
+    name = f"Ladder/{device}-python_eager/iterations:1/manual_time"
+    train(x, y, device, min(100, args.epochs), args.seed + 1)  # warm-up
+    rows = []
+    for rep in range(args.repetitions):
+        seconds, losses, params = train(x, y, device, args.epochs, args.seed)
+        row = {
+            "name": name,
+            "run_name": name,
+            "run_type": "iteration",
+            "repetitions": args.repetitions,
+            "repetition_index": rep,
+            "threads": 1,
+            "iterations": 1,
+            "real_time": seconds * 1e3,
+            "cpu_time": seconds * 1e3,
+            "time_unit": "ms",
+            "epochs": float(args.epochs),
+            "us_per_epoch": seconds * 1e6 / args.epochs,
+            "records": float(len(losses)),
+            "final_loss": losses[-1],
+            "host_syncs": float(2 * len(losses)),
+            "cuda": float(device == "cuda"),
+            "max_loss_error": loss_error(losses, ref[0]),
+            "max_weight_error": weight_error(params, ref[1]),
+            **({"cpu_threads": float(torch.get_num_threads())} if device == "cpu" else {}),
+            "label": f"{device} python_eager",
+        }
+        rows.append(row)
+        print(
+            f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
+            f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})",
+            flush=True,
+        )
+    return rows
+
+
+def kernels_in_own_process():
+    """CUDA kernels per epoch from a process of its own, so that no profiler session ever ran
+    in the process that times the loop (a profiler's hooks may outlive its session); None,
+    with the reason printed, when that process fails."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "experiments.python_eager", "--count-kernels"],
+        cwd=os.path.dirname(HERE),
+        capture_output=True,
+        text=True,
+    )
+    try:
+        return float(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        print(
+            f"python_eager: the kernel count's process exited {proc.returncode}: "
+            f"{proc.stderr.strip()[-2000:]}",
+            file=sys.stderr,
+        )
+        return None
+
+
+def main(argv=None):
+    args, devices = parse_args(argv)
     x, y = load_split(DATA)
+    if args.count_kernels:
+        if not torch.cuda.is_available():
+            print("python_eager: --count-kernels needs a GPU (no CUDA device)", file=sys.stderr)
+            return 2
+        print(kernels_per_epoch(x, y))
+        return 0
     ctx = context()
     # The same loop in float64 on the CPU from the same seeded weights: what every rung is checked against.
     _, ref_losses, ref_params = train(x, y, "cpu", args.epochs, args.seed, torch.float64)
     ctx["ladder_epochs"] = str(args.epochs)
     rows = []
     for device in devices:
-        name = f"Ladder/{device}-python_eager/iterations:1/manual_time"
         if device == "cuda" and not torch.cuda.is_available():
+            name = f"Ladder/{device}-python_eager/iterations:1/manual_time"
+            why = "skipped: torch.cuda.is_available() is false (no GPU)"
             rows.append(
                 {
                     "name": name,
                     "run_type": "iteration",
                     "error_occurred": True,
-                    "error_message": "skipped: torch.cuda.is_available() is false (no GPU)",
+                    "error_message": why,
                 }
             )
             print(f"{name}: skipped (no GPU)", flush=True)
             continue
-        train(x, y, device, min(100, args.epochs), args.seed + 1)  # warm-up
-        extra = (
-            {"torch_profiler_kernels_per_epoch": kernels_per_epoch(x, y)}
-            if (device == "cuda" and args.profile_kernels)
-            else {}
-        )
-        for rep in range(args.repetitions):
-            seconds, losses, params = train(x, y, device, args.epochs, args.seed)
-            row = {
-                "name": name,
-                "run_name": name,
-                "run_type": "iteration",
-                "repetitions": args.repetitions,
-                "repetition_index": rep,
-                "threads": 1,
-                "iterations": 1,
-                "real_time": seconds * 1e3,
-                "cpu_time": seconds * 1e3,
-                "time_unit": "ms",
-                "epochs": float(args.epochs),
-                "us_per_epoch": seconds * 1e6 / args.epochs,
-                "records": float(len(losses)),
-                "final_loss": losses[-1],
-                "host_syncs": float(2 * len(losses)),
-                "cuda": float(device == "cuda"),
-                "max_loss_error": loss_error(losses, ref_losses),
-                "max_weight_error": weight_error(params, ref_params),
-                **({"cpu_threads": float(torch.get_num_threads())} if device == "cpu" else {}),
-                "label": f"{device} python_eager",
-                **extra,
-            }
-            rows.append(row)
-            print(
-                f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s "
-                f"({row['us_per_epoch']:.1f} us/epoch, final loss {losses[-1]:.4f})",
-                flush=True,
-            )
+        rows += timed_rows(x, y, device, args, (ref_losses, ref_params))
+    counted = True
+    if args.profile_kernels and any(r.get("cuda") for r in rows):
+        kernels = kernels_in_own_process()
+        counted = kernels is not None
+        for r in rows:
+            if r.get("cuda") and counted:
+                r["torch_profiler_kernels_per_epoch"] = kernels
     result_json.write_results(args.out, ctx, rows, "python_eager")
     print("wrote", args.out)
-    return 0
+    return 0 if counted else 1
 
 
 if __name__ == "__main__":

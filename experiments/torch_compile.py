@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The article's training step under torch.compile: the rung a PyTorch user would reach for.
 
 The step (forward, cross-entropy, zero_grad, backward, SGD step) is one Python function
@@ -8,8 +7,12 @@ backward, through AOTAutograd) and the optimizer step as separate graphs; that i
 user gets. Compilation (the first calls, until no more recompiles) is timed separately as
 compile_s (cold: a fresh cache per configuration); the timed run then starts from the seeded weights, as every ladder rung does:
 
-    .venv/bin/python experiments/torch_compile.py --out results/<machine>/torch_compile.json
+    .venv/bin/python -m experiments.torch_compile --out results/<machine>/torch_compile.json
 
+Every row records the mode that ran (compile_mode) and what torch.compile did, from torch's own
+counters (experiments/compile_counters.py): the frames, graphs, graph breaks and recompiles while
+compiling and warming up, the recompiles during the timed run (0 when the graphs hold), the CUDA
+graph captures, replays per epoch and Inductor's CUDA-graph skips with their reasons.
 Ladder rows (`Ladder/<device>-torch_compile` with torch's default threads and, on the CPU,
 `-torch_compile_1thread`): the article's 20000 epochs, the loss kept
 every 100 epochs (.item(), as python_eager.py), checked against the same step in eager
@@ -42,9 +45,9 @@ atexit.register(shutil.rmtree, CACHE_ROOT, True)
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 import torch  # noqa: E402
-from torch import nn
+from torch import nn  # noqa: E402
 
-from experiments import result_json, sweeps  # noqa: E402  sweeps.toml: the defaults below
+from experiments import compile_counters, result_json, sweeps  # noqa: E402  sweeps: defaults
 from experiments.python_eager import (  # noqa: E402
     DATA,
     RECORD_EVERY,
@@ -135,29 +138,60 @@ def cold_caches():
 
 
 def run_config(x, y, device, epochs, record_every, seed, repetitions, mode, check):
-    """Compiles, warms up, times `repetitions` runs; returns (compile_s, [(seconds, losses, errors)])."""
+    """Compiles, warms up, times `repetitions` runs; returns (compile_s, what compiling and the
+    warm-up did, [(seconds, losses, errors, what the timed run did)]), what each did from
+    torch's counters (experiments/compile_counters.py)."""
     cold_caches()  # each configuration compiles on its own (shapes are static)
     x, y = x.to(device), y.to(device)
     model = build(seed, device)
     initial = [p.detach().clone() for p in model.parameters()]
     step = make_step(model, x, y, mode)
+    before = compile_counters.snapshot()
     start = time.perf_counter()
     # The first calls compile (and recompile once the gradients exist); 3 reach the steady graph.
     train(step, model, initial, 3, 0, device)
     compile_s = time.perf_counter() - start
     train(step, model, initial, min(100, epochs), 0, device)  # warm-up, untimed
+    compiled = compile_counters.difference(before, compile_counters.snapshot())
     ref = reference(x, y, seed, epochs, record_every) if check else None
     out = []
     for _ in range(repetitions):
+        before = compile_counters.snapshot()
         seconds, losses = train(step, model, initial, epochs, record_every, device)
+        timed = compile_counters.difference(before, compile_counters.snapshot())
         errors = {}
         if ref is not None:
             errors = {
                 "max_loss_error": loss_error(losses, ref[0]),
                 "max_weight_error": weight_error(list(model.parameters()), ref[1]),
             }
-        out.append((seconds, losses, errors))
-    return compile_s, out
+        out.append((seconds, losses, errors, timed))
+    return compile_s, compiled, out
+
+
+def counted(compiled, timed, epochs):
+    """A row's record of what torch.compile did: while compiling and warming up (compiled_*,
+    with the graph breaks and the CUDA graphs captured) and in the timed run (recompiles there
+    should be 0, and with CUDA graphs every epoch replays them)."""
+    return {
+        "dynamo_frames": compiled["dynamo_frames"],
+        "compiled_graphs": compiled["unique_graphs"],
+        "compiled_recompiles": compiled["recompiles"],
+        "graph_breaks": compiled["graph_breaks"],
+        "graph_break_reasons": compiled["graph_break_reasons"],
+        "cuda_graph_captures": compiled["cuda_graph_captures"] + timed["cuda_graph_captures"],
+        "cudagraph_skips": compiled["cudagraph_skips"] + timed["cudagraph_skips"],
+        "cudagraph_skip_reasons": sorted(
+            set(compiled["cudagraph_skip_reasons"] + timed["cudagraph_skip_reasons"])
+        ),
+        "recompile_reasons": sorted(
+            set(compiled["recompile_reasons"] + timed["recompile_reasons"])
+        ),
+        "timed_dynamo_frames": timed["dynamo_frames"],
+        "timed_recompiles": timed["recompiles"],
+        "cuda_graph_replays": timed["cuda_graph_replays"],
+        "cuda_graph_replays_per_epoch": timed["cuda_graph_replays"] / epochs,
+    }
 
 
 def toolchain_problem():
@@ -204,7 +238,8 @@ def row(name, rep, repetitions, seconds, epochs, device, extra):
     }
 
 
-def main(argv=None):
+def parse_args(argv):
+    """The flags, checked: (args, devices, batches); a bad one exits 2 naming it."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="JSON file to write (atomically)")
     ap.add_argument(
@@ -241,6 +276,77 @@ def main(argv=None):
         ap.error(f"--batches: expected comma-separated positive integers, got {args.batches!r}")
     if any(b < 1 for b in batches):
         ap.error(f"--batches: expected positive integers, got {args.batches!r}")
+    return args, devices, batches
+
+
+def configurations(device, batches, no_ladder):
+    """The rows one device runs: (name, batch or None for a Ladder row, threads or None)."""
+    variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
+    ladder = (
+        []
+        if no_ladder
+        else [
+            (f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v]) for v in variants
+        ]
+    )
+    return ladder + [
+        (f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None)
+        for b in batches
+    ]
+
+
+def skipped_rows(names, why):
+    return [
+        {"name": name, "run_type": "iteration", "error_occurred": True, "error_message": why}
+        for name, _, _ in names
+    ]
+
+
+def measure(x, y, device, name, batch, args):
+    """One configuration compiled and timed: its rows, one per repetition."""
+    mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
+    mode_label = mode or "default"
+    if batch is None:
+        xb, yb, epochs, every = x, y, args.epochs, RECORD_EVERY
+    else:
+        reps = -(-batch // x.shape[0])
+        xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
+        epochs = sweep_epochs(args.sweep_epochs, batch)
+        every = epochs  # one loss, at the end, as bench's RungSweep
+    compile_s, compiled, runs = run_config(
+        xb, yb, device, epochs, every, args.seed, args.repetitions, mode_label, batch is None
+    )
+    rows = []
+    for rep, (seconds, losses, errors, timed) in enumerate(runs):
+        extra = {
+            "compile_s": compile_s,
+            "compile_mode": mode_label,
+            **counted(compiled, timed, epochs),
+            "records": float(len(losses)),
+            "final_loss": losses[-1],
+            "host_syncs": float(len(losses)),
+            "cpu_threads": float(torch.get_num_threads()),
+            "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
+            **errors,
+        }
+        if batch is not None:
+            extra["rows"] = float(batch)
+        rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
+        print(
+            f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
+            f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
+            + (f", loss error {errors['max_loss_error']:.1e}" if errors else "")
+            + f"; mode={mode_label}: {extra['compiled_graphs']:.0f} graphs, "
+            f"{extra['graph_breaks']:.0f} breaks, {extra['compiled_recompiles']:.0f}+"
+            f"{extra['timed_recompiles']:.0f} recompiles, {extra['cudagraph_skips']:.0f} CUDA graph "
+            f"skips, {extra['cuda_graph_replays_per_epoch']:.2f} replays/epoch)",
+            flush=True,
+        )
+    return rows
+
+
+def main(argv=None):
+    args, devices, batches = parse_args(argv)
     # Checked before anything runs, whenever something will compile (the CUDA rows without a
     # GPU are only marked skipped): the one line is the whole error, and no JSON is written.
     if "cpu" in devices or torch.cuda.is_available():
@@ -248,78 +354,21 @@ def main(argv=None):
         if problem:
             print(f"experiments/torch_compile.py: error: {problem}", file=sys.stderr)
             return 1
+    compile_counters.install()
     x, y = load_split(DATA)
     ctx = context()
     ctx.update(ladder_epochs=str(args.epochs), producer="experiments/torch_compile.py")
     rows = []
     default_threads = torch.get_num_threads()
     for device in devices:
-        mode = "reduce-overhead" if device == "cuda" else None  # CUDA graphs on the GPU
-        mode_label = mode or "default"
-        variants = [v for v in VARIANTS if device == "cpu" or VARIANTS[v] is None]
-        names = (
-            []
-            if args.no_ladder
-            else [
-                (f"Ladder/{device}-{v}/iterations:1/manual_time", None, VARIANTS[v])
-                for v in variants
-            ]
-        ) + [
-            (f"RungSweep/{device}-torch_compile/batch:{b}/iterations:1/manual_time", b, None)
-            for b in batches
-        ]
+        names = configurations(device, batches, args.no_ladder)
         if device == "cuda" and not torch.cuda.is_available():
-            for name, _, _ in names:
-                rows.append(
-                    {
-                        "name": name,
-                        "run_type": "iteration",
-                        "error_occurred": True,
-                        "error_message": "skipped: torch.cuda.is_available() is false (no GPU)",
-                    }
-                )
+            rows += skipped_rows(names, "skipped: torch.cuda.is_available() is false (no GPU)")
             print(f"{device}-torch_compile: skipped (no GPU)", flush=True)
             continue
         for name, batch, threads in names:
             torch.set_num_threads(threads or default_threads)
-            if batch is None:
-                xb, yb, epochs, every = x, y, args.epochs, RECORD_EVERY
-            else:
-                reps = -(-batch // x.shape[0])
-                xb, yb = x.repeat(reps, 1)[:batch].contiguous(), y.repeat(reps)[:batch].contiguous()
-                epochs = sweep_epochs(args.sweep_epochs, batch)
-                every = epochs  # one loss, at the end, as bench's RungSweep
-            compile_s, runs = run_config(
-                xb,
-                yb,
-                device,
-                epochs,
-                every,
-                args.seed,
-                args.repetitions,
-                mode or "default",
-                batch is None,
-            )
-            for rep, (seconds, losses, errors) in enumerate(runs):
-                extra = {
-                    "compile_s": compile_s,
-                    "records": float(len(losses)),
-                    "final_loss": losses[-1],
-                    "host_syncs": float(len(losses)),
-                    "cpu_threads": float(torch.get_num_threads()),
-                    "label": f"{device} torch_compile mode={mode_label} threads={torch.get_num_threads()}",
-                    **errors,
-                }
-                if batch is not None:
-                    extra["rows"] = float(batch)
-                rows.append(row(name, rep, args.repetitions, seconds, epochs, device, extra))
-                print(
-                    f"{name} rep {rep + 1}/{args.repetitions}: {seconds:.3f} s ({seconds * 1e6 / epochs:.1f} "
-                    f"us/epoch, compile {compile_s:.1f} s, final loss {losses[-1]:.4f}"
-                    + (f", loss error {errors['max_loss_error']:.1e}" if errors else "")
-                    + ")",
-                    flush=True,
-                )
+            rows += measure(x, y, device, name, batch, args)
     result_json.write_results(args.out, ctx, rows, "torch_compile")
     print("wrote", args.out)
     return 0

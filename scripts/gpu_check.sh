@@ -3,17 +3,20 @@
 #
 #   scripts/gpu_check.sh OUT_DIR [--part 1|2|all | --steps NAME,NAME,...]
 #
-# Part 1, the first call: preflight, bench's build, then (a) the article's table on the GPU
-# (ItemSync cuda, 20000 epochs, every interval x print100, one repetition, its traced passes)
-# and on this machine's CPU, (b) the primitives, (c) the ladder's CUDA rungs with their float64
-# checks; then part 2's steps while the budget lasts. Part 2, the second call (the rerun slot):
-# (d) the batch crossover, (e) the CUDA tests and compute-sanitizer, then the rest. --steps runs
-# the named ones (the end of each run prints the command for what it left out).
+# Part 1, the first call: preflight, bench's build and the traced passes' probe, a wait for the
+# host to settle, then the Paired CUDA rows first (Paired/cuda-item: one .item()'s and one
+# epoch's cost from short interleaved runs), the primitives at 5 repetitions, the Paired
+# held-out and replay rows, and Paired/cuda-item again in a second time window; then part 2's
+# steps while the budget lasts. Part 2, the second call (the rerun slot): the article's table
+# rows and its every-epoch run as whole runs, 3 repetitions interleaved, then the rest by value
+# (the what-if pairs of the article's loop, the Python rungs, the other ItemSync rows with their
+# traced passes, the CPU, the ladder, the crossover, the tests). --steps runs the named ones (the
+# end of each run prints the command for what it left out).
 # This script checks the machine (the preflight: every tool the run needs, or a readable reason
-# to stop now) and hands over to `python -m scripts.gpu_plan --run`, which prints the plan, runs its steps
-# (scripts/gpu_steps.py: each only if the budget left covers it, stopped at CAP_FACTOR x its
-# estimate, results packed into OUT_DIR after every step) and makes the report. The runs' sizes
-# are experiments/sweeps.toml's with its [gpu] changes.
+# to stop now) and hands over to `python -m scripts.gpu_run`, which prints the plan (scripts/gpu_plan.py),
+# runs its steps (scripts/gpu_steps.py: each only if the budget left covers it, stopped at
+# CAP_FACTOR x its estimate, results packed into OUT_DIR after every step) and makes the report.
+# The runs' sizes are experiments/sweeps.toml's with its [gpu] changes.
 #
 # Uses the machine's python3 (torch 2.11 = LibTorch, numpy, scipy, matplotlib, pytest), its
 # CMake/ninja/nvcc, and what scripts/fetch_gpu_deps.sh carries in .deps (Google Benchmark,
@@ -120,7 +123,7 @@ echo $(( $(date +%s) - T0 )) > "$PREFLIGHT/seconds"
 export PYTHON="$PY" MACHINE GPU_BUILD_DIR="$BUILD_DIR" GPU_CHECK_T0="$T0" SANITIZER CTEST_J
 [ -n "${IRIS_GIT_COMMIT:-}" ] && export IRIS_GIT_COMMIT  # stated: bench's context records it
 if [ "$PART" = custom ]; then plan=(--steps "$STEPS_ARG"); else plan=(--part "$PART"); fi
-"$PY" -m scripts.gpu_plan --run "$OUT_DIR" "${plan[@]}" --preflight "$PREFLIGHT"
+"$PY" -m scripts.gpu_run "$OUT_DIR" "${plan[@]}" --preflight "$PREFLIGHT"
 rc=$?
 rm -rf "$PREFLIGHT"
 exit $rc

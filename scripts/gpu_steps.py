@@ -1,11 +1,9 @@
-"""The GPU run's steps and their scheduler: scripts/gpu_plan.py --run calls run_plan().
+"""The GPU run's steps, each registered under its plan name: scripts/gpu_run.py runs them.
 
-scripts/gpu_check.sh checks the machine (the preflight) and hands over; this runs the plan's steps
-in order, each only if the budget left covers it and stopped at CAP_FACTOR x its estimate, records
-each in steps-<part>.tsv (step, status, seconds, estimate, note: status ran | not-run | cut |
-failed), and packs results/<machine>/ into OUT_DIR after every step, so a run cut at the device
-tool's limit still returns everything done before the cut. A step returns (code, note): 0 ran,
-3 not run (the note says why), 124 cut, anything else failed.
+A step is a function (run, limit seconds) -> (code, note): 0 ran, 3 not run (the note says why),
+124 cut, anything else failed. `run` is gpu_run's Run (where things are, the sizes, bench with a
+budget); `limit` the seconds it may take. The plan (scripts/gpu_plan.py) orders and sizes them;
+this module knows how each runs, and nothing of the order.
 CUPTI teardown and CUDA-graph capture never share a process: PyTorch turns CUPTI teardown off
 once CUDA graphs are used, citing a crash on re-initialisation after teardown (the comment beside
 _TorchCompileInductorWrapper in torch/__init__.py). So Dispatch (a CUPTI kernel count) runs apart
@@ -13,7 +11,6 @@ from KernelLaunch/Sync/Memcpy (graph_node captures a graph), and the traced Item
 from the ladder and the rung sweep.
 """
 
-import copy
 import json
 import os
 import pathlib
@@ -22,28 +19,29 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
-import time
 
-from experiments import sweeps
-from scripts import gpu_plan  # the estimates and fixed budgets
+from scripts import gpu_plan, host_settle
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 RAN, NOT_RUN, CUT = 0, 3, 124
+STEPS = {}  # plan name -> the function that runs it
 # Steps that start when 20 s are left: bench's --budget_s stops starting rows at the budget.
-BENCH_STEPS = {
-    "item_sync_cuda",
-    "item_sync_cpu",
-    "dispatch",
-    "primitives",
-    "memcpy_sweep",
-    "ladder_cuda",
-    "ladder_cpu",
-    "batch_sweep",
-    "rung_sweep_cuda",
-    "paired_cuda",
-}
+BUDGETED = set()
+
+
+def step(name, budgeted=False):
+    """Registers a step under its plan name."""
+
+    def register(fn):
+        STEPS[name] = fn
+        if budgeted:
+            BUDGETED.add(name)
+        return fn
+
+    return register
+
+
 CUDA_TESTS = "LadderCuda|TraceSession|CuptiRecords|bench_smoke|write_synthetic"
 
 
@@ -90,85 +88,7 @@ def replace_flag(flags, prefix, value):
     return [value if f.startswith(prefix) else f for f in flags]
 
 
-class Run:
-    """One gpu_check.sh call: where things are, the budget, the record of the steps."""
-
-    def __init__(self, env, part, out_dir):
-        self.env = env
-        self.out_dir = pathlib.Path(out_dir)
-        self.py = env.get("PYTHON", "python3")
-        self.build_dir = pathlib.Path(env.get("GPU_BUILD_DIR", REPO / "build-gpu"))
-        self.bench = self.build_dir / "bench"
-        self.machine = env["MACHINE"]
-        self.results = REPO / "results" / self.machine
-        self.results.mkdir(parents=True, exist_ok=True)
-        self.budget_s = int(env.get("BUDGET_S") or gpu_plan.default_budget_s(part))
-        self.cap_factor = int(env.get("CAP_FACTOR") or 3)
-        self.grace_s = int(env.get("GRACE_S") or 30)
-        self.t0 = float(env.get("GPU_CHECK_T0") or time.time())
-        self.no_gpu_ok = env.get("ALLOW_NO_GPU", "0") == "1"
-        self.sanitizer = env.get("SANITIZER", "")
-        self.ctest_j = env.get("CTEST_J", "8")
-        self.deps = REPO / ".deps" / "root" / "usr"
-        self.label = "custom" if part == "custom" else f"part{part}"
-        self.tsv = self.results / f"steps-{self.label}.tsv"
-        self.tsv.write_text("step\tstatus\tseconds\testimate_s\tnote\n")
-        # The GPU run's sizes: sweeps.toml with its [gpu] changes (then the [env] variables).
-        self.sweeps = sweeps.load(profile="gpu", environ=env)
-
-    def elapsed(self):
-        return int(time.time() - self.t0)
-
-    def step(self, msg):
-        say(f"\033[1m[gpu_check]\033[0m [{self.elapsed()}s] {msg}")
-
-    def left(self, analysis_s):
-        return self.budget_s - analysis_s - self.elapsed()
-
-    def record(self, name, status, seconds, estimate, note):
-        note = " ".join(str(note).split())  # one line, no tabs
-        with open(self.tsv, "a") as f:
-            f.write(f"{name}\t{status}\t{seconds}\t{estimate}\t{note}\n")
-
-    def tried(self, name):
-        return any(line.split("\t")[0] == name for line in self.tsv.read_text().splitlines()[1:])
-
-    def pack(self):
-        """results/<machine>/ into OUT_DIR, atomically: a cut run returns all done before it."""
-        final = self.out_dir / f"results-{self.machine}.tar.gz"
-        tmp = self.out_dir / f".results-{self.machine}.tar.gz.tmp"
-        with tarfile.open(tmp, "w:gz") as tar:
-            tar.add(self.results, arcname=f"results/{self.machine}")
-        os.replace(tmp, final)
-        mb = final.stat().st_size // 1048576
-        if mb >= 16:
-            self.step(
-                f"WARNING: {final.name} is {mb} MiB: over the 16 MiB a file may have to come back"
-            )
-
-    def flags(self, family, **changes):
-        s = copy.deepcopy(self.sweeps)
-        s[family].update(changes)
-        return sweeps.flags(s, family)
-
-    def bench_json(self, name, limit, flags):
-        """bench with a budget; its JSON lands under its name only if bench finished."""
-        partial = self.results / f".{name}.json.partial"
-        rc = run_cmd(
-            [self.bench, *flags, f"--budget_s={limit}", f"--benchmark_out={partial}"]
-            + ["--benchmark_out_format=json"],
-            timeout=limit + self.grace_s,
-            env=self.env,
-        )
-        if rc == 0:
-            os.replace(partial, self.results / f"{name}.json")
-            return rc, ""
-        if partial.exists():  # not *.json, so the analysis reads only complete files
-            os.replace(partial, self.results / f"{name}.json.partial")
-        return rc, f"bench exit {rc}: what it wrote is kept as {name}.json.partial"
-
-
-# --- the steps: each (run, limit seconds) -> (code, note) ------------------------------------
+# --- the steps -------------------------------------------------------------------------------
 def configure(r, log):
     if (r.build_dir / "build.ninja").exists():
         return 0  # a warm machine's second call: configured already
@@ -227,21 +147,25 @@ def build(r, *targets):
     return rc, f"compiler CPU {cpu:.0f} s (user+sys) on {cores()} cores"
 
 
+@step("build_bench")
 def step_build_bench(r, limit):
     return build(r, "bench")
 
 
+@step("build_tests")
 def step_build_tests(r, limit):
     return build(r)
 
 
+@step("probe")
 def step_probe(r, limit):
     """Two traced rows in one process time the tracer's start (the first CUPTI session in a
     process can stall for seconds enabling concurrent-kernel tracing) and stop (flush, parse,
-    detach); the plan's traced-pass budget is shared by every traced pass that will run."""
+    detach); the plan's traced-pass budget is shared by every traced pass that will run (the
+    ItemSync rows that are not whole runs: item_sync_cuda_rest)."""
     probe = r.results / "probe"  # out of the analysis' folder: other epochs
     probe.mkdir(exist_ok=True)
-    flags = r.flags("item_sync", trace_epochs=200)
+    flags = rest_flags(r, trace_epochs=200)
     listed = subprocess.run(
         [r.bench, "--benchmark_list_tests", *flags, "--devices=cuda"],
         capture_output=True,
@@ -271,7 +195,8 @@ def step_probe(r, limit):
     sized = subprocess.run(
         [
             r.py,
-            "experiments/size_traced_pass.py",
+            "-m",
+            "experiments.size_traced_pass",
             probe / "trace_probe.json",
             "--rows",
             str(passes),
@@ -305,20 +230,42 @@ def trace_epochs(r):
         return 200
 
 
+def rest_flags(r, **changes):
+    """The ItemSync flags, filtered to the cuda rows that are not whole runs."""
+    rows = "|".join(f"interval:{i}/print100:{p}" for i, p in gpu_plan.rest_rows())
+    filt = f"--benchmark_filter=^ItemSync/cuda/({rows})/"
+    return replace_flag(r.flags("item_sync", **changes), "--benchmark_filter=", filt)
+
+
+@step("item_sync_cuda")
 def step_item_sync_cuda(r, limit):
-    (r.results / "traces").mkdir(exist_ok=True)
-    flags = r.flags("item_sync", trace_epochs=trace_epochs(r))
-    return r.bench_json(
-        "item_sync_cuda", limit, [*flags, "--devices=cuda", f"--trace_dir={r.results / 'traces'}"]
+    """The article's table rows and its every-epoch run, whole, repetitions interleaved, no
+    traced pass: started only with time for all of them."""
+    flags = r.flags(
+        "item_sync",
+        intervals=gpu_plan.WHOLE_INTERVALS,
+        print100=[1],
+        repetitions=gpu_plan.WHOLE_REPS,
+        trace_epochs=0,
     )
+    return r.bench_json("item_sync_cuda", limit, [*flags, "--devices=cuda"])
 
 
+@step("item_sync_cuda_rest", budgeted=True)
+def step_item_sync_cuda_rest(r, limit):  # the traces: attribution and the replay's check
+    (r.results / "traces").mkdir(exist_ok=True)
+    flags = rest_flags(r, trace_epochs=trace_epochs(r)) + [f"--trace_dir={r.results / 'traces'}"]
+    return r.bench_json("item_sync_cuda_rest", limit, [*flags, "--devices=cuda"])
+
+
+@step("item_sync_cpu", budgeted=True)
 def step_item_sync_cpu(r, limit):  # the article's comparison is CPU vs GPU on one machine
     return r.bench_json(
         "item_sync_cpu", limit, [*r.flags("item_sync", trace_epochs=200), "--devices=cpu"]
     )
 
 
+@step("replay_validation")
 def step_replay_validation(r, limit):
     """The interval-1 traced pass predicts the rows that log less often."""
     traces = list(
@@ -327,7 +274,7 @@ def step_replay_validation(r, limit):
     if not traces:
         return (
             NOT_RUN,
-            f"no traced ItemSync interval-1 pass in {r.results / 'traces'} (item_sync_cuda traces it on a GPU)",
+            f"no traced ItemSync interval-1 pass in {r.results / 'traces'} (item_sync_cuda_rest traces it on a GPU)",
         )
     rc, note = build(r, "attribute")
     if rc != 0:
@@ -341,17 +288,20 @@ def primitives(r, name, limit, filt, devices):
     return r.bench_json(name, limit, [*flags, f"--devices={devices}"])
 
 
+@step("dispatch", budgeted=True)
 def step_dispatch(r, limit):  # its CUDA train_step counts kernels with CUPTI: alone in its process
     return primitives(r, "dispatch", limit, "^Dispatch/", "cpu,cuda")
 
 
-def step_primitives(r, limit):  # launch, graph node, sync, .item() idle, the loop's copies + 1 MiB
-    filt = "^(KernelLaunch|Sync)/|^Memcpy/[^/]+/bytes:(4|1048576)/"
+@step("primitives", budgeted=True)
+def step_primitives(r, limit):  # launch, graph node, sync, .item() idle, the loop's copies
+    filt = "^(KernelLaunch|Sync)/|^Memcpy/[^/]+/bytes:4/"
     return primitives(r, "primitives", limit, filt, "cuda")
 
 
+@step("memcpy_sweep", budgeted=True)
 def step_memcpy_sweep(r, limit):
-    filt = "^Memcpy/[^/]+/bytes:(1024|65536|16777216|268435456)/"
+    filt = "^Memcpy/[^/]+/bytes:(1024|65536|1048576|16777216|268435456)/"
     return primitives(r, "memcpy_sweep", limit, filt, "cuda")
 
 
@@ -374,6 +324,7 @@ def ladder_errors(path, need_rows):
     return (1 if bad or (need_rows and not ran) else 0), note
 
 
+@step("ladder_cuda", budgeted=True)
 def step_ladder_cuda(r, limit):
     flags = replace_flag(
         r.flags("ladder"), "--benchmark_filter=", "--benchmark_filter=^Ladder/cuda-"
@@ -386,20 +337,78 @@ def step_ladder_cuda(r, limit):
     return rc, note
 
 
+@step("ladder_cpu", budgeted=True)
 def step_ladder_cpu(r, limit):
     filt = "--benchmark_filter=^(Ladder/cpu-|Peak/)"
     flags = replace_flag(r.flags("ladder"), "--benchmark_filter=", filt)
     return r.bench_json("ladder_cpu", limit, [*flags, "--devices=cpu"])
 
 
+@step("batch_sweep", budgeted=True)
 def step_batch_sweep(r, limit):
     return r.bench_json("batch_sweep", limit, [*r.flags("batch_sweep"), "--devices=cpu,cuda"])
 
 
-def step_paired_cuda(r, limit):  # the fitted quantities from paired short runs, on the GPU
-    return r.bench_json("paired_cuda", limit, [*r.flags("paired"), "--devices=cuda"])
+def paired(r, name, limit, groups, folder=None, **changes):
+    """Paired rows on the GPU (the fitted quantities from paired short runs) of these groups."""
+    flags = replace_flag(
+        r.flags("paired", **changes),
+        "--benchmark_filter=",
+        f"--benchmark_filter=^Paired/cuda-({groups})/",
+    )
+    return r.bench_json(name, limit, [*flags, "--devices=cuda"], folder)
 
 
+def paired_item(r, name, limit, max_s, folder=None):
+    """Paired/cuda-item to this run's own targets: +-2 us per .item(), the file's per epoch."""
+    return paired(
+        r, name, limit, "item", folder, diff_target_us=gpu_plan.PAIRED_ITEM_DIFF_US, max_s=max_s
+    )
+
+
+@step("paired_cuda_item")
+def step_paired_cuda_item(r, limit):  # the article's question first, before any whole run
+    return paired_item(r, "paired_cuda_item", limit, gpu_plan.PAIRED_ITEM_MAX_S)
+
+
+@step("paired_cuda", budgeted=True)
+def step_paired_cuda(r, limit):
+    return paired(r, "paired_cuda", limit, "held_out|replay")
+
+
+@step("paired_cuda_item_again")
+def step_paired_cuda_item_again(r, limit):
+    """The same row in a second time window, apart from the first (the report reads one row
+    per group): does the per-epoch cost hold?"""
+    return paired_item(
+        r, "paired_cuda_item", limit, gpu_plan.PAIRED_AGAIN_MAX_S, folder="second_window"
+    )
+
+
+@step("paired_cuda_batch", budgeted=True)
+def step_paired_cuda_batch(r, limit):
+    return paired(r, "paired_cuda_batch", limit, "batch")
+
+
+@step("settle")
+def step_settle(r, limit):
+    """sync, then wait for the host to read quiet before the first timed row; its readings in
+    settle.tsv. A host that never reads quiet is said in the note, and the run goes on."""
+    settled = host_settle.wait(min(gpu_plan.SETTLE_MAX_S, limit))
+    host_settle.write_tsv(r.results / "settle.tsv", settled)
+    note = settled.note()
+    say(note)
+    return RAN, note
+
+
+@step("what_if_pairs")
+def step_what_if_pairs(r, limit):
+    """The article's loop as three what-if pairs, with their provenance, for the validation set."""
+    cmd = [r.py, "-m", "experiments.record_loop_pairs", "--out", r.results / "what_if_pairs"]
+    return run_cmd(cmd + ["--device", "auto"], timeout=limit, env=r.env), "what_if_pairs/"
+
+
+@step("cuda_tests")
 def step_cuda_tests(r, limit):  # the tests whose CUDA half runs only here (CI runs them all)
     shutil.rmtree(r.build_dir / "test-reports", ignore_errors=True)  # this run's reports only
     log = r.results / "ctest.log"
@@ -420,6 +429,7 @@ def step_cuda_tests(r, limit):  # the tests whose CUDA half runs only here (CI r
     return rc, counts[-1] if counts else ""
 
 
+@step("compute_sanitizer")
 def step_compute_sanitizer(r, limit):
     if not r.sanitizer:
         return NOT_RUN, "compute-sanitizer not found on this machine"
@@ -449,7 +459,7 @@ def step_compute_sanitizer(r, limit):
     # The exit codes also count API errors raised inside LibTorch or cuBLAS: name each finding's
     # kernel, so a failure is read against our kernels only when it is theirs.
     found = subprocess.run(
-        [r.py, "scripts/sanitizer_findings.py", log],
+        [r.py, "-m", "scripts.sanitizer_findings", log],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -460,28 +470,33 @@ def step_compute_sanitizer(r, limit):
     return RAN, " ".join(notes)
 
 
+@step("cupti_detach")
 def step_cupti_detach(r, limit):
-    cmd = [r.py, "experiments/cupti_detach_check.py", "--bench", r.bench]
+    cmd = [r.py, "-m", "experiments.cupti_detach_check", "--bench", r.bench]
     cmd += ["--out", r.results / "cupti_detach", "--rounds", "2", "--budget_s", str(limit // 5)]
     return run_cmd(cmd, timeout=limit, env=r.env), ""
 
 
+@step("python_eager")
 def step_python_eager(r, limit):
-    cmd = [r.py, "experiments/python_eager.py", *r.flags("python_eager")]
+    cmd = [r.py, "-m", "experiments.python_eager", *r.flags("python_eager")]
     cmd += ["--devices=cpu,cuda", "--profile-kernels", "--out", r.results / "python_eager.json"]
     return run_cmd(cmd, timeout=limit, env=r.env), ""
 
 
+@step("rung_sweep_cuda", budgeted=True)
 def step_rung_sweep_cuda(r, limit):  # a CUDA graph rung: no CUPTI in this process
     return r.bench_json("rung_sweep_cuda", limit, [*r.flags("rung_sweep"), "--devices=cuda"])
 
 
+@step("torch_compile")
 def step_torch_compile(r, limit):  # 2 compiles fit the cap
-    cmd = [r.py, "experiments/torch_compile.py", *r.flags("torch_compile")]
+    cmd = [r.py, "-m", "experiments.torch_compile", *r.flags("torch_compile")]
     cmd += ["--devices=cuda", "--out", r.results / "torch_compile.json"]
     return run_cmd(cmd, timeout=limit, env=r.env), ""
 
 
+@step("nsys")
 def step_nsys(r, limit):  # the timeline with CUDA rows under our phases, into the tarball
     log = r.results / "nsys.log"
     env = dict(r.env, BUILD_DIR=str(r.build_dir))
@@ -493,110 +508,3 @@ def step_nsys(r, limit):  # the timeline with CUDA rows under our phases, into t
     if rc != 0 and missing:
         return NOT_RUN, missing[0].split("error: ", 1)[1]
     return rc, ""
-
-
-# --- the scheduler ----------------------------------------------------------------------------
-def run_step(r, plan, name):
-    est = round(plan[name].seconds)
-    left = r.left(gpu_plan.ANALYSIS_S)
-    need = 20 if name in BENCH_STEPS else est
-    if left < need:
-        r.step(f"{name} NOT RUN: needs ~{est} s, {left} s of the {r.budget_s} s budget left")
-        r.record(name, "not-run", 0, est, f"budget: needs ~{est} s, {left} s left")
-        return
-    limit = min(max(r.cap_factor * est, 60), left)
-    r.step(f"{name} (estimate {est} s, stopped at {limit} s)")
-    t = time.time()
-    rc, note = globals()[f"step_{name}"](r, limit)
-    secs = int(time.time() - t)
-    if rc == RAN:
-        r.record(name, "ran", secs, est, note)
-    elif rc == NOT_RUN:
-        r.record(name, "not-run", secs, est, note)
-        r.step(f"{name} NOT RUN: {note}")
-    elif rc in (CUT, 137):
-        r.record(name, "cut", secs, est, f"stopped at {limit} s; {note}")
-        r.step(f"{name} CUT at {limit} s")
-    else:
-        r.record(name, "failed", secs, est, f"exit {rc}; {note}")
-        r.step(f"{name} FAILED (exit {rc}) {note}")
-    r.pack()
-
-
-def analysis(r):
-    r.step("analysis")
-    t = time.time()
-    est = gpu_plan.ANALYSIS_S
-    if not list(r.results.glob("item_sync_*.json")):
-        # The report is built around the article's table: a part 2 or --steps run without it
-        # leaves the report to the union of both parts' results, made after unpacking them.
-        why = "no ItemSync results in this run: the report is made from both parts' results once unpacked"
-        r.record("analysis", "not-run", 0, est, why)
-        r.step(f"analysis NOT RUN: {why}")
-        return
-    table = r.results / "table.txt"
-    with open(table, "w") as f:
-        rc = subprocess.run(
-            [r.py, "-m", "analysis.report", r.results, "--machine", r.machine],
-            cwd=REPO,
-            stdout=f,
-            stderr=subprocess.STDOUT,
-            env=r.env,
-        ).returncode
-    text = table.read_text(errors="replace")
-    last = (text.strip().splitlines() or [""])[-1]
-    r.record(
-        "analysis",
-        "ran" if rc == 0 else "failed",
-        int(time.time() - t),
-        est,
-        "REPORT.md" if rc == 0 else last,
-    )
-    say(text)
-
-
-def run_plan(env, part, names, plan, out_dir, preflight):
-    """preflight: (problems, warnings, seconds) from gpu_check.sh. Returns the exit code."""
-    r = Run(env, part, out_dir)
-    problems, warnings, secs = preflight
-    for w in warnings:
-        r.step(f"warning: {w}")
-    if problems:
-        for p in problems:
-            r.step(f"PREFLIGHT FAILED: {p}")
-        r.record("preflight", "failed", secs, 15, "; ".join(problems))
-        r.pack()
-        return 1
-    r.record("preflight", "ran", secs, 15, "; ".join(warnings))
-    unit_tests = r.build_dir / "tests" / "unit_tests"
-    for name in names:
-        if name not in ("build_bench", "build_tests"):
-            # a step whose binaries are missing (part 2 or --steps on a fresh machine) builds them
-            if not r.bench.exists() and not r.tried("build_bench"):
-                run_step(r, plan, "build_bench")
-            if name in ("cuda_tests", "compute_sanitizer") and not unit_tests.exists():
-                if not r.tried("build_tests"):
-                    run_step(r, plan, "build_tests")
-            if not r.bench.exists():
-                r.record(name, "not-run", 0, round(plan[name].seconds), "bench did not build")
-                continue
-        run_step(r, plan, name)
-    analysis(r)
-    r.pack()
-    rows = [x.split("\t") for x in r.tsv.read_text().splitlines()]
-    say("")
-    r.step("steps (seconds here; estimate for the GPU machine from scripts/gpu_plan.py):")
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        say("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[4])
-    rest = [
-        x[0] for x in rows[1:] if x[1] == "cut" or (x[1] == "not-run" and x[4].startswith("budget"))
-    ]
-    if rest:
-        r.step(
-            f"left out; the rerun slot's command: scripts/gpu_check.sh $OUT --steps {','.join(rest)}"
-        )
-    r.step(
-        f"done: unpack {out_dir}/results-{r.machine}.tar.gz at the repository root (docs/gpu-run.md)"
-    )
-    return 1 if any(x[1] == "failed" for x in rows[1:]) else 0

@@ -137,6 +137,7 @@ def test_python_eager_json_is_world_readable(tmp_path):
             "--devices",
             "cpu",
         ],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,

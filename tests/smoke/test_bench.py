@@ -281,6 +281,21 @@ def test_python_eager_writes_rows_the_analysis_reads(tmp_path):
     )
 
 
+def test_python_eager_counts_kernels_in_a_process_of_its_own(capsys):
+    """--profile-kernels counts in a child process (python -m experiments.python_eager
+    --count-kernels), never in the one that times the loop: with a GPU it answers a count,
+    without one the child's reason is printed and the count is left out."""
+    from experiments import python_eager
+
+    kernels = python_eager.kernels_in_own_process()
+    if python_eager.torch.cuda.is_available():
+        assert kernels is not None and kernels > 0
+    else:
+        assert kernels is None
+        err = capsys.readouterr().err
+        assert "exited 2" in err and "--count-kernels needs a GPU" in err
+
+
 def test_primitive_families_run_or_skip(tmp_path):
     # Two processes, as scripts/gpu_check.sh runs them: Dispatch/cuda-train_step tears a CUPTI session
     # down and KernelLaunch/graph_node captures a CUDA graph, and PyTorch disables CUPTI teardown

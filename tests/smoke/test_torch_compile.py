@@ -58,6 +58,19 @@ def test_torch_compile_rows_match_float64_and_skip_cuda_cleanly(tmp_path):
         if r.device.startswith("cpu")
     )
     raw = json.loads(out.read_text())["benchmarks"]
+    # What torch.compile did, from torch's counters: on the CPU the default mode, the step
+    # compiled into graphs with a break at loss.backward(), no recompile while timed, no CUDA
+    # graph; on a GPU reduce-overhead, whose graphs every timed epoch replays.
+    for r in raw:
+        if r.get("error_occurred"):
+            continue
+        cuda = "/cuda-" in r["name"]
+        assert r["compile_mode"] == ("reduce-overhead" if cuda else "default"), r["name"]
+        assert r["dynamo_frames"] >= 1 and r["compiled_graphs"] >= 1, r["name"]
+        assert r["graph_breaks"] >= 1 and r["graph_break_reasons"], r["name"]
+        assert r["timed_recompiles"] == 0 and r["timed_dynamo_frames"] == 0, r["name"]
+        if not cuda:
+            assert r["cuda_graph_replays"] == 0 and r["cuda_graph_captures"] == 0, r["name"]
     if run.context["gpu_name"] == "none":
         cuda = [r for r in raw if "/cuda-" in r["name"]]
         assert cuda and all(r["error_message"].startswith("skipped: ") for r in cuda)
@@ -130,3 +143,21 @@ def test_bad_batches_exit_2(tmp_path):
     )
     assert proc.returncode == 2 and "--batches" in proc.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_counters_keep_inductors_cuda_graph_skips_with_their_reasons():
+    """Inductor logs each CUDA-graph skip through log_cudagraph_skip_and_bump_counter on a logger
+    that is silent by default: experiments/compile_counters.py keeps the reason all the same."""
+    from torch._inductor.cudagraph_utils import log_cudagraph_skip_and_bump_counter
+
+    from experiments import compile_counters
+
+    compile_counters.install()
+    before = compile_counters.snapshot()
+    log_cudagraph_skip_and_bump_counter("skipping cudagraphs due to mutated inputs (2 instances)")
+    got = compile_counters.difference(before, compile_counters.snapshot())
+    assert got["cudagraph_skips"] == 1
+    assert got["cudagraph_skip_reasons"] == [
+        "skipping cudagraphs due to mutated inputs (2 instances)"
+    ]
+    assert got["recompiles"] == 0 and got["cuda_graph_replays"] == 0
