@@ -22,6 +22,7 @@
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/step_windows.h"
 #include "trace/export/chrome_trace.h"
+#include "trace/export/hta_out.h"
 #include "trace/export/html_page.h"
 #include "trace/export/replay_json.h"
 #include "trace/export/replay_text.h"

@@ -51,4 +51,10 @@ nanobind::dict hta_frames_py(const std::vector<std::string>& paths, bool ns_roun
   return out;
 }
 
+void register_hta(nb::module_& m) {
+  using namespace nb::literals;
+  m.def("hta_frames", &hta_frames_py, "paths"_a, "ns_rounding"_a = true,
+        "HTA 0.5.0's loaded rows of every rank (trace/analyze/hta_frames.h), as arrays.");
+}
+
 }  // namespace pyiris

@@ -82,6 +82,7 @@ add_library(iris_trace STATIC
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
+  ${_t}/export/hta_out.cpp
   ${_t}/export/call_sites_out.cpp
   ${_t}/export/graph_breaks_out.cpp
   ${_t}/export/advice_out.cpp

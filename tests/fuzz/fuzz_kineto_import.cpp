@@ -17,6 +17,7 @@
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/step_report.h"
+#include "trace/export/hta_out.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/kineto/kineto_import.h"
