@@ -47,7 +47,7 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
           .key("max")
           .value(s.max);
     o.end_object();
-    // HTA's queue length summary and time blocked on a full queue (hta_breakdown.h).
+    // HTA's queue length summary and time blocked on a full queue (hta_queue.h).
     const auto number_or_null = [&](double v) {
       if (std::isnan(v) || std::isinf(v))
         o.null();
