@@ -1,6 +1,7 @@
 """Compares iris_trace.hta.TraceAnalysis's frames with HTA 0.5.0's own (pickled by
 experiments/hta_frames_reference.py): every frame with pandas.testing.assert_frame_equal
-(columns, dtypes, index, values), and a call HTA raised in must raise the same exception type."""
+(columns, dtypes, index, values to the last bit), and a call HTA raised in must raise the same
+exception type."""
 
 import pandas.testing as pdt
 
@@ -52,7 +53,7 @@ def compare(reference, ours):
             pairs = [(f"launch rank {r}", rv[r], ov[r]) for r in sorted(rv)]
         for name, a, b in pairs:
             try:
-                pdt.assert_frame_equal(b, a)
+                pdt.assert_frame_equal(b, a, check_exact=True)
             except AssertionError as e:
                 out.append(f"{name}: {str(e).strip()[:600]}")
     return out

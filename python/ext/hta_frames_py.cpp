@@ -1,23 +1,68 @@
 #include "hta_frames_py.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "arrays.h"
 #include "quiet_signals.h"
 #include "trace/analyze/hta_frames.h"
+#include "trace/analyze/hta_idle.h"
+#include "trace/analyze/hta_launch.h"
+#include "trace/analyze/hta_temporal.h"
 #include "trace/import/trace_file.h"
 
 namespace pyiris {
+namespace {
 
-nanobind::dict hta_frames_py(const std::vector<std::string>& paths, bool ns_rounding) {
-  std::map<int64_t, trace::HtaFrame> frames;
-  {
+using namespace nb::literals;
+
+// The NumPy type of a column of `bits` (hta_numeric.h: 0 is float64).
+std::string dtype_name(int bits) { return bits ? "int" + std::to_string(bits) : "float64"; }
+
+// pandas' sort_values(by="ts") as HTA runs it here: numpy's quicksort over the column's own
+// type (its order among equal values is numpy's SIMD sort's), the values not NaN first
+// (pandas' nargsort). Runs with the GIL held.
+void numpy_ts_order(const std::vector<double>& ts, int bits, std::vector<size_t>* order) {
+  std::vector<double> valid;
+  std::vector<size_t> valid_at, nan_at;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (std::isnan(ts[i]))
+      nan_at.push_back(i);
+    else
+      valid_at.push_back(i), valid.push_back(ts[i]);
+  }
+  order->clear();
+  if (!valid.empty()) {
+    nb::object column = to_numpy(std::move(valid)).attr("astype")(dtype_name(bits));
+    nb::object sorted = column.attr("argsort")("kind"_a = "quicksort").attr("astype")("int64");
+    const auto positions = nb::cast<nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>>(sorted);
+    for (size_t k = 0; k < positions.shape(0); ++k)
+      order->push_back(valid_at[static_cast<size_t>(positions(k))]);
+  }
+  order->insert(order->end(), nan_at.begin(), nan_at.end());
+}
+
+// An HtaScalar as the NumPy scalar HTA's arithmetic makes: (value, dtype name).
+nb::tuple scalar(const trace::HtaScalar& s) {
+  if (s.is_int()) return nb::make_tuple(nb::int_(s.i), dtype_name(s.bits));
+  return nb::make_tuple(nb::float_(s.d), dtype_name(0));
+}
+
+double round2(double x) { return trace::numpy_round(x, 2); }
+
+class HtaTraces {
+ public:
+  HtaTraces(const std::vector<std::string>& paths, bool ns_rounding) {
     nb::gil_scoped_release release;
-    pyiris::QuietSignals quiet;
+    QuietSignals quiet;
     trace::ImportOptions io;  // the listing alone: HTA's rows come from it (hta_rows.h)
     io.list_events = true, io.records = false;
     std::vector<trace::ImportedTrace> traces;
@@ -26,29 +71,115 @@ nanobind::dict hta_frames_py(const std::vector<std::string>& paths, bool ns_roun
     for (const auto& t : traces) ptrs.push_back(&t);
     trace::HtaOptions opt;
     opt.ns_rounding = ns_rounding;
-    frames = trace::hta_frames(ptrs, opt);
+    frames_ = trace::hta_frames(ptrs, opt);
   }
-  nb::dict out;
-  for (auto& [rank, f] : frames) {
+
+  std::vector<int64_t> ranks() const {
+    std::vector<int64_t> out;
+    for (const auto& [rank, f] : frames_) out.push_back(rank);
+    return out;
+  }
+
+  nb::dict dtypes(int64_t rank) const {
+    const trace::HtaFrame& f = frames_.at(rank);
     nb::dict d;
-    d["ts_bits"] = f.ts_bits, d["dur_bits"] = f.dur_bits;
-    d["stream_bits"] = f.stream_bits, d["correlation_bits"] = f.correlation_bits;
-    d["int_wrapped"] = f.int_wrapped;
-    d["gpu_index"] = to_numpy(std::move(f.gpu_index));
-    d["gpu_stream"] = to_numpy(std::move(f.gpu_stream));
-    d["gpu_correlation"] = to_numpy(std::move(f.gpu_correlation));
-    d["gpu_index_correlation"] = to_numpy(std::move(f.gpu_index_correlation));
-    d["gpu_ts"] = to_numpy(std::move(f.gpu_ts)), d["gpu_dur"] = to_numpy(std::move(f.gpu_dur));
-    d["gpu_kernel_cat"] = to_numpy(std::move(f.gpu_kernel_cat));
-    d["gpu_compute"] = to_numpy(std::move(f.gpu_compute));
-    d["runtime_index"] = to_numpy(std::move(f.runtime_index));
-    d["runtime_ts"] = to_numpy(std::move(f.runtime_ts));
-    d["launch_correlations"] = to_numpy(std::move(f.launch_correlations));
-    d["cpu_correlation"] = to_numpy(std::move(f.cpu_correlation));
-    d["cpu_ts"] = to_numpy(std::move(f.cpu_ts)), d["cpu_dur"] = to_numpy(std::move(f.cpu_dur));
-    out[nb::int_(rank)] = d;
+    d["ts"] = dtype_name(f.ts_bits), d["dur"] = dtype_name(f.dur_bits);
+    d["stream"] = dtype_name(f.stream_bits), d["correlation"] = dtype_name(f.correlation_bits);
+    return d;
   }
-  return out;
+
+  // get_temporal_breakdown's row of each rank, in rank order: its figures as NumPy scalars
+  // ("error" when HTA raises there instead).
+  nb::list temporal() const {
+    nb::list out;
+    for (const auto& [rank, f] : frames_) {
+      const trace::HtaTemporal t = trace::hta_temporal(f, numpy_ts_order);
+      nb::dict d;
+      d["rank"] = rank;
+      d["error"] = t.error ? nb::cast(std::string(t.error)) : nb::none();
+      d["idle_time(us)"] = scalar(t.idle), d["compute_time(us)"] = scalar(t.compute);
+      d["non_compute_time(us)"] = scalar(t.non_compute);
+      d["kernel_time(us)"] = scalar(t.kernel_time);
+      d["idle_time_pctg"] = t.idle_pctg, d["compute_time_pctg"] = t.compute_pctg;
+      d["non_compute_time_pctg"] = t.non_compute_pctg;
+      out.append(d);
+    }
+    return out;
+  }
+
+  // get_idle_time_breakdown of one rank: per stream (those asked, or every one), its
+  // categories' codes, idle time and ratio, and with `stats` describe()'s columns, each
+  // rounded as HTA rounds its frames (round(2)).
+  nb::list idle(int64_t rank, const std::vector<int64_t>& streams, double consecutive_kernel_delay,
+                bool stats) const {
+    trace::HtaIdleOptions io;
+    io.consecutive_kernel_delay_us = consecutive_kernel_delay;
+    io.interval_stats = stats;
+    io.streams = streams;
+    bool wrapped = false;
+    nb::list out;
+    for (const auto& s : trace::hta_idle(frames_.at(rank), io, numpy_ts_order, &wrapped)) {
+      std::vector<int64_t> category;
+      std::vector<double> idle_time, ratio;
+      std::vector<double> count, mean, std, min, p25, p50, p75, max;
+      for (const auto& c : s.categories) {
+        category.push_back(static_cast<int64_t>(c.type));
+        idle_time.push_back(round2(c.idle_us)), ratio.push_back(round2(c.ratio));
+        const auto& i = c.intervals;
+        count.push_back(round2(i.count)), mean.push_back(round2(i.mean));
+        std.push_back(round2(i.std)), min.push_back(round2(i.min));
+        p25.push_back(round2(i.p25)), p50.push_back(round2(i.p50));
+        p75.push_back(round2(i.p75)), max.push_back(round2(i.max));
+      }
+      nb::dict d;
+      d["stream"] = s.stream;
+      d["idle_category"] = to_numpy(std::move(category));
+      d["idle_time"] = to_numpy(std::move(idle_time));
+      d["idle_time_ratio"] = to_numpy(std::move(ratio));
+      if (stats) {
+        d["count"] = to_numpy(std::move(count)), d["mean"] = to_numpy(std::move(mean));
+        d["std"] = to_numpy(std::move(std)), d["min"] = to_numpy(std::move(min));
+        d["25%"] = to_numpy(std::move(p25)), d["50%"] = to_numpy(std::move(p50));
+        d["75%"] = to_numpy(std::move(p75)), d["max"] = to_numpy(std::move(max));
+      }
+      out.append(d);
+    }
+    return out;
+  }
+
+  // get_cuda_kernel_launch_stats of one rank: its columns, and the NumPy type of each.
+  nb::dict launch_stats(int64_t rank) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    bool wrapped = false;
+    trace::HtaLaunchRows r = trace::hta_launch_rows(f, &wrapped);
+    nb::dict d, types;
+    d["correlation"] = to_numpy(std::move(r.correlation));
+    d["cpu_duration"] = to_numpy(std::move(r.cpu_duration));
+    d["gpu_duration"] = to_numpy(std::move(r.gpu_duration));
+    d["launch_delay"] = to_numpy(std::move(r.launch_delay));
+    types["correlation"] = dtype_name(f.correlation_bits);
+    types["cpu_duration"] = types["gpu_duration"] = dtype_name(f.dur_bits);
+    types["launch_delay"] = dtype_name(f.end_bits());
+    d["dtypes"] = types;
+    return d;
+  }
+
+ private:
+  std::map<int64_t, trace::HtaFrame> frames_;
+};
+
+}  // namespace
+
+void register_hta(nb::module_& m) {
+  nb::class_<HtaTraces>(m, "HtaTraces",
+                        "HTA 0.5.0's load of every rank and its calls' figures "
+                        "(trace/analyze/hta_*.h); reads the files with the GIL released.")
+      .def(nb::init<const std::vector<std::string>&, bool>(), "paths"_a, "ns_rounding"_a = true)
+      .def_prop_ro("ranks", &HtaTraces::ranks)
+      .def("dtypes", &HtaTraces::dtypes, "rank"_a)
+      .def("temporal", &HtaTraces::temporal)
+      .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
+      .def("launch_stats", &HtaTraces::launch_stats, "rank"_a);
 }
 
 }  // namespace pyiris

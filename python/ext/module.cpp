@@ -161,6 +161,5 @@ NB_MODULE(_core, m) {
       },
       "Every output table's declaration (trace/export/output_schema.h).");
 
-  m.def("hta_frames", &pyiris::hta_frames_py, "paths"_a, "ns_rounding"_a = true,
-        "HTA 0.5.0's loaded rows of every rank (trace/analyze/hta_frames.h), as arrays.");
+  pyiris::register_hta(m);
 }

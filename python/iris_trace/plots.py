@@ -14,9 +14,10 @@ def _plt():
 
 def temporal(df):
     plt = _plt()
-    ax = df.plot.bar(x="rank", y=["idle_time", "compute_time", "non_compute_time"], stacked=True)
+    shares = ["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
+    ax = df.plot.bar(x="rank", y=shares, stacked=True)
     ax.set_title("Temporal breakdown across ranks")
-    ax.set_ylabel("share of kernel time")
+    ax.set_ylabel("% of kernel time")
     plt.show()
 
 

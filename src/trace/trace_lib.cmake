@@ -61,7 +61,13 @@ add_library(iris_trace STATIC
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/steps_from_ranges.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/hta_frames.cpp
+  ${_t}/analyze/hta_idle.cpp
+  ${_t}/analyze/hta_launch.cpp
+  ${_t}/analyze/hta_numeric.cpp
+  ${_t}/analyze/hta_queue.cpp
   ${_t}/analyze/hta_rows.cpp
+  ${_t}/analyze/hta_temporal.cpp
   ${_t}/analyze/replay/measured_steps.cpp
   ${_t}/analyze/replay/graph.cpp
   ${_t}/analyze/replay/host_chain.cpp
@@ -82,6 +88,7 @@ add_library(iris_trace STATIC
   ${_t}/export/chrome_trace.cpp
   ${_t}/export/report_json.cpp
   ${_t}/export/report_text.cpp
+  ${_t}/export/hta_out.cpp
   ${_t}/export/call_sites_out.cpp
   ${_t}/export/graph_breaks_out.cpp
   ${_t}/export/advice_out.cpp
@@ -102,6 +109,12 @@ if(TARGET iris::isal)
   target_compile_definitions(iris_trace PRIVATE IRIS_HAVE_ISAL)
 endif()
 target_compile_options(iris_trace PRIVATE -Wall -Wextra)
+# HTA's figures reproduce numpy's and pandas' arithmetic to the last bit (analyze/hta_numeric.h):
+# numpy never fuses a*b+c, so neither may these files, whatever -march a build adds.
+set_source_files_properties(
+  ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp ${_t}/analyze/hta_launch.cpp
+  ${_t}/analyze/hta_numeric.cpp ${_t}/analyze/hta_queue.cpp ${_t}/analyze/hta_temporal.cpp
+  PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # ./attribute at the repository root forwards to build/attribute.

@@ -18,6 +18,7 @@
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/step_report.h"
+#include "trace/export/hta_out.h"
 #include "trace/export/report_json.h"
 #include "trace/export/report_text.h"
 #include "trace/import/kineto/kineto_import.h"
@@ -87,6 +88,8 @@ std::string hta_figures(const uint8_t* data, size_t size, bool records) {
       add(f.gpu_ts), add(f.gpu_dur), add(f.gpu_kernel_cat), add(f.gpu_compute);
       add(f.runtime_index), add(f.runtime_ts), add(f.launch_correlations);
       add(f.cpu_correlation), add(f.cpu_ts), add(f.cpu_dur);
+      add(f.queue_index), add(f.queue_correlation), add(f.queue_ts);
+      s += " " + std::to_string(f.ts_min) + " " + std::to_string(f.ts_max);
     }
     return s;
   } catch (const trace::InputError& e) {

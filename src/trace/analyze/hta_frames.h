@@ -1,23 +1,48 @@
-// The rows of Holistic Trace Analysis 0.5.0's per-rank frame, after its load (rounding,
-// alignment, index_correlation, step filter: hta_breakdown.h), that its temporal breakdown,
-// idle time breakdown and kernel launch statistics read, with the column types HTA's frame
-// has. Why: the Python package answers HTA's three calls with HTA's own DataFrames, so it runs
-// HTA's pandas steps itself on these rows (a few per GPU event) instead of HTA's slow load.
+// The rows of Holistic Trace Analysis 0.5.0's per-rank DataFrame, after its load, that its
+// analyzers read (hta_temporal.h, hta_idle.h, hta_launch.h, hta_queue.h), with the column types
+// HTA's frame has: a few per GPU event, not the whole trace, so that the Python package can keep
+// them between its calls. HTA's load, every rule HTA's own (hta_frames.cpp quotes its files):
+//  - rows (hta_rows.h): events with "dur" and "cat", except cat "Trace"; times are the doubles
+//    Python reads from the text. Integer columns are narrowed to the smallest integer type that
+//    holds them, and ts + dur wraps around in it as in numpy. When a file's "ts" column is
+//    float64 (any decimal, or a missing ts) and rounding is on: end = ts + dur, ts rounded up,
+//    end down, dur = end - ts (may go negative).
+//  - every rank's ts minus the smallest ts of all ranks (the alignment), before anything else.
+//  - index_correlation: a GPU row's host row is the last one in file order with its
+//    correlation, and the reverse; 0 when no row matches, min(correlation, 0) otherwise.
+//  - with two or more names containing "ProfilerStep" (over all ranks): host rows starting at
+//    or after the rank's last step start are dropped; each GPU row is kept once per kept host
+//    row with its correlation (zero, one or several copies). The frame is then the GPU rows,
+//    then the host rows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
 
-#include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/hta_numeric.h"
 #include "trace/model/imported_trace.h"
 
 namespace trace {
 
+struct HtaOptions {
+  bool ns_rounding = true;
+  double consecutive_kernel_delay_us = 30;
+  int64_t max_queue_length = 1024;  // HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
+  // Where HTA sorts by ts, the order among equal ts (hta_numeric.h): ./attribute --hta pins
+  // file order; the Python package passes numpy's own sort, as HTA runs it on that machine.
+  HtaTsOrder ts_order = stable_ts_order;
+};
+
 struct HtaFrame {
   // Column types: 0 for float64, else the bits of the integer type HTA's downcast kept.
   int ts_bits = 0, dur_bits = 0, stream_bits = 64, correlation_bits = 64;
-  bool int_wrapped = false;  // as HtaRank::int_wrapped
+  // ts + dur wrapped around in a GPU row (see HtaRank::int_wrapped).
+  bool int_wrapped = false;
+  // The type of ts + dur (and of ts - ts - dur): the wider integer, float64 if either is.
+  int end_bits() const { return ts_bits && dur_bits ? std::max(ts_bits, dur_bits) : 0; }
+
   // The rows with stream != -1, in frame order (one per copy the step filter made).
   std::vector<int64_t> gpu_index, gpu_stream, gpu_correlation, gpu_index_correlation;
   std::vector<double> gpu_ts, gpu_dur;
@@ -32,9 +57,15 @@ struct HtaFrame {
   std::vector<int64_t> launch_correlations;
   std::vector<int64_t> cpu_correlation;
   std::vector<double> cpu_ts, cpu_dur;
+  // The queue length: the rows named as HTA's queue launches (HtaEvent::kQueueLaunchName) with
+  // index_correlation > 0, in frame order; and the smallest and largest ts of the frame.
+  std::vector<int64_t> queue_index, queue_correlation;
+  std::vector<double> queue_ts;
+  double ts_min = 0, ts_max = 0;
 };
 
-// One entry per rank (distributedInfo.rank), as hta_breakdown.
+// One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with
+// ImportOptions::list_events, else those of their records (hta_rows.h).
 std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& traces,
                                        const HtaOptions& options = {});
 

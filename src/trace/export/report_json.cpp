@@ -1,7 +1,5 @@
 #include "trace/export/report_json.h"
 
-#include <cmath>
-
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
 #include "trace/export/graph_breaks_out.h"
@@ -251,85 +249,6 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   o.key("warnings").begin_array();
   for (const auto& w : t.warnings) o.value(w);
   o.end_array();
-  o.end_object();
-}
-
-void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
-  o.begin_object();
-  for (const auto& [rank, r] : ranks) {
-    o.key(std::to_string(rank)).begin_object();
-    if (r.int_wrapped)
-      o.key("int_wrapped").value(true);  // HTA's narrow int columns wrapped (hta_breakdown.h)
-    o.key("temporal").begin_object();
-    if (r.has_gpu) {
-      o.key("idle_time_us").value(r.idle_us).key("compute_time_us").value(r.compute_us);
-      o.key("non_compute_time_us")
-          .value(r.non_compute_us)
-          .key("kernel_time_us")
-          .value(r.kernel_time_us);
-    }
-    o.end_object();
-    o.key("idle_by_stream").begin_object();
-    for (const auto& [stream, i] : r.idle_by_stream) {
-      o.key(std::to_string(stream)).begin_object();
-      o.key("host_wait_us")
-          .value(i.host_wait_us)
-          .key("kernel_wait_us")
-          .value(i.kernel_wait_us)
-          .key("other_us")
-          .value(i.other_us);
-      o.end_object();
-    }
-    o.end_object();
-    const auto& s = r.launch_delay;
-    o.key("launch_delay_us").begin_object();
-    o.key("count").value(s.count);
-    if (s.count)
-      o.key("mean")
-          .value(s.mean)
-          .key("min")
-          .value(s.min)
-          .key("p50")
-          .value(s.p50)
-          .key("p90")
-          .value(s.p90)
-          .key("max")
-          .value(s.max);
-    o.end_object();
-    // HTA's queue length summary and time blocked on a full queue (hta_breakdown.h).
-    const auto number_or_null = [&](double v) {
-      if (std::isnan(v) || std::isinf(v))
-        o.null();
-      else
-        o.value(v);
-    };
-    o.key("queue_length").begin_object();
-    for (const auto& [stream, q] : r.queue_length) {
-      o.key(std::to_string(stream)).begin_object();
-      o.key("count").value(q.count).key("mean").value(q.mean).key("std");
-      number_or_null(q.std);
-      o.key("min").value(q.min).key("p25").value(q.p25).key("p50").value(q.p50);
-      o.key("p75").value(q.p75).key("max").value(q.max);
-      o.end_object();
-    }
-    o.end_object();
-    const auto& f = r.full_queue;
-    o.key("blocked_on_full_queue").begin_object();
-    o.key("max_queue_length").value(f.max_queue_length);
-    if (f.present) {
-      o.key("stream").value(f.stream).key("duration_us").value(f.duration_us);
-      o.key("relative");
-      number_or_null(f.relative);
-    }
-    o.end_object();
-    if (!r.queue_error.empty() || !r.full_queue_error.empty()) {
-      o.key("hta_errors").begin_object();  // where HTA 0.5.0 itself raises
-      if (!r.queue_error.empty()) o.key("queue_length").value(r.queue_error);
-      if (!r.full_queue_error.empty()) o.key("blocked_on_full_queue").value(r.full_queue_error);
-      o.end_object();
-    }
-    o.end_object();
-  }
   o.end_object();
 }
 

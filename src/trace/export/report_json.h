@@ -2,10 +2,6 @@
 // "The figures"; units in the key names).
 #pragma once
 
-#include <cstdint>
-#include <map>
-
-#include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/step_report.h"
 #include "trace/export/json_out.h"
 
@@ -13,8 +9,5 @@ namespace trace {
 
 // One trace's report: its steps, the whole trace, the syncs by cause and one by one.
 void write_report_json(JsonOut& out, const TraceReport& report);
-
-// The "ranks" object of tests/data/hta_expected/*.json.
-void write_hta_json(JsonOut& out, const std::map<int64_t, HtaRank>& ranks);
 
 }  // namespace trace

@@ -10,6 +10,7 @@
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/steps_from_ranges.h"
 #include "trace/export/frames.h"
+#include "trace/export/hta_out.h"
 #include "trace/export/html_page.h"
 #include "trace/export/json_out.h"
 #include "trace/export/replay_json.h"
