@@ -18,9 +18,6 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = ("analysis", "experiments", "scripts", "data")
-# Circles known and owned elsewhere: the GPU plan and its runner import each other (being
-# changed apart). Strict: once the circle is gone this entry must go too.
-KNOWN_CIRCLES = [{"scripts.gpu_plan", "scripts.gpu_steps"}]
 
 
 def modules(root=REPO):
@@ -241,12 +238,8 @@ def test_package_inits_import_nothing():
     assert heavy_inits() == []
 
 
-def test_no_import_circle_but_the_known_one():
-    found = found_circles()
-    unknown = [sorted(c) for c in found if c not in KNOWN_CIRCLES]
-    assert not unknown, f"import circles: {unknown}"
-    gone = [sorted(c) for c in KNOWN_CIRCLES if c not in found]
-    assert not gone, f"no longer a circle, remove it from KNOWN_CIRCLES: {gone}"
+def test_no_import_circle():
+    assert [sorted(c) for c in found_circles()] == []
 
 
 def test_no_private_name_across_modules():

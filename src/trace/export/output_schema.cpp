@@ -49,6 +49,7 @@ Field null(Field x) {
 
 constexpr const char* kRegimes = "launch-bound|GPU-bound|mixed|no GPU work";
 
+// one piece: the declaration of every table, read top to bottom as docs/output-fields.md is
 std::vector<Table> make_tables() {
   std::vector<Table> t;
   // ---- the attribution: ./attribute --json ------------------------------------------------

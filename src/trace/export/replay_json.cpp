@@ -48,6 +48,7 @@ void scenario_json(JsonOut& o, const replay::ScenarioResult& s, bool what_if) {
 
 }  // namespace
 
+// one piece: one JSON object, its fields in the order output_schema declares them
 void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
   const ImportedTrace& t = *rep.trace;
   const auto& g = rep.graph;

@@ -124,6 +124,7 @@ void figures_json(JsonOut& o, const StepFigures& f) {
 
 }  // namespace
 
+// one piece: one JSON object, its fields in the order output_schema declares them
 void write_report_json(JsonOut& o, const TraceReport& rep) {
   const ImportedTrace& t = *rep.trace;
   const RecordSet& r = t.records;
