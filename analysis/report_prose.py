@@ -67,7 +67,11 @@ ATTRIBUTION_INTRO = (
     "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
     "Definitions: docs/experiment.md, *Where the time goes*."
 )
-GPU_TIMELINE = "GPU timeline per epoch (CUPTI):"
+GPU_TIMELINE = (
+    "GPU timeline per epoch, traced (CUPTI on, which slows each launch: `launch API us` is a "
+    "traced figure; an untraced launch's cost is `KernelLaunch/host_launch` in the primitives "
+    "below):"
+)
 GPU_TIMELINE_PENDING = "GPU timeline (CUPTI) pending: no CUDA rows in this folder."
 QUEUE_INTRO = (
     "The launch queue per epoch (work launched and not yet finished on the GPU), as `./attribute` "
@@ -102,7 +106,10 @@ NO_PRIMITIVES = (
     "No primitive rows in this folder "
     "(./bench --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/')."
 )
-PRIMITIVES_INTRO = "Median over the repetitions of the price of one operation; spread = (max-min)/median over them."
+PRIMITIVES_INTRO = (
+    "Median over the repetitions of the cost of one operation; spread = (max-min)/median over "
+    "them (the repetitions of a row ran back to back in one process)."
+)
 PRIMITIVES_RUN = " Their run: {load}."
 UNSTABLE = (
     "**Not stable enough to predict to {ok:g}%**: {which}. On a shared machine (other processes on "
@@ -116,9 +123,9 @@ TOO_FEW_REPS = (
     "carry the spreads as measured."
 )
 PUBLISHED_INTRO = (
-    "Measured against published prices (the ranges of `PUBLISHED_PRICES` in analysis/summary.py):"
+    "Measured against published figures (the ranges of `PUBLISHED_PRICES` in analysis/summary.py):"
 )
-NO_PUBLISHED = "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here."
+NO_PUBLISHED = "Comparison with published launch, sync and graph-node figures pending: no CUDA primitive rows here."
 PREDICTIONS_INTRO = (
     "Predictions from the primitives, each beside what was measured, with a verdict (analysis/noise.py): "
     "*agrees* when the prediction's range [from the primitive's repetitions] meets the measurement's "
@@ -143,7 +150,7 @@ LADDER_INTRO = (
 )
 SAME_CONFIGURATION = (
     "- {a} and {b} both ran on {threads:.0f} threads here: one configuration measured "
-    "twice, so their {a_speedup:.2f}x and {b_speedup:.2f}x differ by run-to-run noise only "
+    "twice, so their {a_speedup} and {b_speedup} differ by run-to-run noise only "
     "({b} - {a}, difference of the means: {diff:+.2f} us/epoch {mark})."
 )
 NOT_CHECKED = (
@@ -151,6 +158,7 @@ NOT_CHECKED = (
     "its final loss, {loss:.7g}, and LibTorch eager's, {eager_loss:.7g}, are {same}."
 )
 TARGET_PENDING = "pending (rows not in this folder)"
+SUSPECT = "- **{device} {rung} is SUSPECT** until a run fixes it: {why}."
 
 # ---- the head, the sweep, the model, the batch sweep ---------------------------------------
 
@@ -162,8 +170,8 @@ SWEEP_INTRO = (
     "`above 0 calls` = this row's mean minus the reference, the model's fitted loop time at 0 `.item()` "
     "calls (epochs x per_epoch, the fit in the next section, over every repetition of every fitted row), "
     "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions and the fit), "
-    "marked *within noise* when it holds 0. Why that reference: a single never-logging row is 3 "
-    "repetitions, and one slow repetition moves it{nevers}; the fit at 0 calls is what every row says "
+    "marked *within noise* when it holds 0. Why that reference: a single never-logging row is one "
+    "configuration's few repetitions, and one slow repetition moves it{nevers}; the fit at 0 calls is what every row says "
     "not logging costs, and no one row moves it much. Article figures as in the tables above."
 )
 NEVERS_SPREAD = " (here the never-logging rows spread {spreads})"
@@ -179,6 +187,7 @@ HELD_OUT_INTRO = (
     "{tight:g}% of its median, *inconclusive* when it lies inside only a wider range, else *off by* "
     "its error against the median."
 )
+HELD_OUT_PAIRED = "given by the paired rows (*Measurements that conclude*, below): these whole runs do not conclude"
 NO_HELD_OUT = "No held-out rows (interval {interval}, batch {batch}) in this folder."
 BATCH_HEADING = (
     "## Batch size: where the GPU starts to win, and what a sync costs with more work queued"
@@ -194,11 +203,68 @@ BATCH_FIT = (
     "{held_out} held out). Its largest miss: batch {batch:,}, fitted {fitted:,.0f} us against "
     "{measured:,.0f} measured ({err:+.0f}%){reason}."
 )
-GPU_WINS_FROM = "- The GPU is faster than the CPU from batch {batch} on."
+GPU_WINS_BRACKET = (
+    "- The GPU's never-logging epoch is faster than its CPU's from somewhere {where} "
+    "(n={n} repetitions a point){falls}."
+)
+GPU_FALLS = (
+    "; the CPU's curve goes backwards from batch {a} to {b} ({ua:,.0f} -> {ub:,.0f} us an "
+    "epoch), so the GPU's lead at {a} does not narrow it"
+)
 GPU_NEVER_WINS = "- The GPU was not faster than the CPU at any swept batch."
 NO_GPU_BATCH = "- GPU batch rows pending (no CUDA rows in this folder)."
 NO_BATCH = "No BatchSweep rows in this folder."
 SKIPPED_HEADING = "## Rows that did not run"
+
+
+def gpu_wins(bracket):
+    """Where the GPU starts to win, as the bracket the swept batches support."""
+    if bracket is None:
+        return GPU_NEVER_WINS
+    where = (
+        f"at or below batch {bracket.hi} (the smallest swept)"
+        if bracket.lo is None
+        else f"between batch {bracket.lo} (slower there) and {bracket.hi} (faster there and at "
+        "every larger batch)"
+    )
+    falls = "".join(GPU_FALLS.format(a=a, b=b, ua=ua, ub=ub) for a, b, ua, ub in bracket.backwards)
+    return GPU_WINS_BRACKET.format(where=where, n=bracket.n, falls=falls)
+
+
+RUN_ORDER = (
+    "The {device} ItemSync rows of batch {batch} in the order they ran ({n} runs). {order}{slow} "
+    "Figures that rest on these runs carry no interval; the headline figures take the runs "
+    "after any slow period."
+)
+SLOW_PERIOD = (
+    " The first {k} ran {lo:.0f}-{hi:.0f} us an epoch, each over {tight:g}% above the median of "
+    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period of the "
+    "host, whatever its cause (nothing recorded during the runs tells it)."
+)
+
+
+def run_order_intro(m, us, k):
+    order = (
+        f"The fit's residuals follow this order ({m.order.text()}): the runs are not independent."
+        if m.order is not None and m.order.correlated
+        else ""
+    )
+    slow = (
+        SLOW_PERIOD.format(
+            k=k,
+            lo=min(us[:k]),
+            hi=max(us[:k]),
+            tight=noise.TIGHT_PCT,
+            rest=len(us) - k,
+            rlo=min(us[k:]),
+            rhi=max(us[k:]),
+        )
+        if k
+        else ""
+    )
+    return RUN_ORDER.format(
+        device=m.device, batch=summary.FIT_BATCH, n=len(us), order=order, slow=slow
+    )
 
 
 def load_note(run):
@@ -230,10 +296,10 @@ def machine_lines(ctx, runs):
 
 def sweep_intro(epochs, nevers):
     spreads = " and ".join(
-        f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers
+        f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers if c.n >= 2
     )
     return SWEEP_INTRO.format(
-        epochs=epochs, nevers=NEVERS_SPREAD.format(spreads=spreads) if nevers else ""
+        epochs=epochs, nevers=NEVERS_SPREAD.format(spreads=spreads) if spreads else ""
     )
 
 
