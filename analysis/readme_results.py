@@ -231,7 +231,7 @@ def _runs_cell(model, rows):
     return (
         f"{min(us):.0f}-{max(us):.0f} us (median {np.median(us):.0f}; "
         + (f"the {len(us)} whole runs after the slow period" if k else f"{len(us)} whole runs")
-        + ", one each, every logging interval; no interval: their order shows in them)"
+        + ", one each, every logging interval; no interval: they drift with their run order)"
     )
 
 
@@ -377,7 +377,7 @@ def _answer_rows(cpu, stats, cells, pending, rows=()):
         [
             f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
             f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
-            f"{fmt_runs(ours_cpu.samples, unit=' s')}; LibTorch C++, median",
+            f"{fmt_runs(ours_cpu.samples, '.2f', ' s')}; LibTorch C++, median",
             cells.get("cpu_run", pending),
         ],
         [

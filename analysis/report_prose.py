@@ -63,7 +63,8 @@ ATTRIBUTION_INTRO = (
     "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
     "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
     "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
-    "difference of the means with its 95% CI (Welch, over the repetitions), *within noise* when that holds "
+    "difference of the means with its 95% CI (Welch, over the repetitions, which ran back to back and are "
+    "taken as independent), *within noise* when that holds "
     "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
     "Definitions: docs/experiment.md, *Where the time goes*."
 )
@@ -169,7 +170,8 @@ SWEEP_INTRO = (
     "Loop time of {epochs} epochs, median over repetitions; spread = (max-min)/median. "
     "`above 0 calls` = this row's mean minus the reference, the model's fitted loop time at 0 `.item()` "
     "calls (epochs x per_epoch, the fit in the next section, over every repetition of every fitted row), "
-    "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions and the fit), "
+    "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions, run back to "
+    "back and taken as independent, and the fit), "
     "marked *within noise* when it holds 0. Why that reference: a single never-logging row is one "
     "configuration's few repetitions, and one slow repetition moves it{nevers}; the fit at 0 calls is what every row says "
     "not logging costs, and no one row moves it much. Article figures as in the tables above."
@@ -195,7 +197,8 @@ BATCH_HEADING = (
 BATCH_INTRO = (
     "`extra us per .item()` = (mean us/epoch logging every epoch - mean us/epoch never logging), one "
     "`.item()` per epoch, with the 95% CI of that same difference of means (Welch, over the repetitions), "
-    "*within noise* when it holds 0; `% of an epoch` is the same figure and interval divided by the mean "
+    "*within noise* when it holds 0 (the repetitions ran back to back, not interleaved: the interval takes them "
+    "as independent); `% of an epoch` is the same figure and interval divided by the mean "
     "never-logging epoch (what the plot's right panel draws). The us/epoch columns are medians."
 )
 BATCH_FIT = (

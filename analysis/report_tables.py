@@ -3,7 +3,7 @@
 import numpy as np
 
 from analysis import launch_queue, noise, summary, tables
-from analysis.fmt import fmt_fit_us, fmt_or, fmt_ratio
+from analysis.fmt import fmt_fit_us, fmt_or, fmt_ratio, fmt_sig
 
 ATTRIBUTION_HEADER = (
     [
@@ -121,7 +121,9 @@ def primitives_table(prims):
             f"{k}={v:.4g}" for k, v in p["counters"].items() if k in PRIMITIVE_COUNTERS
         )
         spread = "one run" if p["n"] < 2 else f"{p['spread_pct']:.1f}% (n={p['n']})"
-        rows.append([name, f"{p['us']:.3f}", spread, extra])
+        # digits follow the spread: two significant ones over 10 %, three over 1 %
+        digits = 2 if p["spread_pct"] > 10 else 3 if p["spread_pct"] > 1 or p["n"] < 2 else 4
+        rows.append([name, fmt_sig(p["us"], digits), spread, extra])
     return tables.markdown_table(["primitive", "us (median)", "spread (n)", "counters"], rows)
 
 
@@ -196,7 +198,7 @@ def ladder_table(rungs, suspect=None):
             fmt_or(r.threads, ".0f"),
             fmt_or(r.epochs, ".0f"),
             fmt_or(r.records, ".0f"),
-            f"{r.us_per_epoch:.2f}",
+            fmt_sig(r.us_per_epoch, 4 if r.n >= 3 else 3),
             fmt_ratio(r.speedup, summary.runs_behind(rungs, r)),
             fmt_or(r.max_loss_error, ".1e", "not checked"),
             fmt_or(r.max_weight_error, ".1e", "not checked"),
