@@ -349,7 +349,7 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
         top = max(per_file, key=per_file.get)
         md += [
             (
-                f"The price of a sync itself is the measured one: with nothing queued, the median of those "
+                f"What a sync itself costs is the measured figure: with nothing queued, the median of those "
                 f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
                 f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
                 f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
@@ -407,7 +407,7 @@ def deep_queue_lines(batch, prims, models):
     if not cuda:
         md.append(
             "- GPU: pending (no CUDA BatchSweep rows in this folder): this is the measurement that would "
-            "show a sync's price growing with the queue."
+            "show a sync's cost growing with the queue."
         )
     else:
         s = prims.get("Sync/item_idle", {}).get("us") if prims else None

@@ -14,7 +14,7 @@ SPREAD_OK_PCT = (
 
 # Why an affine per-epoch cost misses a batch by more than 10%.
 BATCH_MISS_REASON = (
-    "An affine cost has one price per row; the measured price per row is not one number across four "
+    "An affine cost has one cost per row; the measured cost per row is not one number across four "
     "decades of batch (a likely reason, not measured here: the largest batches' tensors no longer "
     "fit the caches, and allocations that size are mapped afresh page by page), and the weighted "
     "fit follows the many smaller batches"
