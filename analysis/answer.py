@@ -3,10 +3,12 @@ written for a reader who has only the article (../shared/ARTICLE.md)."""
 
 import os
 
-from analysis import article, noise
+import numpy as np
+
+from analysis import article, noise, paired, summary
 from analysis.attribute_json.reader import load_attribution
 from analysis.attribute_json.schema import KIND_SYNC
-from analysis.fmt import fmt_fit_us, fmt_us
+from analysis.fmt import fmt_fit_us, fmt_runs, fmt_us
 from analysis.tables import markdown_table
 from analysis.trace_pages import prose as trace_prose
 from analysis.trace_pages import stats as trace_stats
@@ -50,7 +52,7 @@ def _cell(c, missing):
     if c is None:
         return missing
     scale = article.EPOCHS / c.epochs  # rows run with another epoch count are scaled, and say so
-    text = f"{c.median_s * scale:.3f} ({c.min_s * scale:.3f}-{c.max_s * scale:.3f}, n={c.n})"
+    text = fmt_runs([x * scale for x in c.samples])
     return text + (f" scaled from {c.epochs} epochs" if c.epochs != article.EPOCHS else "")
 
 
@@ -67,7 +69,7 @@ def article_section(stats, has_gpu):
         (
             "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
             "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
-            "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n). `ours, cpu` "
+            "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n; one run: no range). `ours, cpu` "
             "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
             "`.item()` calls follow the post's code: the every-100 print stayed in every run."
         ),
@@ -170,7 +172,7 @@ def losses_table(stats):
     return md + markdown_table(["epoch", "post's loss", "ours, cpu"], body)
 
 
-def answer_section(models, checks, stats, batch, prims):
+def answer_section(models, checks, stats, batch, prims, rows=()):
     """The homework question answered: the question, the model, the post's numbers, ours,
     and the regime (a deep GPU queue) in which the same model makes a sync expensive."""
     c_art, s_art = article.gpu_model()
@@ -216,34 +218,95 @@ def answer_section(models, checks, stats, batch, prims):
     ]
     md += real_gpu_sync_lines()
     for m in models:
-        lo, hi = m.fit.interval("per_item")
-        c = m.fit.value("per_epoch")
-        text = (
-            f"**Ours, {m.device}**: c = {fmt_fit_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
-            f"of every 20000-epoch run; s = {fmt_fit_us(m.fit, 'per_item')} per `.item()` "
-            f"(R² = {m.fit.r2:.3f}, {m.fit.n} runs). "
-        )
-        if lo <= 0 <= hi:
-            text += (
-                f"The per-call cost is **within noise** (its interval holds 0): run-to-run noise of whole runs "
-                f"is larger than every sync in them; even at the interval's upper end the table's 380-call spread "
-                f"is worth {380 * hi * 1e3:.1f} ms of a {article.EPOCHS * c:.2f} s run."
-            )
-        else:
-            text += (
-                f"The table's 380-call spread is worth {380 * m.fit.value('per_item') * 1e3:.1f} ms "
-                f"[{380 * lo * 1e3:.1f}, {380 * hi * 1e3:.1f}] of a {article.EPOCHS * c:.2f} s run."
-            )
-        rows = [_ours(stats, m.device, k, 1) for k, _, _ in article.TABLE]
-        if all(rows):
-            text += (
-                " Our runs of the table's four configurations: "
-                + ", ".join(f"{r.median_s:.3f} s" for r in rows)
-                + "."
-            )
-        md += [text, ""]
+        md += [ours_text(m, stats, rows, prims), ""]
     md += deep_queue_lines(batch, prims, models)
     return md
+
+
+def ours_text(m, stats, rows, prims):
+    """Our c and s on one device, from the measurement that concludes: the paired rows where
+    they ran, else the whole-run fit where its runs allow an interval, else what the whole runs
+    can say without one."""
+    item = paired.find(paired.rows_of(rows), m.device, "item")
+    if item:
+        text = _paired_text(m, item)
+    elif m.has_ci:
+        text = _fit_text(m)
+    else:
+        text = _no_ci_text(m, rows, prims)
+    table = [_ours(stats, m.device, k, 1) for k, _, _ in article.TABLE]
+    if all(table):
+        text += (
+            " Our runs of the table's four configurations: "
+            + ", ".join(f"{r.median_s:.3f} s" for r in table)
+            + (" (one run each)." if max(r.n for r in table) < 2 else ".")
+        )
+    return text
+
+
+def _paired_text(m, item):
+    s, c = paired.per_item(item), paired.per_epoch(item)
+    run = article.EPOCHS * c.value * 1e-6
+    lo, hi = m.fit.interval("per_item")
+    return (
+        f"**Ours, {m.device}** (the paired rows, {item.rounds} interleaved rounds: *Measurements "
+        f"that conclude*, below): c = {c.text()} per epoch, so {run:.2f} s of every 20000-epoch "
+        f"run; s = {s.text()} per `.item()`, so the table's 380-call spread is worth "
+        f"{380 * s.value * 1e-3:.2f} ms [{380 * s.lo * 1e-3:.2f}, {380 * s.hi * 1e-3:.2f}] of it. "
+        f"The fit over whole runs, secondary: c = {fmt_fit_us(m.fit, 'per_epoch')}, s = "
+        f"{fmt_fit_us(m.fit, 'per_item')} (R² = {m.fit.r2:.3f}, {m.fit.n} runs)"
+        + (": its s is within noise (its interval holds 0)." if lo <= 0 <= hi else ".")
+    )
+
+
+def _fit_text(m):
+    lo, hi = m.fit.interval("per_item")
+    c = m.fit.value("per_epoch")
+    text = (
+        f"**Ours, {m.device}**: c = {fmt_fit_us(m.fit, 'per_epoch')} per epoch, so {article.EPOCHS * c:.2f} s "
+        f"of every 20000-epoch run; s = {fmt_fit_us(m.fit, 'per_item')} per `.item()` "
+        f"(R² = {m.fit.r2:.3f}, {m.fit.n} runs). "
+    )
+    if lo <= 0 <= hi:
+        return text + (
+            f"The per-call cost is **within noise** (its interval holds 0): run-to-run noise of whole runs "
+            f"is larger than every sync in them; even at the interval's upper end the table's 380-call spread "
+            f"is worth {380 * hi * 1e3:.1f} ms of a {article.EPOCHS * c:.2f} s run."
+        )
+    return text + (
+        f"The table's 380-call spread is worth {380 * m.fit.value('per_item') * 1e3:.1f} ms "
+        f"[{380 * lo * 1e3:.1f}, {380 * hi * 1e3:.1f}] of a {article.EPOCHS * c:.2f} s run."
+    )
+
+
+def _no_ci_text(m, rows, prims):
+    """Whole runs whose residuals follow the run order: no interval; the epoch's cost from the
+    runs outside a slow period, and no `.item()` cost from them."""
+    ordered, k = summary.slow_period(rows, m.device)
+    us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered]
+    text = (
+        f"**Ours, {m.device}**: the whole runs cannot give c or s with an interval: their residuals "
+        f"about the fit follow the order they ran in ({m.order.text()}; *Run order*, below). "
+    )
+    if k:
+        text += (
+            f"The first {k} ran in a slow period ({min(us[:k]):.0f}-{max(us[:k]):.0f} us an epoch); "
+            f"the {len(us) - k} after it ran {min(us[k:]):.0f}-{max(us[k:]):.0f} us an epoch "
+            f"(median {np.median(us[k:]):.0f}, one run each, every logging interval): c as these runs "
+            "give it. "
+        )
+    else:
+        text += f"They ran {min(us):.0f}-{max(us):.0f} us an epoch (median {np.median(us):.0f}). "
+    idle = (prims or {}).get("Sync/item_idle") if m.device == "cuda" else None
+    return text + (
+        "A `.item()`'s cost is below what one run per configuration resolves"
+        + (
+            f"; alone on an idle GPU it costs {idle['us']:.1f} us (`Sync/item_idle`, "
+            f"{idle['n']} back-to-back repetitions; in the loop it also waits out the queue)."
+            if idle
+            else "."
+        )
+    )
 
 
 def article_table_errors():
@@ -286,7 +349,7 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
         top = max(per_file, key=per_file.get)
         md += [
             (
-                f"The price of a sync itself is the measured one: with nothing queued, the median of those "
+                f"What a sync itself costs is the measured figure: with nothing queued, the median of those "
                 f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
                 f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
                 f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
@@ -344,7 +407,7 @@ def deep_queue_lines(batch, prims, models):
     if not cuda:
         md.append(
             "- GPU: pending (no CUDA BatchSweep rows in this folder): this is the measurement that would "
-            "show a sync's price growing with the queue."
+            "show a sync's cost growing with the queue."
         )
     else:
         s = prims.get("Sync/item_idle", {}).get("us") if prims else None

@@ -1,6 +1,9 @@
 """How every page writes a number: one formatter per kind of figure, so that a figure reads the
 same on every page that prints it."""
 
+import math
+import re
+
 
 def fmt_us(v):
     """Microseconds: whole above 100, one decimal below; '-' for a figure that is missing."""
@@ -36,3 +39,39 @@ def fmt_or(v, spec, missing="-"):
 
 def plural(n, word):
     return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def fmt_sig(x, digits=2):
+    """x to `digits` significant digits, never in exponent form (220.04 -> '220', 10.9 -> '11',
+    0.583 -> '0.58'): for a figure whose spread does not support more."""
+    if x != x or x == 0:  # noqa: PLR0124  NaN
+        return f"{x}" if x != x else "0"  # noqa: PLR0124
+    d = digits - 1 - math.floor(math.log10(abs(x)))
+    return f"{round(x, d):.{max(d, 0)}f}"
+
+
+def fmt_ratio(x, n):
+    """A ratio such as a speed-up, 'x' appended: one decimal over 3 or more repetitions, two
+    significant digits over fewer (one run of a quantity that moves +-20 % supports no more)."""
+    if x != x:  # noqa: PLR0124  NaN
+        return "-"
+    return f"{x:.1f}x" if n >= 3 else f"{fmt_sig(x)}x"
+
+
+def fmt_runs(values, spec=".3f", unit=""):
+    """A measured figure with its repetitions: 'median (min-max, n=3)', or 'value (one run)'
+    for a single run, which has no spread to show."""
+    v = sorted(values)
+    med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    if len(v) == 1:
+        return f"{v[0]:{spec}}{unit} (one run)"
+    return f"{med:{spec}}{unit} ({v[0]:{spec}}-{v[-1]:{spec}}, n={len(v)})"
+
+
+_ONE_RUN_RANGE = re.compile(r"(-?[\d.]+) \((-?[\d.]+)-(-?[\d.]+), n=1\)")
+
+
+def one_run_ranges(line):
+    """A line with every 'x (x-x, n=1)' written 'x (one run)': for the sections other modules
+    write, whose one-run rows would otherwise show a range of one value."""
+    return _ONE_RUN_RANGE.sub(lambda m: f"{m.group(1)} (one run)", line)

@@ -16,6 +16,10 @@ verdicts (prediction_verdict), each with its reason in its text:
 - *inconclusive*: they meet only because one of them is wide (spread over TIGHT_PCT, or a
   measured CI that holds 0, against which no % error means anything); the text says which;
 - *off by x%*: they do not meet; x is the prediction's error against the measurement.
+
+Two figures of different kinds get no verdict at all (kinds_verdict): a `.item()` on an idle GPU
+against one in the loop, which also waits out the queue, or a traced figure against an untraced
+one (tracing slows each launch), differ by what they measure before any noise.
 """
 
 import math
@@ -121,7 +125,7 @@ def prediction_verdict(
     pr = tuple(pred_range) if pred_range else (pred, pred)
     if not measured_range or any(v != v for v in (*pr, *measured_range)):  # noqa: PLR0124  NaN
         err = 100.0 * (pred - measured) / measured if measured else float("nan")
-        return Verdict(f"{err:+.1f}% (n<2: noise unknown)", "unknown", err)
+        return Verdict(f"{err:+.1f}% (one run: no verdict)", "unknown", err)
     lo, hi = min(measured_range), max(measured_range)
     tol = 1e-9 * max(abs(pred), abs(measured))  # exact agreement must not fail on rounding
     meet = min(pr) <= hi + tol and lo <= max(pr) + tol
@@ -156,4 +160,34 @@ def prediction_verdict(
         )
     return Verdict(
         f"agrees ({err:+.1f}%; the ranges meet, both narrower than {TIGHT_PCT:g}%)", "agrees", err
+    )
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a figure measured: `where` is "idle" (alone, nothing queued), "in-loop" or None
+    (no queue to tell them apart: a CPU figure); `traced` whether a tracer ran meanwhile."""
+
+    where: object = None
+    traced: bool = False
+
+    def words(self):
+        return " ".join(w for w in (self.where, "traced" if self.traced else "untraced") if w)
+
+
+def kinds_verdict(pred_kind, measured_kind):
+    """None when the two figures are of one kind, else the Verdict that compares nothing."""
+    differ = []
+    if pred_kind.where and measured_kind.where and pred_kind.where != measured_kind.where:
+        differ.append(f"{pred_kind.where} against {measured_kind.where}")
+    if pred_kind.traced != measured_kind.traced:
+        differ.append(
+            "untraced against traced" if measured_kind.traced else "traced against untraced"
+        )
+    if not differ:
+        return None
+    return Verdict(
+        "not compared (figures of different kinds: " + "; ".join(differ) + ")",
+        "kinds",
+        float("nan"),
     )

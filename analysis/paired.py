@@ -149,6 +149,18 @@ def held_out_batch(p, batch):
     return pred, rng, by[batch]
 
 
+def concluded_held_out(paired):
+    """{(device, "interval", interval, print100) or (device, "batch", batch, None)}: the
+    held-out configurations the paired rows give a verdict on."""
+    out = set()
+    for p in paired:
+        if p.group == "held_out" and find(paired, p.device, "item"):
+            out.add((p.device, "interval", p.configs[0].interval, p.configs[0].print100))
+        if p.group == "batch":
+            out |= {(p.device, "batch", c.batch, None) for c in p.configs}
+    return out
+
+
 def verdict(pred, pred_range, measured):
     """noise.prediction_verdict on a configuration's per-epoch time and its interval."""
     return noise.prediction_verdict(

@@ -3,7 +3,7 @@ same from paired short runs, and the verdicts the paired intervals allow (analys
 
 import os
 
-from analysis import noise, paired, replay_validation, summary
+from analysis import noise, paired, replay_validation, report_tables, summary
 from analysis.tables import markdown_table
 
 HEADING = "## Measurements that conclude: paired, interleaved runs"
@@ -60,18 +60,11 @@ def _quantities(rows, models):
         if item is None:
             continue
         s, c = paired.per_item(item), paired.per_epoch(item)
-        whole_s = m.fit.interval("per_item") if m else None
-        whole_c = m.fit.interval("per_epoch") if m else None
-        fmt = lambda v, lohi: (
-            "-"
-            if lohi is None
-            else f"{v * 1e6:.2f} us [95% CI {lohi[0] * 1e6:.2f}, {lohi[1] * 1e6:.2f}]"
-        )
         body.append(
             [
                 device,
                 "one `.item()`",
-                fmt(m.fit.value("per_item"), whole_s) if m else "-",
+                report_tables.fit_cell(m, "per_item") if m else "-",
                 s.text() + (" (holds 0)" if s.lo <= 0 <= s.hi else ""),
                 f"{s.half_width():.2f} us",
             ]
@@ -80,7 +73,7 @@ def _quantities(rows, models):
             [
                 device,
                 "one epoch, never logging",
-                fmt(m.fit.value("per_epoch"), whole_c) if m else "-",
+                report_tables.fit_cell(m, "per_epoch") if m else "-",
                 c.text(),
                 f"{100 * c.half_width() / c.value:.2f}%",
             ]
@@ -89,73 +82,47 @@ def _quantities(rows, models):
     return markdown_table(head, body)
 
 
-def _held_out(rows, models, batch):
+def _held_out(rows):
+    """Each held-out configuration the paired rows measured, against its prediction: the one
+    verdict the report gives it (the whole runs' section points here)."""
     body = []
     for device in sorted({p.device for p in rows}):
         item, held = paired.find(rows, device, "item"), paired.find(rows, device, "held_out")
-        m = next((x for x in models if x.device == device), None)
         if item and held:
             s = paired.per_item(item)
             pred, rng, meas = paired.held_out_interval(held, s)
-            whole = "-"
-            for c, p in m.held_out if m else ():
-                if c.interval == meas.interval and c.print100 == meas.print100:
-                    whole = noise.prediction_verdict(
-                        p,
-                        None,
-                        c.median_s,
-                        (c.min_s, c.max_s) if c.n >= 2 else None,
-                        "the repetitions' range",
-                    ).text
-            v = paired.verdict(pred, rng, meas)
             body.append(
                 [
                     f"{device} interval {meas.interval} print100 {meas.print100}",
-                    whole,
                     f"{meas.us:.2f} [{meas.lo:.2f}, {meas.hi:.2f}]",
                     (
                         f"{pred:.2f} [{rng[0]:.2f}, {rng[1]:.2f}] (the never row beside it + the paired "
                         f"`.item()` cost x {meas.calls_per_epoch - held.configs[1].calls_per_epoch:.4f} "
                         "calls)"
                     ),
-                    v.text,
+                    paired.verdict(pred, rng, meas).text,
                 ]
             )
         b = paired.find(rows, device, "batch")
-        if b:
-            held_b = summary.HELD_OUT_BATCH
-            got = paired.held_out_batch(b, held_b)
-            if got:
-                pred, rng, meas = got
-                whole = "-"
-                for dev, hb, measured, p, samples in batch.held_out if batch else ():
-                    if dev == device and hb == held_b:
-                        whole = noise.prediction_verdict(
-                            p,
-                            None,
-                            measured,
-                            (min(samples), max(samples)),
-                            "the repetitions' range",
-                        ).text
-                v = paired.verdict(pred, rng, meas)
-                body.append(
-                    [
-                        f"{device} batch {held_b}",
-                        whole,
-                        f"{meas.us:.1f} [{meas.lo:.1f}, {meas.hi:.1f}]",
-                        (
-                            f"{pred:.1f} [{rng[0]:.1f}, {rng[1]:.1f}] (the line through batches "
-                            f"{', '.join(str(c.batch) for c in b.configs if c.batch != held_b)} run beside it)"
-                        ),
-                        v.text,
-                    ]
-                )
+        got = paired.held_out_batch(b, summary.HELD_OUT_BATCH) if b else None
+        if got:
+            pred, rng, meas = got
+            body.append(
+                [
+                    f"{device} batch {summary.HELD_OUT_BATCH}",
+                    f"{meas.us:.1f} [{meas.lo:.1f}, {meas.hi:.1f}]",
+                    (
+                        f"{pred:.1f} [{rng[0]:.1f}, {rng[1]:.1f}] (the line through batches "
+                        f"{', '.join(str(c.batch) for c in b.configs if c.batch != summary.HELD_OUT_BATCH)} run beside it)"
+                    ),
+                    paired.verdict(pred, rng, meas).text,
+                ]
+            )
     head = [
         "held out (us per epoch)",
-        "whole runs: verdict",
         "paired: measured [95% CI]",
         "predicted [range]",
-        "paired: verdict",
+        "verdict",
     ]
     return markdown_table(head, body)
 
@@ -219,7 +186,7 @@ def section(rows, models, batch, folder, whole_spread):
     md += _rows_table(prs) + [""]
     md += ["The quantities the fits estimate, from whole runs and from the paired rows:", ""]
     md += _quantities(prs, models) + [""]
-    held = _held_out(prs, models, batch)
+    held = _held_out(prs)
     if len(held) > 2:
         md += (
             [

@@ -24,10 +24,12 @@ import json
 import os
 import sys
 
-from analysis import answer, article, launch_queue, machine_limit, noise, report, summary
+import numpy as np
+
+from analysis import answer, article, launch_queue, machine_limit, noise, paired, report, summary
 from analysis.atomic_write import write_atomic
 from analysis.attribute_json.reader import load_attribution
-from analysis.fmt import fmt_us
+from analysis.fmt import fmt_ratio, fmt_runs, fmt_sig, fmt_us
 from analysis.tables import markdown_table
 from analysis.trace_pages.stats import sync_cost
 
@@ -118,12 +120,17 @@ def _epoch_prediction(rows, stats, models, device):
     )
     if not pred:
         return None
-    _, pv, pr, mv, mr, _, _ = report.prediction_cases(pred)[0]
+    _, pv, pr, mv, mr, *_ = report.prediction_cases(pred)[0]
     v = noise.prediction_verdict(pv, pr, mv, mr, "the measured range")
+    n = summary.primitives(rows)[f"Dispatch/{device}-add"]["n"]
+    op = (
+        f"the tiny op spread {pred['op_spread_pct']:.0f}% over {n} repetitions"
+        if n >= 3
+        else f"the tiny op: {n} back-to-back repetitions"
+    )
     return (
         f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
-        f"measured: {v.text if v.kind == 'unknown' else v.kind} (the tiny op spread "
-        f"{pred['op_spread_pct']:.0f}%)"
+        f"measured: {v.text if v.kind == 'unknown' else v.kind} ({op})"
     )
 
 
@@ -133,8 +140,8 @@ def _gpu_cells(gpu, gpu_folder):
         return {}
     _, rows, stats, models = gpu
     prims = summary.primitives(rows)
-    cells = _gpu_fit_cells(models, prims)
-    cells.update(_gpu_run_cells(stats))
+    cells = _gpu_fit_cells(models, prims, rows)
+    cells.update(_gpu_run_cells(stats, rows))
     where = _gpu_where_cell(rows, gpu_folder)
     if where:
         cells["where"] = where
@@ -144,10 +151,11 @@ def _gpu_cells(gpu, gpu_folder):
     sync = [(k, prims[k]) for k in ("Sync/stream_idle", "Sync/item_idle") if k in prims]
     if sync:
         cells["sync"] = (
-            "; ".join(f"`{k}` {v['us']:.2f} us (n={v['n']})" for k, v in sync)
-            + " (measured alone on the H200)"
+            "; ".join(f"`{k}` {v['us']:.2f} us" for k, v in sync)
+            + f" (alone on the H200, nothing queued; {_reps(max(v['n'] for _, v in sync))})"
         )
-    rungs = {(r.device, r.rung): r for r in summary.ladder(rows)}
+    ladder = summary.ladder(rows)
+    rungs = {(r.device, r.rung): r for r in ladder}
     shown = [
         rungs[k]
         for k in (("cuda", "cuda_graph"), ("cuda", "persistent_kernel"), ("cpu", "fused_cpu"))
@@ -156,53 +164,114 @@ def _gpu_cells(gpu, gpu_folder):
     if shown:
         cells["fused"] = "; ".join(
             f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) {r.us_per_epoch:.2f} us/epoch, "
-            f"{r.speedup:.1f}x LibTorch eager"
+            f"{fmt_ratio(r.speedup, summary.runs_behind(ladder, r))} LibTorch eager"
             for r in shown
+        ) + (
+            " (one run each, eager too)"
+            if max(summary.runs_behind(ladder, r) for r in shown) < 2
+            else ""
         )
-    batch = summary.batch_analysis(rows)
-    if batch.crossover:
-        cells["crossover"] = (
-            f"batch {batch.crossover} (the first batch of the sweep whose never-logging epoch is "
-            "faster on the GPU than on its CPU)"
-        )
+    bracket = summary.batch_analysis(rows).bracket
+    if bracket:
+        cells["crossover"] = _crossover_cell(bracket)
     return cells
 
 
-def _gpu_fit_cells(models, prims):
-    """One .item() and one epoch on the GPU: the idle primitive and the fit over whole runs."""
+def _reps(n):
+    return "one run" if n < 2 else f"{n} back-to-back repetitions"
+
+
+def _crossover_cell(b):
+    """Where the GPU starts to win, as the bracket the swept batches support."""
+    text = (
+        f"at or below batch {b.hi}"
+        if b.lo is None
+        else f"between batch {b.lo} (the GPU slower) and {b.hi} (faster there and at every larger batch)"
+    )
+    for a, nxt, ua, ub in b.backwards:
+        text += (
+            f"; its CPU's never-logging epoch falls from {ua:,.0f} us at {a} rows to {ub:,.0f} at "
+            f"{nxt}, a curve going backwards, so the GPU's lead at {a} does not settle it"
+        )
+    return text + f" ({_reps(b.n)} a point)"
+
+
+def _gpu_fit_cells(models, prims, rows):
+    """One .item() and one epoch on the GPU: the idle primitive, and the whole runs outside any
+    slow period (one each: no interval)."""
     cuda, cpu = models.get("cuda"), models.get("cpu")
     if not cuda:
         return {}
     item = prims.get("Sync/item_idle")
     return {
         "item": (
-            f"{item['us']:.1f} us on an idle GPU (`Sync/item_idle`, n={item['n']}); "
+            f"{item['us']:.1f} us on an idle GPU (`Sync/item_idle`, {_reps(item['n'])}); "
             if item
             else ""
         )
-        + _fit_cell(cuda, "per_item", "the fit over whole runs: "),
-        "epoch": f"GPU {_ci(cuda.fit, 'per_epoch')}, fitted over {cuda.fit.n} runs"
-        + (f"; its CPU {_ci(cpu.fit, 'per_epoch')}" if cpu else ""),
+        + (
+            _fit_cell(cuda, "per_item", "the fit over whole runs: ")
+            if cuda.has_ci
+            else "in the loop: not resolved (whole runs of one each, not independent: REPORT.md, "
+            "*Run order*)"
+        ),
+        "epoch": "GPU "
+        + _runs_cell(cuda, rows)
+        + (f"; its CPU {_runs_cell(cpu, rows)}" if cpu else ""),
     }
 
 
-def _gpu_run_cells(stats):
-    """The post's two runs' configurations on the GPU machine's CPU and on its GPU."""
+def _runs_cell(model, rows):
+    """An epoch's cost from a device's whole runs: the fit where they allow an interval, else
+    the range of the runs outside a slow period."""
+    if model.has_ci:
+        return f"{_ci(model.fit, 'per_epoch')}, fitted over {model.fit.n} runs"
+    ordered, k = summary.slow_period(rows, model.device)
+    us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered][k:]
+    return (
+        f"{min(us):.0f}-{max(us):.0f} us (median {np.median(us):.0f}; "
+        + (f"the {len(us)} whole runs after the slow period" if k else f"{len(us)} whole runs")
+        + ", one each, every logging interval; no interval: they drift with their run order)"
+    )
+
+
+def _gpu_run_cells(stats, rows):
+    """The post's two runs' configurations on the GPU machine's CPU and on its GPU; a GPU run
+    in the slow period gives way to the same loop without the every-100 print after it."""
     cells = {}
     post_cpu = next(r for r in article.RUNS if r.label == "CPU")
     ours = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
     if ours:
         cells["cpu_run"] = (
-            f"{ours.median_s:.3f} s (n={ours.n}; the GPU machine's CPU, LibTorch C++)"
+            f"{fmt_runs(ours.samples, '.2f', ' s')}; the GPU machine's CPU, LibTorch C++"
         )
     post_gpu = next(r for r in article.RUNS if r.label == "GPU")
     g = answer._ours(stats, "cuda", post_gpu.interval, post_gpu.print100)
-    if g:
-        every = [c.median_s for c in stats if c.device == "cuda" and c.batch == 120]
-        text = f"{g.median_s:.3f} s (n={g.n}); the sweep's {len(every)} CUDA rows ran {_range(every, '.2f')} s"
+    if not g:
+        return cells
+    ordered, k = summary.slow_period(rows, "cuda")
+    slow = {(r.args.get("interval"), r.args.get("print100")) for r in ordered[:k]}
+    if (g.interval, g.print100) not in slow:
+        text = f"{fmt_runs(g.samples, '.2f', ' s')}"
         if ours:
-            text += f"; {g.median_s / ours.median_s:.1f}x its CPU's {ours.median_s:.3f} s"
+            text += f", {fmt_sig(g.median_s / ours.median_s)}x its CPU's {ours.median_s:.2f} s"
         cells["gpu_run"] = text
+        return cells
+    alt = answer._ours(stats, "cuda", g.interval, 1 - g.print100)
+    alt_cpu = answer._ours(stats, "cpu", g.interval, 1 - g.print100)
+    text = ""
+    if alt and (alt.interval, alt.print100) not in slow:
+        text = f"{fmt_runs(alt.samples, '.2f', ' s')} for the same loop without the every-100 print, after the slow period"
+        if alt_cpu:
+            text += (
+                f", {fmt_sig(alt.median_s / alt_cpu.median_s)}x its CPU's {alt_cpu.median_s:.2f} s "
+                f"for that loop ({_reps(min(alt.n, alt_cpu.n))} each); "
+            )
+    cells["gpu_run"] = (
+        text
+        + f"the post's exact loop: {fmt_runs(g.samples, '.2f', ' s')}, in the slow period after the "
+        "build (REPORT.md, *Run order*)"
+    )
     return cells
 
 
@@ -216,10 +285,16 @@ def _gpu_where_cell(rows, gpu_folder):
     traced = [a.values["traced_us_per_epoch"] for a in attr if "traced_us_per_epoch" in a.values]
     launches = [a.values["attr_launches"] for a in attr if "attr_launches" in a.values]
     text = (
-        f"GPU busy {_range(busy)} us of a traced epoch of {_range(traced)} us; "
-        f"{_range(launches, '.0f')} launches an epoch take {_range(api)} us of host API time (CUPTI, "
-        f"range over the medians of {len(attr)} configurations)"
+        f"traced (CUPTI on; range over {len(attr)} configurations): GPU busy {_range(busy)} us of "
+        f"a traced epoch of {_range(traced, '.0f')} us; {_range(launches, '.0f')} launches an epoch "
+        f"take {_range(api, '.0f')} us of host API time, traced"
     )
+    launch = summary.primitives(rows).get("KernelLaunch/host_launch")
+    if launch and launches and min(launches) == max(launches):
+        text += (
+            f" (untraced, one launch costs {launch['us']:.2f} us, `KernelLaunch/host_launch`: "
+            f"{launches[0]:.0f} x {launch['us']:.2f} = {launches[0] * launch['us']:.0f} us)"
+        )
     queue = launch_queue.queue_rows(attr, gpu_folder)
     if queue:
         regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
@@ -242,7 +317,7 @@ def results_block(
     gpu = _load(gpu_folder)
     cells = _gpu_cells(gpu, gpu_folder)
     pending = "pending" if gpu is None else "-"
-    body = _answer_rows(models["cpu"], stats, cells, pending)
+    body = _answer_rows(models["cpu"], stats, cells, pending, rows)
     body += _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
     gpu_name = os.path.basename(gpu_folder.rstrip("/")) if gpu else None
     lines = [
@@ -263,17 +338,31 @@ def results_block(
     return lines + _skipped_lines(runs, gpu)
 
 
-def _answer_rows(cpu, stats, cells, pending):
-    """The article's answer: one .item(), one epoch's work, the post's two runs against ours."""
+def _answer_rows(cpu, stats, cells, pending, rows=()):
+    """The article's answer: one .item(), one epoch's work, the post's two runs against ours;
+    ours from the paired rows where they ran (the measurement that concludes)."""
     c_art, s_art = article.gpu_model()
     post_cpu = next(r for r in article.RUNS if r.label == "CPU")
     post_gpu = next(r for r in article.RUNS if r.label == "GPU")
     ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
+    item = paired.find(paired.rows_of(rows), "cpu", "item")
+    if item:
+        s, c = paired.per_item(item), paired.per_epoch(item)
+        how = f"`Paired`: {item.rounds} rounds, the two loops interleaved in one process"
+        item_cell = f"{s.text()} ({how})"
+        epoch_cell = (
+            f"CPU (LibTorch C++): {c.text()}, +-{100 * c.half_width() / c.value:.2f}% ({how})"
+        )
+    else:
+        item_cell = _fit_cell(cpu, "per_item", "")
+        epoch_cell = (
+            f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs"
+        )
     return [
         [
             "one `.item()`",
             f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
-            _fit_cell(cpu, "per_item", ""),
+            item_cell,
             cells.get("item", pending),
         ],
         [
@@ -282,16 +371,13 @@ def _answer_rows(cpu, stats, cells, pending):
                 f"GPU {c_art * 1e6:.0f} us (the same two runs); CPU {post_cpu.seconds / article.EPOCHS * 1e6:.0f} us "
                 f"({post_cpu.seconds:.2f} s / {article.EPOCHS})"
             ),
-            f"CPU (LibTorch C++): {_ci(cpu.fit, 'per_epoch')}, fitted over {cpu.fit.n} runs",
+            epoch_cell,
             cells.get("epoch", pending),
         ],
         [
             f"the post's CPU run ({post_cpu.item_calls} `.item()` calls, {article.EPOCHS} epochs)",
             f"{post_cpu.seconds:.2f} s (Python, i9-12900KF)",
-            (
-                f"{ours_cpu.median_s:.3f} s ({ours_cpu.min_s:.3f}-{ours_cpu.max_s:.3f}, n={ours_cpu.n}; LibTorch "
-                "C++, median)"
-            ),
+            f"{fmt_runs(ours_cpu.samples, '.2f', ' s')}; LibTorch C++, median",
             cells.get("cpu_run", pending),
         ],
         [
@@ -348,7 +434,7 @@ def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
                 "the same training, overhead removed",
                 "-",
                 (
-                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fused.speedup_eager:.1f}x "
+                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fmt_ratio(fused.speedup_eager, fused.n)} "
                     f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak"
                 ),
                 cells.get("fused", pending),

@@ -20,9 +20,11 @@ import sys
 from analysis import (
     answer,
     bench_json,
+    fmt,
     launch_queue,
     machine_limit,
     noise,
+    paired,
     paired_report,
     plots,
     replay_validation,
@@ -157,7 +159,8 @@ def _min_max(xs):
 
 
 def prediction_cases(p):
-    """(what, predicted, its range, measured, its range, measured text, reason if off) for one device."""
+    """(what, predicted, its range, measured, its range, measured text, reason if off, the two
+    figures' noise.Kind or None when of one kind) for one device."""
     ms = p["measured_epoch_samples_us"]
     over = p["predicted_epoch_us"] > p["measured_epoch_us"]
     epoch_reason = (prose.EPOCH_OVER if over else prose.EPOCH_UNDER) + prose.TINY_OP_SPREAD.format(
@@ -172,6 +175,7 @@ def prediction_cases(p):
             _min_max(ms),
             "ItemSync never-logging us/epoch",
             epoch_reason,
+            None,
         ),
         (
             "us/epoch = Dispatch train_step (the same loop, timed alone)",
@@ -181,9 +185,15 @@ def prediction_cases(p):
             _min_max(ms),
             "ItemSync never-logging us/epoch",
             prose.STEP_APART,
+            None,
         ),
     ]
     fit_ci = p.get("fitted_item_ci_us")
+    # On CUDA Sync/item_idle waits on an idle GPU; a `.item()` in the loop also waits out the
+    # queue, and a traced one pays CUPTI's share too: each pair gets no verdict (noise.Kind).
+    cuda = p["device"] == "cuda"
+    idle, loop = noise.Kind("idle" if cuda else None), noise.Kind("in-loop" if cuda else None)
+    traced_loop = noise.Kind(loop.where, traced=True)
     item_what = (
         "us/.item() = Sync/item_idle" if p["device"] == "cuda" else "us/.item() = one tiny op"
     )
@@ -199,6 +209,7 @@ def prediction_cases(p):
             fit_ci,
             "the ItemSync fit's slope [95% CI]",
             prose.ITEM_QUEUE if p["device"] == "cuda" else prose.ITEM_FIT_NOISE,
+            (idle, loop),
         )
     )
     traced = p.get("traced_item_samples_us") or ()
@@ -212,6 +223,7 @@ def prediction_cases(p):
                 _min_max(traced),
                 "traced host time in `item` ranges (median [range over configurations])",
                 prose.TRACED_ITEM,
+                (idle, traced_loop),
             )
         )
     return cases
@@ -222,7 +234,9 @@ def ladder_section(rows, machine, folder):
     md = ["", prose.LADDER_HEADING, ""]
     if not rungs:
         return md + [prose.NO_LADDER, ""]
-    md += [prose.LADDER_INTRO, ""] + report_tables.ladder_table(rungs) + [""]
+    suspect = summary.suspect_rungs(rungs, rows)
+    md += [prose.LADDER_INTRO, ""] + report_tables.ladder_table(rungs, suspect) + [""]
+    md += [prose.SUSPECT.format(device=d, rung=r, why=why) for (d, r), why in suspect.items()]
     md += ladder_notes(rungs)
     md += ["", "Targets:", ""]
     for text, verdict in summary.ladder_targets(rungs):
@@ -249,8 +263,8 @@ def ladder_notes(rungs):
                 a=a.rung,
                 b=b.rung,
                 threads=a.threads,
-                a_speedup=a.speedup,
-                b_speedup=b.speedup,
+                a_speedup=fmt.fmt_ratio(a.speedup, summary.runs_behind(rungs, a)),
+                b_speedup=fmt.fmt_ratio(b.speedup, summary.runs_behind(rungs, b)),
                 diff=diff,
                 mark=noise.mark(ci, fmt="+.2f"),
             )
@@ -276,8 +290,10 @@ def ladder_notes(rungs):
     return md
 
 
-def held_out_section(models, batch):
-    """The held-out ItemSync configurations and batch, each against its prediction."""
+def held_out_section(models, batch, concluded=frozenset()):
+    """The held-out ItemSync configurations and batch, each against its prediction; one verdict
+    per configuration, so those in `concluded` (paired.concluded_held_out) point to the paired
+    rows' verdict instead of giving their own."""
     md = ["", prose.HELD_OUT_HEADING, "", prose.HELD_OUT_INTRO.format(tight=noise.TIGHT_PCT), ""]
     rows = []
     for m in models:
@@ -289,29 +305,31 @@ def held_out_section(models, batch):
                 (c.min_s, c.max_s) if c.n >= 2 else None,
                 "the repetitions' range",
             )
+            paired_says = (m.device, "interval", c.interval, c.print100) in concluded
             rows.append(
                 [
                     f"{m.device} interval {c.interval} print100 {c.print100} (s)",
-                    f"{c.median_s:.3f} ({c.min_s:.3f}-{c.max_s:.3f}, n={c.n})",
+                    fmt.fmt_runs(c.samples),
                     f"{p:.3f}",
-                    v.text,
-                    "" if v.agrees else prose.HELD_OUT_LOAD,
+                    prose.HELD_OUT_PAIRED if paired_says else v.text,
+                    "" if v.agrees or paired_says else prose.HELD_OUT_LOAD,
                 ]
             )
     for device, b, measured, pred, samples in batch.held_out:
         v = noise.prediction_verdict(
             pred, None, measured, _min_max(samples), "the repetitions' range"
         )
+        paired_says = (device, "batch", b, None) in concluded
         reason = (
             "" if v.agrees else prose.BATCH_HELD_OUT_OVER if v.err_pct > 0 else prose.BATCH_HELD_OUT
         )
         rows.append(
             [
                 f"{device} batch {b} (us/epoch, from the batch fit)",
-                f"{measured:.1f} ({min(samples):.1f}-{max(samples):.1f}, n={len(samples)})",
+                fmt.fmt_runs(samples, ".1f"),
                 f"{pred:.1f}",
-                v.text,
-                reason,
+                prose.HELD_OUT_PAIRED if paired_says else v.text,
+                "" if paired_says else reason,
             ]
         )
     if rows:
@@ -319,6 +337,32 @@ def held_out_section(models, batch):
     return md + [
         prose.NO_HELD_OUT.format(interval=summary.HELD_OUT_INTERVAL, batch=summary.HELD_OUT_BATCH)
     ]
+
+
+def run_order_section(rows, models):
+    """The ItemSync rows in the order they ran, for each device whose fit's residuals follow
+    that order or whose first runs lead a slow period: the evidence the intervals left out."""
+    md = []
+    for m in models:
+        ordered, k = summary.slow_period(rows, m.device)
+        if m.has_ci and not k:
+            continue
+        us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered]
+        body = [
+            [
+                str(i + 1),
+                (
+                    f"interval {tables.interval_label(r.args.get('interval', 0))} print100 "
+                    f"{r.args.get('print100', 0)}"
+                ),
+                f"{u:.1f}",
+                "slow period" if i < k else "",
+            ]
+            for i, (r, u) in enumerate(zip(ordered, us))
+        ]
+        md += ["### Run order: " + m.device, "", prose.run_order_intro(m, us, k), ""]
+        md += tables.markdown_table(["run", "configuration", "us/epoch", ""], body) + [""]
+    return md
 
 
 def batch_section(batch, machine, folder):
@@ -347,11 +391,7 @@ def batch_section(batch, machine, folder):
             )
         )
     if any(p.device == "cuda" for p in batch.points):
-        md.append(
-            prose.GPU_WINS_FROM.format(batch=batch.crossover)
-            if batch.crossover
-            else prose.GPU_NEVER_WINS
-        )
+        md.append(prose.gpu_wins(batch.bracket))
     else:
         md.append(prose.NO_GPU_BATCH)
     png = plots.batch_plot(batch, machine, os.path.join(folder, "batch_sweep.png"))
@@ -402,16 +442,17 @@ def build_report(folder, machine):
     if not any(s.device == "cuda" for s in stats):
         md += [prose.GPU_PENDING + (f" ({skipped[0][2]})" if skipped else "") + ".", ""]
     md += answer.article_section(stats, has_gpu)
-    md += answer.answer_section(models, checks, stats, batch, summary.primitives(rows))
+    md += answer.answer_section(models, checks, stats, batch, summary.primitives(rows), rows)
     nevers = [c for c in stats if c.interval == 0 and c.batch == summary.FIT_BATCH]
     md += [prose.SWEEP_HEADING, "", prose.sweep_intro(ctx.get("epochs"), nevers), ""]
     md += [tables.render_markdown(stats, models), ""]
+    md += run_order_section(rows, models)
     md += [prose.MODEL_HEADING, "", prose.model_intro(), ""] + report_tables.model_table(models)
-    md += held_out_section(models, batch)
+    md += held_out_section(models, batch, paired.concluded_held_out(paired.rows_of(rows)))
     png = plots.item_calls_plot(rows, models, machine, os.path.join(folder, "item_calls.png"))
     md += markdown_figure("time vs .item() calls", png, plots.ITEM_CALLS_CAPTION)
     md += attribution_section(rows, machine, folder)
-    md += replay_validation.section(folder, stats)
+    md += [fmt.one_run_ranges(line) for line in replay_validation.section(folder, stats)]
     md += paired_report.section(rows, models, batch, folder, _whole_run_spread(stats))
     md += primitives_section(rows, stats, models, runs)
     md += batch_section(batch, machine, folder)

@@ -14,7 +14,7 @@ SPREAD_OK_PCT = (
 
 # Why an affine per-epoch cost misses a batch by more than 10%.
 BATCH_MISS_REASON = (
-    "An affine cost has one price per row; the measured price per row is not one number across four "
+    "An affine cost has one cost per row; the measured cost per row is not one number across four "
     "decades of batch (a likely reason, not measured here: the largest batches' tensors no longer "
     "fit the caches, and allocations that size are mapped afresh page by page), and the weighted "
     "fit follows the many smaller batches"
@@ -63,11 +63,16 @@ ATTRIBUTION_INTRO = (
     "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
     "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
     "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
-    "difference of the means with its 95% CI (Welch, over the repetitions), *within noise* when that holds "
+    "difference of the means with its 95% CI (Welch, over the repetitions, which ran back to back and are "
+    "taken as independent), *within noise* when that holds "
     "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
     "Definitions: docs/experiment.md, *Where the time goes*."
 )
-GPU_TIMELINE = "GPU timeline per epoch (CUPTI):"
+GPU_TIMELINE = (
+    "GPU timeline per epoch, traced (CUPTI on, which slows each launch: `launch API us` is a "
+    "traced figure; an untraced launch's cost is `KernelLaunch/host_launch` in the primitives "
+    "below):"
+)
 GPU_TIMELINE_PENDING = "GPU timeline (CUPTI) pending: no CUDA rows in this folder."
 QUEUE_INTRO = (
     "The launch queue per epoch (work launched and not yet finished on the GPU), as `./attribute` "
@@ -102,7 +107,10 @@ NO_PRIMITIVES = (
     "No primitive rows in this folder "
     "(./bench --benchmark_filter='^(Dispatch|KernelLaunch|Sync|Memcpy)/')."
 )
-PRIMITIVES_INTRO = "Median over the repetitions of the price of one operation; spread = (max-min)/median over them."
+PRIMITIVES_INTRO = (
+    "Median over the repetitions of the cost of one operation; spread = (max-min)/median over "
+    "them (the repetitions of a row ran back to back in one process)."
+)
 PRIMITIVES_RUN = " Their run: {load}."
 UNSTABLE = (
     "**Not stable enough to predict to {ok:g}%**: {which}. On a shared machine (other processes on "
@@ -116,9 +124,9 @@ TOO_FEW_REPS = (
     "carry the spreads as measured."
 )
 PUBLISHED_INTRO = (
-    "Measured against published prices (the ranges of `PUBLISHED_PRICES` in analysis/summary.py):"
+    "Measured against published figures (the ranges of `PUBLISHED_PRICES` in analysis/summary.py):"
 )
-NO_PUBLISHED = "Comparison with published launch, sync and graph-node prices pending: no CUDA primitive rows here."
+NO_PUBLISHED = "Comparison with published launch, sync and graph-node figures pending: no CUDA primitive rows here."
 PREDICTIONS_INTRO = (
     "Predictions from the primitives, each beside what was measured, with a verdict (analysis/noise.py): "
     "*agrees* when the prediction's range [from the primitive's repetitions] meets the measurement's "
@@ -143,7 +151,7 @@ LADDER_INTRO = (
 )
 SAME_CONFIGURATION = (
     "- {a} and {b} both ran on {threads:.0f} threads here: one configuration measured "
-    "twice, so their {a_speedup:.2f}x and {b_speedup:.2f}x differ by run-to-run noise only "
+    "twice, so their {a_speedup} and {b_speedup} differ by run-to-run noise only "
     "({b} - {a}, difference of the means: {diff:+.2f} us/epoch {mark})."
 )
 NOT_CHECKED = (
@@ -151,6 +159,7 @@ NOT_CHECKED = (
     "its final loss, {loss:.7g}, and LibTorch eager's, {eager_loss:.7g}, are {same}."
 )
 TARGET_PENDING = "pending (rows not in this folder)"
+SUSPECT = "- **{device} {rung} is SUSPECT** until a run fixes it: {why}."
 
 # ---- the head, the sweep, the model, the batch sweep ---------------------------------------
 
@@ -161,9 +170,10 @@ SWEEP_INTRO = (
     "Loop time of {epochs} epochs, median over repetitions; spread = (max-min)/median. "
     "`above 0 calls` = this row's mean minus the reference, the model's fitted loop time at 0 `.item()` "
     "calls (epochs x per_epoch, the fit in the next section, over every repetition of every fitted row), "
-    "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions and the fit), "
-    "marked *within noise* when it holds 0. Why that reference: a single never-logging row is 3 "
-    "repetitions, and one slow repetition moves it{nevers}; the fit at 0 calls is what every row says "
+    "with the 95% CI of that same difference (Welch-Satterthwaite over the row's repetitions, run back to "
+    "back and taken as independent, and the fit), "
+    "marked *within noise* when it holds 0. Why that reference: a single never-logging row is one "
+    "configuration's few repetitions, and one slow repetition moves it{nevers}; the fit at 0 calls is what every row says "
     "not logging costs, and no one row moves it much. Article figures as in the tables above."
 )
 NEVERS_SPREAD = " (here the never-logging rows spread {spreads})"
@@ -179,6 +189,7 @@ HELD_OUT_INTRO = (
     "{tight:g}% of its median, *inconclusive* when it lies inside only a wider range, else *off by* "
     "its error against the median."
 )
+HELD_OUT_PAIRED = "given by the paired rows (*Measurements that conclude*, below): these whole runs do not conclude"
 NO_HELD_OUT = "No held-out rows (interval {interval}, batch {batch}) in this folder."
 BATCH_HEADING = (
     "## Batch size: where the GPU starts to win, and what a sync costs with more work queued"
@@ -186,7 +197,8 @@ BATCH_HEADING = (
 BATCH_INTRO = (
     "`extra us per .item()` = (mean us/epoch logging every epoch - mean us/epoch never logging), one "
     "`.item()` per epoch, with the 95% CI of that same difference of means (Welch, over the repetitions), "
-    "*within noise* when it holds 0; `% of an epoch` is the same figure and interval divided by the mean "
+    "*within noise* when it holds 0 (the repetitions ran back to back, not interleaved: the interval takes them "
+    "as independent); `% of an epoch` is the same figure and interval divided by the mean "
     "never-logging epoch (what the plot's right panel draws). The us/epoch columns are medians."
 )
 BATCH_FIT = (
@@ -194,11 +206,68 @@ BATCH_FIT = (
     "{held_out} held out). Its largest miss: batch {batch:,}, fitted {fitted:,.0f} us against "
     "{measured:,.0f} measured ({err:+.0f}%){reason}."
 )
-GPU_WINS_FROM = "- The GPU is faster than the CPU from batch {batch} on."
+GPU_WINS_BRACKET = (
+    "- The GPU's never-logging epoch is faster than its CPU's from somewhere {where} "
+    "(n={n} repetitions a point){falls}."
+)
+GPU_FALLS = (
+    "; the CPU's curve goes backwards from batch {a} to {b} ({ua:,.0f} -> {ub:,.0f} us an "
+    "epoch), so the GPU's lead at {a} does not narrow it"
+)
 GPU_NEVER_WINS = "- The GPU was not faster than the CPU at any swept batch."
 NO_GPU_BATCH = "- GPU batch rows pending (no CUDA rows in this folder)."
 NO_BATCH = "No BatchSweep rows in this folder."
 SKIPPED_HEADING = "## Rows that did not run"
+
+
+def gpu_wins(bracket):
+    """Where the GPU starts to win, as the bracket the swept batches support."""
+    if bracket is None:
+        return GPU_NEVER_WINS
+    where = (
+        f"at or below batch {bracket.hi} (the smallest swept)"
+        if bracket.lo is None
+        else f"between batch {bracket.lo} (slower there) and {bracket.hi} (faster there and at "
+        "every larger batch)"
+    )
+    falls = "".join(GPU_FALLS.format(a=a, b=b, ua=ua, ub=ub) for a, b, ua, ub in bracket.backwards)
+    return GPU_WINS_BRACKET.format(where=where, n=bracket.n, falls=falls)
+
+
+RUN_ORDER = (
+    "The {device} ItemSync rows of batch {batch} in the order they ran ({n} runs). {order}{slow} "
+    "Figures that rest on these runs carry no interval; the headline figures take the runs "
+    "after any slow period."
+)
+SLOW_PERIOD = (
+    " The first {k} ran {lo:.0f}-{hi:.0f} us an epoch, each over {tight:g}% above the median of "
+    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period of the "
+    "host, whatever its cause (nothing recorded during the runs tells it)."
+)
+
+
+def run_order_intro(m, us, k):
+    order = (
+        f"The fit's residuals follow this order ({m.order.text()}): the runs are not independent."
+        if m.order is not None and m.order.correlated
+        else ""
+    )
+    slow = (
+        SLOW_PERIOD.format(
+            k=k,
+            lo=min(us[:k]),
+            hi=max(us[:k]),
+            tight=noise.TIGHT_PCT,
+            rest=len(us) - k,
+            rlo=min(us[k:]),
+            rhi=max(us[k:]),
+        )
+        if k
+        else ""
+    )
+    return RUN_ORDER.format(
+        device=m.device, batch=summary.FIT_BATCH, n=len(us), order=order, slow=slow
+    )
 
 
 def load_note(run):
@@ -230,10 +299,10 @@ def machine_lines(ctx, runs):
 
 def sweep_intro(epochs, nevers):
     spreads = " and ".join(
-        f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers
+        f"{c.spread_pct:.1f}% ({c.device}, print100 {c.print100})" for c in nevers if c.n >= 2
     )
     return SWEEP_INTRO.format(
-        epochs=epochs, nevers=NEVERS_SPREAD.format(spreads=spreads) if nevers else ""
+        epochs=epochs, nevers=NEVERS_SPREAD.format(spreads=spreads) if spreads else ""
     )
 
 

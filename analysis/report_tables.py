@@ -3,7 +3,7 @@
 import numpy as np
 
 from analysis import launch_queue, noise, summary, tables
-from analysis.fmt import fmt_fit_us, fmt_or
+from analysis.fmt import fmt_fit_us, fmt_or, fmt_ratio, fmt_sig
 
 ATTRIBUTION_HEADER = (
     [
@@ -120,7 +120,10 @@ def primitives_table(prims):
         extra = ", ".join(
             f"{k}={v:.4g}" for k, v in p["counters"].items() if k in PRIMITIVE_COUNTERS
         )
-        rows.append([name, f"{p['us']:.3f}", f"{p['spread_pct']:.1f}% (n={p['n']})", extra])
+        spread = "one run" if p["n"] < 2 else f"{p['spread_pct']:.1f}% (n={p['n']})"
+        # digits follow the spread: two significant ones over 10 %, three over 1 %
+        digits = 2 if p["spread_pct"] > 10 else 3 if p["spread_pct"] > 1 or p["n"] < 2 else 4
+        rows.append([name, fmt_sig(p["us"], digits), spread, extra])
     return tables.markdown_table(["primitive", "us (median)", "spread (n)", "counters"], rows)
 
 
@@ -148,9 +151,14 @@ def _range(x):
     return f" [{x[0]:.2f}, {x[1]:.2f}]" if x else ""
 
 
-def prediction_row(p, what, pred, pred_range, measured, measured_range, measured_what, reason):
-    """One prediction beside its measurement, with noise.prediction_verdict's verdict."""
-    v = noise.prediction_verdict(pred, pred_range, measured, measured_range, "the measured range")
+def prediction_row(
+    p, what, pred, pred_range, measured, measured_range, measured_what, reason, kinds=None
+):
+    """One prediction beside its measurement, with noise.prediction_verdict's verdict, or none
+    when `kinds` (the prediction's and the measurement's noise.Kind) differ."""
+    v = (noise.kinds_verdict(*kinds) if kinds else None) or noise.prediction_verdict(
+        pred, pred_range, measured, measured_range, "the measured range"
+    )
     return [
         p["device"],
         what,
@@ -180,16 +188,18 @@ LADDER_HEADER = [
 ]
 
 
-def ladder_table(rungs):
+def ladder_table(rungs, suspect=None):
+    """The ladder; a rung in `suspect` ({(device, rung): why}) is marked, its reason below."""
+    suspect = suspect or {}
     rows = [
         [
             r.device,
-            r.rung,
+            r.rung + (" (SUSPECT)" if (r.device, r.rung) in suspect else ""),
             fmt_or(r.threads, ".0f"),
             fmt_or(r.epochs, ".0f"),
             fmt_or(r.records, ".0f"),
-            f"{r.us_per_epoch:.2f}",
-            f"{fmt_or(r.speedup, '.1f')}x",
+            fmt_sig(r.us_per_epoch, 4 if r.n >= 3 else 3),
+            fmt_ratio(r.speedup, summary.runs_behind(rungs, r)),
             fmt_or(r.max_loss_error, ".1e", "not checked"),
             fmt_or(r.max_weight_error, ".1e", "not checked"),
             fmt_or(r.host_syncs, ".0f"),
@@ -200,15 +210,37 @@ def ladder_table(rungs):
     return tables.markdown_table(LADDER_HEADER, rows)
 
 
+def fit_cell(m, name):
+    """A fitted coefficient with its 95% CI where the runs allow one (DeviceModel.has_ci)."""
+    if m.has_ci:
+        return fmt_fit_us(m.fit, name)
+    return f"{m.fit.value(name) * 1e6:.2f} us (no CI: runs not independent)"
+
+
+def run_order_note(m):
+    """What the fit's interval rests on, in words."""
+    if m.order is None:
+        return ""
+    if m.has_ci:
+        return (
+            "CI over runs taken as independent: their residuals do not follow the run order "
+            f"({m.order.text()})"
+        )
+    return (
+        f"no CI: the residuals follow the run order ({m.order.text()}), so the runs are not "
+        "independent and an interval would be too narrow"
+    )
+
+
 def model_table(models):
     rows = [
         [
             m.device,
-            fmt_fit_us(m.fit, "per_epoch"),
-            fmt_fit_us(m.fit, "per_item"),
+            fit_cell(m, "per_epoch"),
+            fit_cell(m, "per_item"),
             f"{m.fit.r2:.4f}",
             str(m.fit.n),
-            m.fit.note,
+            "; ".join(x for x in (m.fit.note, run_order_note(m)) if x),
         ]
         for m in models
     ]

@@ -1,12 +1,15 @@
 """From repetition rows to the numbers the report states: per-configuration medians and
 spread, the fitted model per device, held-out predictions, the batch crossover."""
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import spearmanr
 
 from analysis import article, noise
 from analysis.fit import fit_batch_cost, fit_loop_time
+from analysis.fmt import fmt_ratio
 from experiments import sweeps
 
 # Run by the main job, left out of the fit, then predicted (experiments/sweeps.toml).
@@ -120,10 +123,64 @@ def above_zero_calls(models, c):
 
 
 @dataclass
+class RunOrder:
+    """Whether a fit's residuals follow the order its runs ran in (Spearman's rank correlation
+    of residual against position): runs that drift together are not independent, and an
+    interval that takes them to be is too narrow."""
+
+    rho: float
+    p: float
+    n: int
+
+    @property
+    def correlated(self):
+        return self.p < 0.05
+
+    def text(self):
+        return f"Spearman rho = {self.rho:+.2f}, p = {self.p:.2g}, {self.n} runs in run order"
+
+
+def run_order(fit, rows):
+    """RunOrder of `fit`'s residuals over `rows`, taken in the order they ran (the JSON's)."""
+    cols = {
+        "fixed": [1.0] * len(rows),
+        "per_epoch": [r.counters["epochs"] for r in rows],
+        "per_item": [r.counters["item_calls"] for r in rows],
+    }
+    resid = np.array([r.seconds for r in rows]) - fit.predict(cols)
+    rho, p = spearmanr(np.arange(len(rows)), resid)
+    return RunOrder(float(rho), float(p), len(rows))
+
+
+def slow_period(rows, device):
+    """(ItemSync batch-120 rows of `device` in run order, how many lead a slow period): the
+    leading runs each over TIGHT_PCT slower per epoch than the median of the runs after them."""
+    rs = [
+        r
+        for r in rows
+        if r.family == "ItemSync" and r.device == device and r.args.get("batch") == FIT_BATCH
+    ]
+    us = [r.seconds * 1e6 / r.counters["epochs"] for r in rs]
+    k = 0
+    while k < len(us) - 2 and us[k] > (1 + noise.TIGHT_PCT / 100) * np.median(us[k + 1 :]):
+        k += 1
+    # the rest must be over the bound too, or the prefix is only a first outlier run
+    while k and min(us[:k]) <= (1 + noise.TIGHT_PCT / 100) * np.median(us[k:]):
+        k -= 1
+    return rs, k
+
+
+@dataclass
 class DeviceModel:
     device: str
     fit: object  # analysis.fit.Fit over the fitted rows
     held_out: list  # (ConfigStats, predicted seconds)
+    order: object = None  # RunOrder of the fit's residuals
+
+    @property
+    def has_ci(self):
+        """An interval only over runs whose residuals do not follow their order."""
+        return self.order is None or not self.order.correlated
 
 
 def fit_devices(rows):
@@ -159,7 +216,7 @@ def fit_devices(rows):
             )
             for c in held
         ]
-        models.append(DeviceModel(device, fit, preds))
+        models.append(DeviceModel(device, fit, preds, run_order(fit, train)))
     return models
 
 
@@ -193,6 +250,38 @@ class BatchAnalysis:
     fits: dict  # device -> Fit of c(B), held-out batch excluded
     held_out: list  # (device, batch, measured us, predicted us, measured us of every repetition)
     crossover: object  # smallest swept batch where cuda beats cpu (never logging), or None
+    bracket: object = None  # Bracket: where the GPU starts to win, as far as the data says
+
+
+@dataclass
+class Bracket:
+    """The GPU's never-logging epoch is faster than the CPU's from somewhere in (lo, hi]:
+    lo the last batch where it is not (None: the smallest swept), hi the first from which it is
+    at every larger batch and the CPU's curve does not fall after it."""
+
+    lo: object
+    hi: int
+    backwards: list  # (batch, next batch, cpu us, cpu us) where the CPU's epoch falls
+    n: int  # repetitions behind each point (the fewest)
+
+
+def crossover_bracket(points, stats=()):
+    """Bracket of the swept batches, or None when the GPU is not faster at the largest."""
+    cpu = {p.batch: p.us_per_epoch_never for p in points if p.device == "cpu"}
+    gpu = {p.batch: p.us_per_epoch_never for p in points if p.device == "cuda"}
+    bs = sorted(set(cpu) & set(gpu))
+    i = len(bs)
+    while i > 0 and gpu[bs[i - 1]] < cpu[bs[i - 1]]:
+        i -= 1
+    if i == len(bs):
+        return None
+    lo = bs[i - 1] if i > 0 else None
+    falls = [(a, b, cpu[a], cpu[b]) for a, b in itertools.pairwise(bs) if cpu[b] < cpu[a]]
+    # a CPU point above a larger batch's cannot settle where the curves cross
+    while i < len(bs) - 1 and any(a == bs[i] for a, *_ in falls):
+        i += 1
+    n = min((c.n for c in stats if c.interval == 0), default=0)
+    return Bracket(lo, bs[i], [f for f in falls if lo is None or f[0] >= lo], n)
 
 
 def batch_analysis(rows):
@@ -252,7 +341,7 @@ def batch_analysis(rows):
         if p.batch in cpu and p.us_per_epoch_never < cpu[p.batch].us_per_epoch_never:
             crossover = p.batch
             break
-    return BatchAnalysis(points, fits, held, crossover)
+    return BatchAnalysis(points, fits, held, crossover, crossover_bracket(points, stats))
 
 
 def article_checks():
@@ -415,6 +504,41 @@ def ladder(rows):
     return sorted(out, key=lambda x: ({"cpu": 0, "cuda": 1}.get(x.device, 2), rank.get(x.rung, 99)))
 
 
+def suspect_rungs(rungs, rows):
+    """{(device, rung): why} for the CUDA rungs whose figures their own run contradicts, to
+    be marked until a run fixes them."""
+    get = {(r.device, r.rung): r for r in rungs}
+    out = {}
+    py, lt = get.get(("cuda", "python_eager")), get.get(("cuda", "libtorch_eager"))
+    py_c, lt_c = get.get(("cpu", "python_eager")), get.get(("cpu", "libtorch_eager"))
+    if py and lt and py_c and lt_c:
+        extra, extra_cpu = py.us_per_epoch - lt.us_per_epoch, py_c.us_per_epoch - lt_c.us_per_epoch
+        if extra > 2 * extra_cpu:
+            out[("cuda", "python_eager")] = (
+                f"Python adds {extra:.0f} us an epoch over LibTorch on the GPU against "
+                f"{extra_cpu:.0f} us on its CPU, for the same Python; the run timed these rows "
+                "in the process that had just run a torch.profiler session for the kernel count "
+                "(a likely reason: a profiler hook still installed)"
+            )
+    tc, graph = get.get(("cuda", "torch_compile")), get.get(("cuda", "cuda_graph"))
+    if tc and lt and tc.us_per_epoch > lt.us_per_epoch:
+        counted = any(
+            "compile_mode" in r.counters for r in rows if r.variant == "cuda-torch_compile"
+        )
+        out[("cuda", "torch_compile")] = (
+            "mode=reduce-overhead should replay one captured step"
+            + (f", as cuda_graph does here in {graph.us_per_epoch:.0f} us" if graph else "")
+            + ", yet it ran slower than LibTorch eager"
+            + (
+                ""
+                if counted
+                else "; this run recorded no compile counters (graph breaks, captures, "
+                "replays) to say why"
+            )
+        )
+    return out
+
+
 def same_configuration_pairs(rungs):
     """CPU rungs that differ only in their thread setting but ran on as many threads as each
     other here (torch's default is every hardware thread on a machine like the 2-core VM):
@@ -432,6 +556,12 @@ def same_configuration_pairs(rungs):
     return out
 
 
+def runs_behind(rungs, rung):
+    """The repetitions a rung's speed-up rests on: the fewer of its own and its eager base's."""
+    base = next((r for r in rungs if r.device == rung.device and r.rung == "libtorch_eager"), None)
+    return min(rung.n, base.n) if base else rung.n
+
+
 def ladder_targets(rungs):
     """The issue's targets, each (text, verdict or None when its rows are missing)."""
     get = {(r.device, r.rung): r for r in rungs}
@@ -440,20 +570,29 @@ def ladder_targets(rungs):
         r = get.get((device, rung))
         return r.speedup if r else None
 
+    def ratio(device, rung):
+        return fmt_ratio(get[(device, rung)].speedup, runs_behind(rungs, get[(device, rung)]))
+
     out = []
     s = speedup("cpu", "fused_cpu")
     out.append(
-        ("fused CPU >= 10x LibTorch CPU eager", None if s is None else (s >= 10, f"{s:.1f}x"))
+        (
+            "fused CPU >= 10x LibTorch CPU eager",
+            None if s is None else (s >= 10, ratio("cpu", "fused_cpu")),
+        )
     )
     s = speedup("cuda", "cuda_graph")
     out.append(
-        ("CUDA graph >= 3x LibTorch CUDA eager", None if s is None else (s >= 3, f"{s:.1f}x"))
+        (
+            "CUDA graph >= 3x LibTorch CUDA eager",
+            None if s is None else (s >= 3, ratio("cuda", "cuda_graph")),
+        )
     )
     s = speedup("cuda", "persistent_kernel")
     out.append(
         (
             "persistent kernel >= 30x LibTorch CUDA eager",
-            None if s is None else (s >= 30, f"{s:.1f}x"),
+            None if s is None else (s >= 30, ratio("cuda", "persistent_kernel")),
         )
     )
     p, f = get.get(("cuda", "persistent_kernel")), get.get(("cpu", "fused_cpu"))

@@ -66,7 +66,7 @@ def table_rows(stats, models):
                 str(c.records),
                 str(c.item_calls),
                 f"{c.median_s:.3f}",
-                f"{c.spread_pct:.1f}% (n={c.n})",
+                "one run" if c.n < 2 else f"{c.spread_pct:.1f}% (n={c.n})",
                 above_text,
                 f"{c.us_per_epoch:.1f}",
                 art or "-",

@@ -209,12 +209,12 @@ def test_ladder_table_says_epochs_threads_checks_and_same_configurations(tmp_pat
     rows = rows_of(tmp_path, bm)
     text = "\n".join(report.ladder_section(rows, "m", str(tmp_path)))
     assert (
-        "| cpu | python_eager | 2 | 20000 | 200 | 250.00 | 0.4x | not checked | not checked |"
+        "| cpu | python_eager | 2 | 20000 | 200 | 250.0 | 0.4x | not checked | not checked |"
         in text
     )
-    assert "| cpu | torch_compile | 2 | 2000 | 20 | 400.00 | 0.3x | 5.0e-07 | 2.0e-05 |" in text
+    assert "| cpu | torch_compile | 2 | 2000 | 20 | 400.0 | 0.3x | 5.0e-07 | 2.0e-05 |" in text
     assert (
-        "| cpu | libtorch_eager_allthreads | 2 | 20000 | 200 | 100.00 | 1.0x |" in text
+        "| cpu | libtorch_eager_allthreads | 2 | 20000 | 200 | 100.0 | 1.0x |" in text
     )  # medians, not 1000x
     assert "libtorch_eager and libtorch_eager_allthreads both ran on 2 threads here" in text
     assert "libtorch_eager_1thread" not in text.split("both ran on")[1].split("\n")[0]
