@@ -3,7 +3,7 @@ from a first trace against what a second trace, the same program run with the ch
 real, measured: per call (or step), median over the calls with their spread, and over the whole
 trace, with the error.
 
-    python -m analysis.what_if_validation MANIFEST --json DIR [--out PAGE]
+    python -m analysis.what_if_pairs MANIFEST --json DIR [--out PAGE]
 
 MANIFEST: a folder of pairs' manifest.json (tests/data/traces_pairs/README.md says what it
 holds); DIR: the `./attribute --json` files experiments/what_if_validation.py wrote for it, two
@@ -272,7 +272,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "Each row: a what-if replayed on a first trace (`./attribute --what-if`, "
         f"[docs/what-if.md]({link('docs/what-if.md', out)})), "
         "against a second trace of the same program with the change made for real. "
-        "Written by `python -m analysis.what_if_validation` from "
+        "Written by `python -m analysis.what_if_pairs` from "
         f"`{os.path.relpath(manifest['path'], REPO)}` "
         f"and {len(sources)} files of `./attribute --json` "
         f"(`{os.path.relpath(os.path.dirname(sources[0]), REPO)}/`); regenerate with "
@@ -425,7 +425,7 @@ def main(argv=None):
         docs = load_docs(manifest, args.json)  # all checked before anything is written
         rows = figures(manifest, docs)
     except (ManifestError, AttributeJsonError) as e:
-        print(f"analysis.what_if_validation: {e}", file=sys.stderr)
+        print(f"analysis.what_if_pairs: {e}", file=sys.stderr)
         return 2
     sources = sorted(
         os.path.join(args.json, stem(n) + kind)
