@@ -19,8 +19,9 @@ import os
 import statistics
 import sys
 
+from iris_trace import TraceError, schema
+
 from analysis.atomic_write import write_atomic
-from analysis.attribute_json.reader import AttributeJsonError, load_attribution, load_replay
 from analysis.fmt import fmt_change, fmt_us
 from analysis.tables import markdown_table
 
@@ -147,8 +148,8 @@ def load_docs(manifest, json_dir):
     for name in manifest["traces"]:
         base = os.path.join(json_dir, stem(name))
         docs[name] = (
-            load_attribution(base + ".attribution.json"),
-            load_replay(base + ".replay.json"),
+            schema.load(base + ".attribution.json", expect="document"),
+            schema.load(base + ".replay.json", expect="replay_document"),
         )
     return docs
 
@@ -189,7 +190,7 @@ def figures(manifest, docs):
         for spec in p["what_ifs"]:
             x = next((s for s in first["what_ifs"] if s["name"] == spec), None)
             if x is None:
-                raise AttributeJsonError(
+                raise TraceError(
                     f"{first['file']}: no what-if {spec!r} in its replay JSON (rerun "
                     "experiments/what_if_validation.py)"
                 )
@@ -424,7 +425,7 @@ def main(argv=None):
         manifest = load_manifest(args.manifest)
         docs = load_docs(manifest, args.json)  # all checked before anything is written
         rows = figures(manifest, docs)
-    except (ManifestError, AttributeJsonError) as e:
+    except (ManifestError, TraceError) as e:
         print(f"analysis.what_if_pairs: {e}", file=sys.stderr)
         return 2
     sources = sorted(

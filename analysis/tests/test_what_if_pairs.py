@@ -181,7 +181,7 @@ def test_a_what_if_missing_from_the_json_is_named():
     docs = docs_for([1000, 300], [900, 140], [800, 140])
     m = small_manifest()
     m["pairs"][0]["what_ifs"] = ["graph=Somewhere"]
-    with pytest.raises(v.AttributeJsonError, match="graph=Somewhere"):
+    with pytest.raises(v.TraceError, match="graph=Somewhere"):
         v.figures(m, docs)
 
 
