@@ -264,7 +264,8 @@ def link(path, out):
     return os.path.relpath(os.path.join(REPO, path), os.path.dirname(os.path.join(REPO, out)))
 
 
-def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
+def page_head(manifest, sources, out):
+    """The title, where the page comes from, and what a call, its pace and the targets are."""
     tol = manifest["tolerance"]
     skip = manifest["skip_calls"]
     lines = [
@@ -304,6 +305,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "## Per call",
         "",
     ]
+    return lines
+
+
+def per_call_table(rows, tol):
+    """Each what-if per call: the first run, the prediction, the second run, the verdict."""
+    lines = []
     header = [*PAIR_COLUMNS, "verdict"]
     body = []
     for r in rows:
@@ -318,6 +325,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
             ]
         )
     lines += markdown_table(header, body)
+    return lines
+
+
+def host_share_table(rows):
+    """The host's share of a call, which a GPU-paced call hides from the table above."""
+    lines = []
     lines += [
         "",
         "## The host's share of a call",
@@ -345,6 +358,13 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         for r in rows
     ]
     lines += markdown_table(header, body)
+    return lines
+
+
+def whole_trace_table(rows, manifest):
+    """Each what-if over the whole trace, and without the first calls when some are skipped."""
+    skip = manifest["skip_calls"]
+    lines = []
     lines += ["", "## Whole trace", ""]
     header = list(PAIR_COLUMNS)
     if skip:
@@ -374,6 +394,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
             "the prediction, while the second run still has it. The last columns sum the paces "
             "of the calls after it.",
         ]
+    return lines
+
+
+def pairs_lines(rows, manifest):
+    """The pairs, how each trace's calls were found, and what each what-if assumed."""
+    lines = []
     lines += ["", "## The pairs", ""]
     seen = set()
     for r in rows:
@@ -407,6 +433,15 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         lines.append(
             f"- `{r['what_if']}` on {stem(r['pair']['first'])}: {r['assumed'] or 'nothing'}"
         )
+    return lines
+
+
+def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
+    lines = page_head(manifest, sources, out)
+    lines += per_call_table(rows, manifest["tolerance"])
+    lines += host_share_table(rows)
+    lines += whole_trace_table(rows, manifest)
+    lines += pairs_lines(rows, manifest)
     lines.append("")
     return "\n".join(lines)
 
