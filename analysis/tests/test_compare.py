@@ -142,7 +142,6 @@ def test_python_eager_json_is_world_readable(tmp_path):
         text=True,
         timeout=300,
         env=dict(os.environ, OMP_NUM_THREADS="1"),
-        cwd=ROOT,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
