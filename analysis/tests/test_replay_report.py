@@ -10,10 +10,14 @@ import pytest
 from analysis import replay_report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EVENT_SYNC = os.path.relpath(
-    os.path.join(ROOT, "tests", "data", "traces", "a100-event-sync.json.gz")
-)
+EVENT_SYNC = "tests/data/traces/a100-event-sync.json.gz"  # as the page names it, from ROOT
 WHAT_IFS = ["no-syncs", "log-every=1,2,never"]
+
+
+@pytest.fixture(autouse=True)
+def from_the_root(monkeypatch):
+    """The traces named as the committed pages name them: from the repository root."""
+    monkeypatch.chdir(ROOT)
 
 
 def hta_doc(path, traces):

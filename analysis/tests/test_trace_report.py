@@ -14,11 +14,16 @@ from analysis import trace_report
 from analysis.trace_pages import pages, plots, prose, stats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TRACES = os.path.join(ROOT, "tests", "data", "traces")
 COMMITTED = os.path.join(ROOT, "results", "traces")
-EVENT_SYNC = os.path.relpath(os.path.join(TRACES, "a100-event-sync.json.gz"))
-CPU_ONLY = os.path.relpath(os.path.join(TRACES, "cpu-only.json.gz"))
-TWO_RANKS = os.path.relpath(os.path.join(TRACES, "two-ranks"))
+EVENT_SYNC = "tests/data/traces/a100-event-sync.json.gz"  # as the pages name it, from ROOT
+CPU_ONLY = "tests/data/traces/cpu-only.json.gz"
+TWO_RANKS = "tests/data/traces/two-ranks"
+
+
+@pytest.fixture(autouse=True)
+def from_the_root(monkeypatch):
+    """The traces named as the committed pages name them: from the repository root."""
+    monkeypatch.chdir(ROOT)
 
 
 def step(
