@@ -6,12 +6,11 @@ import os
 import numpy as np
 
 from analysis import article, noise, paired, summary
-from analysis.attribute_json.reader import load_attribution
-from analysis.attribute_json.schema import KIND_SYNC
 from analysis.fmt import fmt_fit_us, fmt_runs, fmt_us
 from analysis.tables import markdown_table
 from analysis.trace_pages import prose as trace_prose
 from analysis.trace_pages import stats as trace_stats
+from analysis.trace_pages.stats import KIND_SYNC, load_attribution
 
 NO_GPU = "no GPU on this machine"
 # `./attribute --json` output on the real traces others recorded (tests/data/traces/README.md),

@@ -3,7 +3,7 @@ same from paired short runs, and the verdicts the paired intervals allow (analys
 
 import os
 
-from analysis import noise, paired, replay_validation, report_tables, summary
+from analysis import noise, paired, replay_prediction, report_tables, summary
 from analysis.tables import markdown_table
 
 HEADING = "## Measurements that conclude: paired, interleaved runs"
@@ -133,7 +133,7 @@ def _replay(rows, folder):
         path = os.path.join(folder, "replay", f"validation-{p.device}.json")
         if not os.path.exists(path):
             continue
-        replayed, points, _, _ = replay_validation._load(path)
+        replayed, points, _, _ = replay_prediction._load(path)
         base = p.configs[0]
         for k, c in enumerate(p.configs[1:], start=1):
             if c.interval not in points:

@@ -28,10 +28,9 @@ import numpy as np
 
 from analysis import answer, article, launch_queue, machine_limit, noise, paired, report, summary
 from analysis.atomic_write import write_atomic
-from analysis.attribute_json.reader import load_attribution
 from analysis.fmt import fmt_ratio, fmt_runs, fmt_sig, fmt_us
 from analysis.tables import markdown_table
-from analysis.trace_pages.stats import sync_cost
+from analysis.trace_pages.stats import load_attribution, sync_cost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")

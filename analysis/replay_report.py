@@ -1,45 +1,63 @@
 """The replay page: `./attribute --what-if` on the real traces (results/traces/replay.md and its
-PNGs): per window the measured time, the unchanged replay, the replay with typical delays and HTA
-0.5.0's critical path; the replay's accuracy targets per trace and what a miss lacks; the what-ifs'
-savings; and the log-every curves (predicted step time against the syncs kept) with the words
-that say whether each is linear and why.
+PNG). Per trace, ./attribute's replay text as it prints it (each window measured, replayed and
+with typical delays, the targets, what a miss lacks, the what-ifs' savings, the log-every
+curves); what only this page adds: HTA 0.5.0's critical-path length beside each window's
+measured and replayed time, and the log-every curves drawn.
 
-    python -m analysis.replay_report REPLAY_JSON... [--hta results/traces/hta-critical-path.json]
+    python -m analysis.replay_report TRACE... --what-if SPEC... [--json-out DIR]
+                                     [--hta results/traces/hta-critical-path.json]
                                      [--out results/traces]
 
-REPLAY_JSON: files of `./attribute --json F --what-if ...` (experiments/replay_traces.sh makes
-them). Every input is read and checked before anything is written: bad input exits 2 with the
-file and the field, and the page and plots already in --out stay as they were. The page and each
-PNG are written to a temporary file and renamed.
+Each trace is read by the iris_trace package (the library's one run of ./attribute); --json-out
+writes each input's --json document there. Every input is read and checked before anything is
+written: bad input exits 2 naming the file (and the field), and the page and plot already in
+--out stay as they were. The page and the PNG are written to a temporary file and renamed.
 """
 
 import argparse
+import json
 import os
 import re
 import sys
 
+import iris_trace
+
 from analysis.atomic_write import write_atomic
-from analysis.attribute_json.reader import AttributeJsonError, get, load_replay, read_json
-from analysis.fmt import fmt_change, fmt_us
+from analysis.fmt import fmt_us
 from analysis.tables import markdown_table
+
+
+def _checked(path, obj, key, kind, where):
+    """obj[key] of the given kind (a number: int or float, not a bool); ValueError naming it."""
+    v = obj.get(key) if isinstance(obj, dict) else None
+    number = kind is float and isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not (number or (kind is not float and isinstance(v, kind))):
+        raise ValueError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {v!r}")
+    return v
 
 
 def load_hta(path):
     """experiments/hta_critical_path.py's document: {(stem, rank): [rows]} (rows checked)."""
-    doc = read_json(path)
-    version = get(path, doc, "hta_version", str, "top level")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from e
+    version = _checked(path, doc, "hta_version", str, "top level")
     out = {}
-    for stem, t in get(path, doc, "traces", dict, "top level").items():
+    for stem, t in _checked(path, doc, "traces", dict, "top level").items():
         if "error" in t:
             out[(stem, None)] = t["error"]
             continue
-        for rank, rows in get(path, t, "ranks", dict, f"traces.{stem}").items():
+        for rank, rows in _checked(path, t, "ranks", dict, f"traces.{stem}").items():
             for i, row in enumerate(rows):
                 w = f"traces.{stem}.ranks.{rank}[{i}]"
-                get(path, row, "window_us", float, w)
-                get(path, row, "ok", bool, w)
+                _checked(path, row, "window_us", float, w)
+                _checked(path, row, "ok", bool, w)
                 if row.get("critical_path_us") is not None:
-                    get(path, row, "critical_path_us", float, w)
+                    _checked(path, row, "critical_path_us", float, w)
             out[(stem, int(rank))] = rows
     return version, out
 
@@ -78,87 +96,28 @@ def match_hta(windows, rows):
     return out
 
 
-def bound_text(bound, total):
-    if not bound or total <= 0:
-        return "-"
-    return ", ".join(f"{b['resource']} {100 * b['us'] / total:.0f}%" for b in bound[:2])
+def hta_cells(h, hrows, measured):
+    """The HTA critical path's two cells of a window: its length and its ratio to the measured."""
+    if h is None:
+        return ["HTA failed: " + hrows.split(":")[0] if isinstance(hrows, str) else "-", "-"]
+    if not h["ok"] or h.get("critical_path_us") is None:
+        return ["HTA failed: " + str(h.get("error") or "no path").split(":")[0], "-"]
+    cp = h["critical_path_us"]
+    return [fmt_us(cp), f"{cp / measured:.2f}" if measured else "-"]
 
 
-def replay_rows(entries, hta):
-    """One row per window of every trace: measured, replayed, typical, HTA."""
+def hta_rows(entries, hta):
+    """One row per window of every trace: measured, replayed, HTA's critical path."""
     rows = []
     for name, r, key in entries:
-        hrows = hta.get(key) if hta else None
-        if hrows is None and hta and (key[0], None) in hta:
+        hrows = hta.get(key)
+        if hrows is None and (key[0], None) in hta:
             hrows = hta[(key[0], None)]
         windows = r["replay"]["windows"]
-        matched = match_hta(windows, hrows)
-        for w, t, h in zip(windows, r["typical_delays"]["windows"], matched):
+        for w, h in zip(windows, match_hta(windows, hrows)):
             m = w["measured_us"]
-            if h is None:
-                cp = "HTA failed: " + hrows.split(":")[0] if isinstance(hrows, str) else "-"
-                ratio = "-"
-            elif not h["ok"] or h.get("critical_path_us") is None:
-                cp, ratio = "HTA failed: " + str(h.get("error") or "no path").split(":")[0], "-"
-            else:
-                cp, ratio = (
-                    fmt_us(h["critical_path_us"]),
-                    f"{h['critical_path_us'] / m:.2f}" if m else "-",
-                )
             rows.append(
-                [
-                    name,
-                    w["name"],
-                    fmt_us(m),
-                    fmt_us(w["replayed_us"]),
-                    fmt_change(w["error"]),
-                    fmt_us(t["predicted_us"]),
-                    fmt_change(t["error"]),
-                    cp,
-                    ratio,
-                    bound_text(w["bound"], w["replayed_us"]),
-                ]
-            )
-    return rows
-
-
-def target_rows(entries):
-    rows = []
-    for name, r, _ in entries:
-        a, t = r["replay"], r["typical_delays"]
-        goal = "median <= 2%, every step <= 5%" if r["windows"] == "steps" else "span <= 5%"
-        rows.append(
-            [
-                name,
-                f"{len(a['windows'])} {'steps' if r['windows'] == 'steps' else '(whole trace)'}",
-                goal,
-                f"{fmt_change(a['median_error'], False)} / {fmt_change(a['max_error'], False)}",
-                "met" if a["target_met"] else "**not met**",
-                f"{fmt_change(t['median_error'], False)} / {fmt_change(t['max_error'], False)}",
-                "met" if t["target_met"] else "**not met**",
-            ]
-        )
-    return rows
-
-
-def what_if_rows(entries):
-    rows = []
-    for name, r, _ in entries:
-        for s in r["what_ifs"]:
-            if s["name"].startswith("log-every="):
-                continue  # on the curves
-            tot = s["total"]
-            saving = tot["replayed_us"] - tot["predicted_us"]
-            rows.append(
-                [
-                    name,
-                    f"`{s['name']}`",
-                    fmt_us(tot["replayed_us"]),
-                    fmt_us(tot["predicted_us"]),
-                    fmt_us(saving),
-                    fmt_change(saving / tot["replayed_us"] if tot["replayed_us"] else 0.0),
-                    bound_text(tot["bound"], tot["predicted_us"]),
-                ]
+                [name, w["name"], fmt_us(m), fmt_us(w["replayed_us"])] + hta_cells(h, hrows, m)
             )
     return rows
 
@@ -242,116 +201,89 @@ def curve_plot(entries, path):
     return save_figure(fig, path)
 
 
-def page(entries, hta_version, hta, plot_name, sources):
+HTA_HEADER = [
+    "trace",
+    "window",
+    "measured us",
+    "replayed us",
+    "HTA critical path us",
+    "HTA / measured",
+]
+
+
+def page(runs, specs, hta_version, hta, plot_name, sources):
+    """runs: (input path, the run's text, its entries); the HTA table, the plot, then the texts."""
+    flags = " ".join(f"--what-if {s}" for s in specs)
     lines = [
         "# Replay and what-ifs: `./attribute --what-if` on the real traces",
         "",
-        "Each trace replayed from its records (the graph and its rules: `docs/what-if.md`): per window the "
-        "measured time, the unchanged replay (every recorded duration and delay), the replay with typical delays "
-        "(every delay between resources its kind's median: how much the dependencies alone explain), and Holistic "
-        f"Trace Analysis {hta_version or '(not given)'}'s critical-path length for the same window (HTA has no replay; its critical "
-        "path is its nearest figure). Written by `python -m analysis.replay_report` from "
+        "Each trace replayed from its records (the graph and its rules: `docs/what-if.md`) and "
+        f"changed: `./attribute {flags} TRACE`, its text below as it prints it. Written by "
+        "`python -m analysis.replay_report` (JSON: "
         + ", ".join(f"`{s}`" for s in sources)
-        + "; regenerate with `experiments/replay_traces.sh`.",
+        + "); regenerate with `experiments/replay_traces.sh`.",
         "",
     ]
-    lines += ["## Replay against the measurement", ""]
-    lines += markdown_table(
-        [
-            "trace",
-            "window",
-            "measured us",
-            "replayed us",
-            "error",
-            "typical-delay replay us",
-            "error",
-            "HTA critical path us",
-            "HTA / measured",
-            "critical path of the replay",
-        ],
-        replay_rows(entries, hta),
-    )
-    lines += [
-        "",
-        "## Targets (median error <= 2% and every step within 5%; without steps, the span within 5%)",
-        "",
-    ]
-    lines += markdown_table(
-        [
-            "trace",
-            "windows",
-            "target",
-            "replay median / max error",
-            "replay",
-            "typical delays median / max",
-            "typical delays",
-        ],
-        target_rows(entries),
-    )
-    notes = [(name, r["notes"]) for name, r, _ in entries if r["notes"]]
-    if notes:
+    if hta:
         lines += [
+            f"## Holistic Trace Analysis {hta_version}'s critical path beside the replay",
             "",
-            "Where a target is missed, what the trace lacks (from the graph: what the rules had to guess):",
+            (
+                "HTA has no replay; its critical-path length for the same window is its nearest "
+                "figure (matched to the window by its length)."
+            ),
             "",
         ]
-        for name, ns in notes:
-            lines += [f"- **{name}**: " + "; ".join(ns) + "."]
-    lines += [
-        "",
-        "## What-ifs",
-        "",
-        "Saving = unchanged replay minus the what-if, over the steps until the GPU work queued in them is done "
-        "(or over the whole trace): the replay's own error does not count in it.",
-        "",
-    ]
-    lines += markdown_table(
-        ["trace", "what if", "replayed us", "predicted us", "saving us", "saving", "critical path"],
-        what_if_rows(entries),
-    )
-    lines += ["", "## The article's question: step time against the number of syncs kept", ""]
+        entries = [e for _, _, es in runs for e in es]
+        lines += markdown_table(HTA_HEADER, hta_rows(entries, hta)) + [""]
     if plot_name:
+        lines += ["## The article's question: step time against the number of syncs kept", ""]
         lines += [f"![log-every curves]({plot_name})", ""]
-    for name, r, _ in entries:
-        for c in r["log_every"]:
-            pts = "; ".join(
-                f"{p['every']}: {fmt_us(p['predicted_us'])} us"
-                + (" (extrapolated)" if p["extrapolated"] else "")
-                for p in c["points"]
-            )
-            lines += [
-                f"- **{name}** (`{c['what_if']}`, {c['selector']}, {c['sites']} in the trace): {pts}. {c['why']}"
-            ]
-    return "\n".join(lines) + "\n"
+    for path, text, _ in runs:
+        lines += [f"## `{path}`", "", "```text", text.rstrip("\n"), "```", ""]
+    return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("inputs", nargs="+", help="`./attribute --what-if --json` output files")
+    ap.add_argument("inputs", nargs="+", help="trace files or folders of per-rank traces")
+    ap.add_argument("--what-if", action="append", default=[], help="as ./attribute's")
+    ap.add_argument("--json-out", help="folder for each input's `./attribute --json` document")
     ap.add_argument("--hta", help="experiments/hta_critical_path.py's hta-critical-path.json")
     ap.add_argument(
         "--out", default="results/traces", help="folder for replay.md (default results/traces)"
     )
     args = ap.parse_args(argv)
-    try:
-        docs = [(p, load_replay(p)) for p in args.inputs]  # all checked before anything is written
+    try:  # every input read before anything is written
+        results = [
+            (p, iris_trace.attribute(p, what_if=args.what_if or None, replay=True))
+            for p in args.inputs
+        ]
         hta_version, hta = load_hta(args.hta) if args.hta else (None, {})
-    except AttributeJsonError as e:
+    except (OSError, ValueError) as e:  # a missing trace, TraceError, a bad spec or HTA file
         print(f"analysis.replay_report: {e}", file=sys.stderr)
         return 2
-    entries = [
-        (trace_name(r["file"], r["rank"]), r, hta_key(r["file"], r["rank"]))
-        for _, d in docs
-        for r in d["replays"]
-    ]
+    runs = []
+    sources = [os.path.relpath(args.json_out) + "/"] if args.json_out else []
+    for path, result in results:
+        if args.json_out:
+            os.makedirs(args.json_out, exist_ok=True)
+            name = re.sub(
+                r"(\.pt\.trace)?\.json(\.gz)?$", "", os.path.basename(os.path.normpath(path))
+            )
+            json_path = os.path.join(args.json_out, f"{name}.json")
+            result.save_json(json_path)
+        entries = [
+            (trace_name(r["file"], r["rank"]), r, hta_key(r["file"], r["rank"]))
+            for r in result.to_dict()["replays"]
+        ]
+        runs.append((path, str(result), entries))
     os.makedirs(args.out, exist_ok=True)
+    entries = [e for _, _, es in runs for e in es]
     plot = curve_plot(entries, os.path.join(args.out, "replay-log-every.png"))
+    sources += [os.path.relpath(args.hta)] if args.hta else []
     text = page(
-        entries,
-        hta_version,
-        hta,
-        os.path.basename(plot) if plot else None,
-        [os.path.relpath(p) for p, _ in docs] + ([os.path.relpath(args.hta)] if args.hta else []),
+        runs, args.what_if, hta_version, hta, os.path.basename(plot) if plot else None, sources
     )
     write_atomic(os.path.join(args.out, "replay.md"), text)
     print(f"wrote {os.path.join(args.out, 'replay.md')}")

@@ -27,7 +27,7 @@ from analysis import (
     paired,
     paired_report,
     plots,
-    replay_validation,
+    replay_prediction,
     report_tables,
     summary,
     tables,
@@ -452,7 +452,7 @@ def build_report(folder, machine):
     png = plots.item_calls_plot(rows, models, machine, os.path.join(folder, "item_calls.png"))
     md += markdown_figure("time vs .item() calls", png, plots.ITEM_CALLS_CAPTION)
     md += attribution_section(rows, machine, folder)
-    md += [fmt.one_run_ranges(line) for line in replay_validation.section(folder, stats)]
+    md += [fmt.one_run_ranges(line) for line in replay_prediction.section(folder, stats)]
     md += paired_report.section(rows, models, batch, folder, _whole_run_spread(stats))
     md += primitives_section(rows, stats, models, runs)
     md += batch_section(batch, machine, folder)

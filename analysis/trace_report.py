@@ -1,71 +1,85 @@
-"""Pages from `./attribute --json` output: one Markdown page per trace (the launch-queue regime,
-a per-step stacked plot of where the step's time went, the per-step table, the queue's depth over
-one step, the syncs grouped by the op that caused them) and an index page (with a deep queue set
-beside an empty one when the traces hold both); plus `sync_cost`, what one blocking sync cost on
-the traced GPUs, for the main report.
+"""Pages of `./attribute` over traces: per trace (a folder of ranks: one page) its text as it
+prints it, under plots drawn from its --json (per step, where the host's and the GPU's time went;
+the launch queue's depth over one step) and what one blocking sync cost there; and an index (with
+a deep queue set beside an empty one when the traces hold both). `stats.sync_cost` is also the
+main report's figure.
 
-    python -m analysis.trace_report ATTRIBUTE_JSON... [--out results/traces/]
+    python -m analysis.trace_report TRACE... [--json-out DIR] [--out results/traces/]
 
-Every input file is read and checked before anything is written, so bad input (not JSON, a
-missing or mistyped field) exits 2 with a message naming the file and the field, and leaves the
-pages already in --out as they were. Each page and plot is written to a temporary file and
-renamed. The schema is the one `./attribute --json` writes (analysis/attribute_json/schema.py;
-its version is src/trace/export/attribute_json_version.txt, which ./attribute is built with).
+Each trace is read by the iris_trace package, which runs the library's one run of ./attribute,
+so the text and the JSON are ./attribute's own. --json-out writes each input's --json document
+there (the main report reads them). Every input is read and checked before anything is written:
+a missing or unreadable trace, or blocking calls that do not add up to their totals, exit 2
+naming the file and leave --out as it was. Each file is written to a temporary file and renamed.
 
-One definition per figure (src/trace/analyze/blocking_calls.h): "synchronisation" is the
-*Synchronize calls; "blocking copies" the copy calls that hold the host (a call without Async,
-or an Async copy with pageable host memory); "non-blocking copy calls" the rest; "blocked" the
-first two together. Every table's rows add up to the total it prints (checked here: a page is
-not written when they do not), and "calls" counts API calls everywhere.
-
-The pages' parts live in analysis/trace_pages/ (stats, tables, prose, plots, pages); this is the
-command line.
+The parts live in analysis/trace_pages/ (stats, prose, plots, pages); this is the command line.
 """
 
 import argparse
 import os
 import sys
 
+import iris_trace
+
 from analysis.atomic_write import write_atomic
-from analysis.attribute_json.reader import AttributeJsonError, load_attribution
 from analysis.trace_pages import pages, plots, prose, stats
 
 QUEUE_FIGURE = "queue-depth.png"  # the index's deep queue beside an empty one
 
 
+def read_all(paths):
+    """[(path, result, document)], every trace read and checked before anything is written."""
+    runs = []
+    for path in paths:
+        result = iris_trace.attribute(path)
+        doc = result.to_dict()
+        for trace in doc["traces"]:
+            stats.check_blocking_totals(trace)
+        runs.append((path, result, doc))
+    return runs
+
+
+def draw(out, stem, doc):
+    """Each rank's step plot, and its queue plot when it has a timeline (no GPU work: none)."""
+    for trace in doc["traces"]:
+        name = pages.plot_stem(stem, trace, len(doc["traces"]))
+        plots.step_plot(trace, name, os.path.join(out, f"{name}-steps.png"))
+        if stats.timeline_gpus(trace):
+            plots.queue_plot(trace, name, os.path.join(out, f"{name}-queue.png"))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("inputs", nargs="+", help="`./attribute --json` output files")
+    ap.add_argument("inputs", nargs="+", help="trace files or folders of per-rank traces")
+    ap.add_argument("--json-out", help="folder for each input's `./attribute --json` document")
     ap.add_argument(
         "--out", default="results/traces", help="folder for the pages (default results/traces)"
     )
     args = ap.parse_args(argv)
     try:
-        docs = [(p, load_attribution(p)) for p in args.inputs]  # all checked before any write
-        for path, doc in docs:
-            for t in doc["traces"]:
-                stats.check_blocking_totals(t)  # rows that do not add up stop it here
-    except (AttributeJsonError, stats.TablesDoNotAddUp) as e:
+        runs = read_all(args.inputs)
+    except (OSError, ValueError) as e:  # a missing trace, TraceError, TablesDoNotAddUp
         print(f"analysis.trace_report: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    taken, entries = set(), []
-    for path, doc in docs:
-        for trace in doc["traces"]:
-            stem = pages.page_stem(trace["file"], taken)
-            plot = f"{stem}-steps.png"
-            plots.step_plot(trace, stem, os.path.join(args.out, plot))
-            queue_plot = None
-            if stats.timeline_gpus(trace):  # no timeline (no GPU work): no plot and no link
-                queue_plot = f"{stem}-queue.png"
-                plots.queue_plot(trace, stem, os.path.join(args.out, queue_plot))
-            write_atomic(
-                os.path.join(args.out, f"{stem}.md"),
-                pages.trace_page(trace, stem, plot, os.path.basename(path), queue_plot),
-            )
-            entries.append((stem, trace))
-            print(f"wrote {os.path.join(args.out, stem + '.md')}")
-    cost = stats.sync_cost([(os.path.basename(p), d) for p, d in docs])
+    taken, entries, docs = set(), [], []
+    for path, result, doc in runs:
+        stem = pages.page_stem(path, taken)
+        json_link = None
+        if args.json_out:
+            os.makedirs(args.json_out, exist_ok=True)
+            json_path = os.path.join(args.json_out, f"{pages.file_stem(path)}.json")
+            result.save_json(json_path)
+            json_link = os.path.relpath(json_path, args.out)
+            docs.append((os.path.basename(json_path), doc))
+        else:
+            docs.append((stem, doc))
+        draw(args.out, stem, doc)
+        page = pages.trace_page(stem, path, str(result), doc, json_link)
+        write_atomic(os.path.join(args.out, f"{stem}.md"), page)
+        entries += [(stem, t) for t in doc["traces"]]
+        print(f"wrote {os.path.join(args.out, stem + '.md')}")
+    cost = stats.sync_cost(docs)
     cases = stats.queue_cases(entries)
     queue_figure = None
     if cases:

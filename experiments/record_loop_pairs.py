@@ -43,7 +43,7 @@ from experiments.python_eager import DATA, context, load_split
 
 WAIT, WARMUP = 1, 2  # profiler steps before the active ones: its start-up stays out of them
 WARMUP_EPOCHS = 20  # untimed, before the profiler: allocations, caches, CUDA and cuBLAS set-up
-TOLERANCE = 0.2  # the error a per-step prediction may have and pass (what_if_validation's rule)
+TOLERANCE = 0.2  # the error a per-step prediction may have and pass (analysis.what_if_pairs' rule)
 
 
 @dataclass(frozen=True)

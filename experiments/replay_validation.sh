@@ -4,7 +4,7 @@
 # (bench --trace_dir), replays ItemSync_<device>_interval-1_print100-0_batch-120.trace.json
 # with the `log` phase (the .item() and the append: what logging every N epochs removes) kept
 # every 100 and 1000 epochs, or never, and writes RESULTS_DIR/replay/validation-<device>.json.
-# analysis/replay_validation.py puts the predictions beside the measured rows in REPORT.md
+# analysis/replay_prediction.py puts the predictions beside the measured rows in REPORT.md
 # (python -m analysis.report RESULTS_DIR). Cost: under a second per device (5 traced epochs).
 # Usage: experiments/replay_validation.sh RESULTS_DIR   (from the repository root, ./attribute built)
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The what-if validation page for a folder of trace pairs: ./attribute on every trace its
 manifest names (the attribution, and the replay with every what-if that starts from it), then
-the page (analysis/what_if_validation.py).
+the page (analysis/what_if_pairs.py).
 
     experiments/what_if_validation.py [FOLDER] [--attribute BIN] [--json-out DIR] [--out PAGE]
 
@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-from analysis import what_if_validation as v
+from analysis import what_if_pairs as v
 
 
 def run(cmd):

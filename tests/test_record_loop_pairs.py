@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from analysis import what_if_validation
+from analysis import what_if_pairs
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_every_trace_holds_its_profiled_steps_with_stacks(recorded):
 
 def test_the_manifest_names_the_complete_pairs_and_the_readme_their_provenance(recorded):
     out, stdout = recorded
-    manifest = what_if_validation.load_manifest(str(out / "manifest.json"))  # every field checked
+    manifest = what_if_pairs.load_manifest(str(out / "manifest.json"))  # every field checked
     pairs = [(p["first"], p["second"], p["what_ifs"]) for p in manifest["pairs"]]
     item = ("item-every.json.gz", "item-never.json.gz", ["no-syncs:op=aten::item"])
     graph = ("graph-eager.json.gz", "graph-captured.json.gz", ["graph-steps"])

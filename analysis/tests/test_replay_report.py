@@ -1,226 +1,106 @@
-"""analysis.replay_report on small synthetic `./attribute --what-if --json` documents."""
+"""analysis.replay_report: ./attribute's replay text verbatim per trace, read through the
+iris_trace package, with HTA's critical path matched to each window beside it."""
 
 import json
+import os
 
+import iris_trace
 import pytest
 
 from analysis import replay_report
-from analysis.attribute_json import schema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EVENT_SYNC = "tests/data/traces/a100-event-sync.json.gz"  # as the page names it, from ROOT
+WHAT_IFS = ["no-syncs", "log-every=1,2,never"]
 
 
-def window(name, measured, replayed, predicted=None, bound=None):
-    w = {
-        "name": name,
-        "measured_us": measured,
-        "replayed_us": replayed,
-        "bound": bound if bound is not None else [{"resource": "CPU thread 7", "us": replayed}],
-        "measured_pace_us": measured,
-        "replayed_pace_us": replayed,
-    }
-    if predicted is None:
-        w["error"] = (replayed - measured) / measured if measured else 0.0
-    else:
-        w.update(
-            predicted_us=predicted,
-            predicted_pace_us=predicted,
-            saving_us=replayed - predicted,
-            error=(predicted - measured) / measured if measured else 0.0,
-        )
-    return w
+@pytest.fixture(autouse=True)
+def from_the_root(monkeypatch):
+    """The traces named as the committed pages name them: from the repository root."""
+    monkeypatch.chdir(ROOT)
 
 
-def scenario(windows, total, **extra):
-    return dict(windows=windows, total=total, **extra)
+def hta_doc(path, traces):
+    path.write_text(json.dumps({"hta_version": "0.5.0", "traces": traces}))
+    return str(path)
 
 
-def replay_doc(file="tests/data/traces/job.json.gz", rank=0, steps=True):
-    names = ["ProfilerStep#1", "ProfilerStep#2"] if steps else ["whole trace"]
-    replay = [window(n, 1000.0, 1000.0 + i) for i, n in enumerate(names)]
-    typical = [window(n, 1000.0, 1000.0 + i, predicted=900.0) for i, n in enumerate(names)]
-    no_syncs = [window(n, 1000.0, 1000.0 + i, predicted=800.0) for i, n in enumerate(names)]
-    total = window("total", 2000.0, 2001.0)
-    curve = {
-        "what_if": "log-every=1,2,never",
-        "selector": "blocking syncs",
-        "sites": 2,
-        "replayed_us": 1000.5,
-        "never_us": 800.0,
-        "saving_per_sync_us": 200.5,
-        "isolated_cost_us": 200.0,
-        "isolated_samples": 2,
-        "blocked_per_sync_us": 250.0,
-        "queued_per_sync_us": 10.0,
-        "max_deviation": 0.01,
-        "linear": True,
-        "why": "Linear: every kept sync adds about 200 us, however many others are kept.",
-        "points": [
-            {
-                "every": 1,
-                "kept": 2,
-                "kept_per_window": 1.0,
-                "predicted_us": 1000.5,
-                "extrapolated": False,
-            },
-            {
-                "every": 2,
-                "kept": 1,
-                "kept_per_window": 0.5,
-                "predicted_us": 900.0,
-                "extrapolated": False,
-            },
-            {
-                "every": "never",
-                "kept": 0,
-                "kept_per_window": 0.0,
-                "predicted_us": 800.0,
-                "extrapolated": False,
-            },
-        ],
-    }
+def row(window_us, critical_path_us, instance=0, ok=True):
     return {
-        "file": file,
-        "rank": rank,
-        "windows": "steps" if steps else "whole trace",
-        "graph": {"host_nodes": 10},
-        "replay": scenario(replay, total, median_error=0.0005, max_error=0.001, target_met=True),
-        "typical_delays": scenario(
-            typical,
-            window("total", 2000.0, 2001.0, predicted=1800.0),
-            median_error=0.1,
-            max_error=0.1,
-            target_met=False,
-        ),
-        "what_ifs": [
-            scenario(
-                no_syncs,
-                window("total", 2000.0, 2001.0, predicted=1600.0),
-                name="no-syncs",
-                sites=2,
-                sites_kept=0,
-            )
-        ],
-        "log_every": [curve],
-        "notes": ["3 GPU operations have no launch call"],
+        "annotation": "ProfilerStep",
+        "instance": instance,
+        "window_us": window_us,
+        "critical_path_us": critical_path_us,
+        "ok": ok,
     }
 
 
-def write(path, *replays, doc=None):
-    path.write_text(
-        json.dumps(
-            doc
-            if doc is not None
-            else {
-                "tool": "attribute",
-                "version": schema.VERSION,
-                "what_if": [],
-                "replays": list(replays),
-            }
-        )
-    )
-    return str(path)
-
-
-def hta_doc(path, rows):
-    path.write_text(json.dumps({"hta_version": "0.5.0", "traces": {"job": {"ranks": {"0": rows}}}}))
-    return str(path)
-
-
-def test_page_has_every_table_and_hta_matched_by_window(tmp_path):
-    src = write(tmp_path / "r.json", replay_doc())
-    # HTA left step 1 out and numbered a GPU annotation as an instance: matched by window length.
-    hta = hta_doc(
-        tmp_path / "hta.json",
-        [
-            {
-                "annotation": "ProfilerStep",
-                "instance": 0,
-                "window_us": 300.0,
-                "critical_path_us": 250.0,
-                "ok": True,
-            },
-            {
-                "annotation": "ProfilerStep",
-                "instance": 1,
-                "window_us": 1000.4,
-                "critical_path_us": 760.0,
-                "ok": True,
-            },
-        ],
-    )
-    out = tmp_path / "pages"
-    assert replay_report.main([src, "--hta", hta, "--out", str(out)]) == 0
+def test_page_is_the_replay_text_with_hta_matched_by_window(tmp_path):
+    # HTA numbered a GPU annotation as an instance too: matched by the window's length (3154 us).
+    rows = [row(300.0, 250.0), row(3154.4, 2401.0, instance=1)]
+    hta = hta_doc(tmp_path / "hta.json", {"a100-event-sync": {"ranks": {"0": rows}}})
+    out, js = tmp_path / "pages", tmp_path / "json"
+    args = [EVENT_SYNC, "--what-if", WHAT_IFS[0], "--what-if", WHAT_IFS[1]]
+    assert replay_report.main(args + ["--json-out", str(js), "--hta", hta, "--out", str(out)]) == 0
     page = (out / "replay.md").read_text()
-    assert "| job | ProfilerStep#1 | 1000 | 1000 | +0.00% | 900 | -10.00% | 760 | 0.76 |" in page
-    assert "| job | ProfilerStep#2 | 1000 | 1001 | +0.10% | 900 | -10.00% | - | - |" in page
-    assert (
-        "| job | 2 steps | median <= 2%, every step <= 5% | 0.05% / 0.10% | met | 10.00% / 10.00% | **not met** |"
-        in page
-    )
-    assert "- **job**: 3 GPU operations have no launch call." in page
-    assert "| job | `no-syncs` | 2001 | 1600 | 401 | +20.04% |" in page
-    assert "Linear: every kept sync adds about 200 us" in page
+    result = iris_trace.attribute(EVENT_SYNC, what_if=WHAT_IFS)
+    assert f"```text\n{str(result).rstrip()}\n```" in page  # verbatim, as ./attribute prints it
+    assert "--what-if no-syncs --what-if log-every=1,2,never TRACE" in page
+    assert "| a100-event-sync | ProfilerStep#100 | 3154 | 3154 | 2401 | 0.76 |" in page
+    assert (js / "a100-event-sync.json").read_text() == result.json
     assert (out / "replay-log-every.png").stat().st_size > 1000
+    assert "![log-every curves](replay-log-every.png)" in page
 
 
-def test_rank_files_are_named_by_their_folder(tmp_path):
-    src = write(
-        tmp_path / "r.json", replay_doc(file="t/two-ranks/rank-1.json.gz", rank=1, steps=False)
-    )
-    out = tmp_path / "pages"
-    assert replay_report.main([src, "--out", str(out)]) == 0
-    assert "| two-ranks (rank 1) | whole trace |" in (out / "replay.md").read_text()
+def test_hta_that_failed_or_left_a_window_out_is_said():
+    windows = [{"name": "ProfilerStep#1", "measured_us": 1000.0, "replayed_us": 1001.0}] * 2
+    r = {"replay": {"windows": windows}}
+    failed = {("job", None): "TypeError: no kernels"}
+    assert replay_report.hta_rows([("job", r, ("job", 0))], failed)[0][4:] == [
+        "HTA failed: TypeError",
+        "-",
+    ]
+    one = {("job", 0): [row(1000.4, 760.0)]}
+    got = replay_report.hta_rows([("job", r, ("job", 0))], one)
+    assert [g[4:] for g in got] == [["760", "0.76"], ["-", "-"]]  # one instance, one window
+    bad = {("job", 0): [row(1000.0, None, ok=False)]}
+    assert replay_report.hta_rows([("job", r, ("job", 0))], bad)[0][4] == "HTA failed: no path"
+
+
+def test_rank_files_are_named_by_their_folder():
     assert replay_report.hta_key("t/two-ranks/rank-1.json.gz", 1) == ("two-ranks", 1)
+    assert replay_report.trace_name("t/two-ranks/rank-1.json.gz", 1) == "two-ranks (rank 1)"
+    assert replay_report.trace_name("t/job.pt.trace.json.gz", 0) == "job"
 
 
 @pytest.mark.parametrize(
-    "break_it, message",
+    "args, message",
     [
-        (lambda d: d.pop("replays"), "expected `./attribute --what-if --json` output"),
-        (lambda d: d.update(version=1), "field 'version' must be 2"),
-        (
-            lambda d: d["replays"][0]["replay"]["windows"][0].pop("error"),
-            "replays[0].replay.windows[0]: missing field 'error'",
-        ),
-        (
-            lambda d: d["replays"][0]["what_ifs"][0]["total"].update(predicted_us="x"),
-            "replays[0].what_ifs[0].total: field 'predicted_us' must be a finite number",
-        ),
-        (
-            lambda d: d["replays"][0]["log_every"][0]["points"][0].update(every="sometimes"),
-            "field 'every' must be a count or 'never'",
-        ),
-        (
-            lambda d: d["replays"][0].update(windows="epochs"),
-            "field 'windows' must be 'steps' or 'whole trace'",
-        ),
+        (["missing.json.gz"], "missing.json.gz"),
+        ([EVENT_SYNC, "--what-if", "no-such-thing"], "no-such-thing"),
+        ([EVENT_SYNC, "--hta", "none.json"], "none.json: cannot read"),
     ],
 )
-def test_bad_input_exits_2_naming_the_field_and_writes_nothing(tmp_path, capsys, break_it, message):
-    doc = {
-        "tool": "attribute",
-        "version": schema.VERSION,
-        "what_if": [],
-        "replays": [replay_doc()],
-    }
-    break_it(doc)
-    src = write(tmp_path / "bad.json", doc=doc)
+def test_bad_input_exits_2_naming_it_and_writes_nothing(tmp_path, capsys, args, message):
     out = tmp_path / "pages"
-    assert replay_report.main([src, "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "bad.json" in err and message in err
+    assert replay_report.main(args + ["--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
     assert not out.exists()
 
 
-def test_not_json_and_missing_hta_file(tmp_path, capsys):
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
-    assert replay_report.main([str(bad), "--out", str(tmp_path / "o")]) == 2
-    assert "not valid JSON" in capsys.readouterr().err
-    good = write(tmp_path / "r.json", replay_doc())
-    assert (
-        replay_report.main(
-            [good, "--hta", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")]
-        )
-        == 2
-    )
-    assert "none.json: cannot read" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ("{not json", "not valid JSON"),
+        (json.dumps({"traces": {}}), "field 'hta_version' must be str"),
+        (
+            json.dumps({"hta_version": "0.5.0", "traces": {"j": {"ranks": {"0": [{"ok": 1}]}}}}),
+            "traces.j.ranks.0[0]: field 'window_us' must be float",
+        ),
+    ],
+)
+def test_a_bad_hta_file_names_the_field(tmp_path, capsys, doc, message):
+    (tmp_path / "hta.json").write_text(doc)
+    args = [EVENT_SYNC, "--hta", str(tmp_path / "hta.json"), "--out", str(tmp_path / "o")]
+    assert replay_report.main(args) == 2
+    assert message in capsys.readouterr().err

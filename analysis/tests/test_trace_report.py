@@ -1,13 +1,29 @@
-"""analysis.trace_report on small synthetic `./attribute --json` documents with known answers."""
+"""analysis.trace_report: pages that are ./attribute's own text under the plots drawn from its
+--json, read through the iris_trace package; the index; what one sync cost (small synthetic
+documents with known answers); and the committed pages rebuilt from the traces."""
 
+import glob
 import json
+import os
 
+import iris_trace
 import numpy as np
 import pytest
 
 from analysis import trace_report
-from analysis.attribute_json.reader import load_attribution
-from analysis.trace_pages import pages, prose, stats
+from analysis.trace_pages import pages, plots, prose, stats
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMMITTED = os.path.join(ROOT, "results", "traces")
+EVENT_SYNC = "tests/data/traces/a100-event-sync.json.gz"  # as the pages name it, from ROOT
+CPU_ONLY = "tests/data/traces/cpu-only.json.gz"
+TWO_RANKS = "tests/data/traces/two-ranks"
+
+
+@pytest.fixture(autouse=True)
+def from_the_root(monkeypatch):
+    """The traces named as the committed pages name them: from the repository root."""
+    monkeypatch.chdir(ROOT)
 
 
 def step(
@@ -218,62 +234,146 @@ def trace_doc(file="/data/job/train.pt.trace.json.gz", syncs=None, steps=None):
     }
 
 
-def write_doc(path, *traces):
-    path.write_text(json.dumps({"tool": "attribute", "version": 2, "traces": list(traces)}))
-    return str(path)
-
-
-def test_pages_index_and_sync_lines(tmp_path, capsys):
-    src = write_doc(tmp_path / "a.json", trace_doc())
-    out = tmp_path / "pages"
-    assert trace_report.main([src, "--out", str(out)]) == 0
-    page = (out / "train.md").read_text()
-    # 300 us of 2000 us of steps for aten::item, 100 us for aten::nonzero: known lines.
-    assert "aten::item — 2 calls, 300 us blocked, 15.0% of the steps" in page
-    assert "aten::nonzero — 1 call, 100 us blocked, 5.0% of the steps" in page
-    assert page.index("aten::item —") < page.index("aten::nonzero —")
-    # wall 1000 = launch 100 + sync 100 + copies 0 + rest 800
-    assert (
-        "| ProfilerStep#2 | 1000 | 10 | 100 | 1 | 100 | 0 | 0.0 | 800 | 10 | 450 | 800 | 150 | 50.0 | 0.0 | 3.0 / 7.5 |"
-        in page
+def test_a_page_is_attributes_text_under_its_plots(tmp_path, capsys):
+    out, js = tmp_path / "pages", tmp_path / "pages" / "attribute-json"
+    assert trace_report.main([EVENT_SYNC, CPU_ONLY, "--json-out", str(js), "--out", str(out)]) == 0
+    result = iris_trace.attribute(EVENT_SYNC)
+    page = (out / "a100-event-sync.md").read_text()
+    assert f"```text\n{str(result).rstrip()}\n```" in page  # verbatim, as ./attribute prints it
+    assert (js / "a100-event-sync.json").read_text() == result.json
+    assert stats.load_attribution(js / "a100-event-sync.json") == result.to_dict()
+    assert "([a100-event-sync.json](attribute-json/a100-event-sync.json))" in page
+    lines = page.splitlines()
+    at = lines.index("![launch-queue depth](a100-event-sync-queue.png)")
+    # The caption: the timeline's window, the axis' unit (the step is 3154 us) and the deepest.
+    assert lines[at + 2] == (
+        "Each GPU's launch queue over ProfilerStep#100: the pieces of GPU work (kernels, copies, "
+        "sets) queued or running, against time from the window's start in us (microseconds); "
+        "deepest 1."
     )
-    assert "cudaStreamSynchronize (sync) 3 calls, 400 us blocked" in page
-    assert "| **total** | 3 | 3 | 400 | 0.0 | 400 |" in page  # the rows' sum, and the trace's total
-    assert "![per-step breakdown](train-steps.png)" in page
-    assert (out / "train-steps.png").stat().st_size > 10000
+    assert "## What one synchronisation call cost here" in page
+    assert (out / "a100-event-sync-steps.png").stat().st_size > 10000
+    # No GPU work: the step plot, no queue plot nor link, no sync to cost.
+    cpu_page = (out / "cpu-only.md").read_text()
+    assert (out / "cpu-only-steps.png").exists() and not (out / "cpu-only-queue.png").exists()
+    assert "queue.png" not in cpu_page and "cost here" not in cpu_page
     index = (out / "index.md").read_text()
-    assert "[train](train.md)" in index and "aten::item — 2 calls" in index
+    header = row_cells(index, "trace")
+    row = row_cells(index, "[a100-event-sync](a100-event-sync.md)")
+    assert row[header.index("regime")] == result.to_dict()["traces"][0]["total"]["queue"]["regime"]
+    assert row[header.index("median us per sync")] == "8.0"
+    assert "a100-event-sync.json (3)" in capsys.readouterr().out  # the sync cost, printed
     assert not list(out.glob("*.tmp*"))
 
 
-def test_no_gpu_and_no_steps_is_said_and_plots_the_whole_trace(tmp_path):
-    t = trace_doc(steps=[], syncs=[])
-    t["gpu_events"] = False
-    t["warnings"] = ["no GPU events: host figures only"]
+def test_a_folder_of_ranks_is_one_page_and_a_clash_gets_a_number(tmp_path):
     out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", t), "--out", str(out)]) == 0
-    page = (out / "train.md").read_text()
-    assert "No GPU events in this trace: host figures only." in page
-    assert "no ProfilerStep: the whole trace is one window" in page
-    assert "| whole trace |" in page
-    assert "No blocking call (synchronisation or blocking copy) in this trace." in page
-    assert "No blocking sync is listed" in (out / "index.md").read_text()
-
-
-def test_rank_files_of_one_folder_get_distinct_pages(tmp_path):
-    a = trace_doc(file="traces/two-ranks/rank-0.json.gz")
-    b = trace_doc(file="traces/two-ranks/rank-1.json.gz")
-    c = trace_doc(file="other/train.json")
-    d = trace_doc(file="again/train.json")
-    out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", a, b, c, d), "--out", str(out)]) == 0
+    assert trace_report.main([TWO_RANKS, EVENT_SYNC, EVENT_SYNC, "--out", str(out)]) == 0
     assert {p.name for p in out.glob("*.md")} == {
-        "two-ranks-rank-0.md",
-        "two-ranks-rank-1.md",
-        "train.md",
-        "train-2.md",
+        "two-ranks.md",
+        "a100-event-sync.md",
+        "a100-event-sync-2.md",
         "index.md",
     }
+    page = (out / "two-ranks.md").read_text()
+    for rank in (0, 1):
+        assert f"## Rank {rank}: `{TWO_RANKS}/rank-{rank}.json.gz`" in page
+        assert f"![per-step breakdown](two-ranks-rank-{rank}-steps.png)" in page
+        assert (out / f"two-ranks-rank-{rank}-queue.png").exists()
+    assert f"```text\n{str(iris_trace.attribute(TWO_RANKS)).rstrip()}\n```" in page
+    index = (out / "index.md").read_text()
+    assert index.count("| [two-ranks](two-ranks.md) |") == 2  # one row per rank
+
+
+def test_committed_pages_are_what_the_traces_give(tmp_path):
+    out = tmp_path / "traces"
+    js = out / "attribute-json"
+    assert trace_report.main([EVENT_SYNC, CPU_ONLY, "--json-out", str(js), "--out", str(out)]) == 0
+    for name in ("a100-event-sync", "cpu-only"):
+        with open(os.path.join(COMMITTED, f"{name}.md")) as f:
+            assert (out / f"{name}.md").read_text() == f.read(), f"results/traces/{name}.md"
+
+
+def _expect_failure(tmp_path, capsys, args, *fragments):
+    out = tmp_path / "pages"
+    out.mkdir(exist_ok=True)
+    (out / "train.md").write_text("previous page\n")
+    assert trace_report.main(args + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    for f in fragments:
+        assert f in err, err
+    assert (out / "train.md").read_text() == "previous page\n"
+    assert sorted(p.name for p in out.iterdir()) == ["train.md"]
+
+
+def test_a_missing_or_bad_trace_exits_2_and_writes_nothing(tmp_path, capsys):
+    _expect_failure(tmp_path, capsys, [EVENT_SYNC, str(tmp_path / "gone.json")], "gone.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"traceEvents": [')
+    _expect_failure(tmp_path, capsys, [EVENT_SYNC, str(bad)], "bad.json")
+
+
+class FakeResult:
+    def __init__(self, doc):
+        self.doc = doc
+
+    def to_dict(self):
+        return self.doc
+
+
+def test_rows_that_do_not_add_up_stop_the_pages(tmp_path, capsys, monkeypatch):
+    t = trace_doc()
+    t["blocking_calls"]["blocked_us"] += 7.0  # the listed calls no longer add up to the total
+    monkeypatch.setattr(iris_trace, "attribute", lambda path: FakeResult({"traces": [t]}))
+    _expect_failure(tmp_path, capsys, ["z.json"], "syncs_by_cause blocked_us", "add up")
+
+
+def test_an_attribution_is_read_through_the_package(tmp_path):
+    """What the main report reads (stats.load_attribution): iris_trace.schema's checks, the
+    version the package was built with, and a replay refused where an attribution is expected."""
+    with open(os.path.join(ROOT, "src/trace/export/attribute_json_version.txt")) as f:
+        version = int(f.read())
+    doc = iris_trace.attribute(EVENT_SYNC).to_dict()
+    assert doc["version"] == version
+    bad = tmp_path / "x.json"
+    doc["traces"][0]["syncs"][0]["blocked_us"] = "lots"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(iris_trace.TraceError, match=r"x\.json: .*blocked_us"):
+        stats.load_attribution(bad)
+    bad.write_text(json.dumps({**doc, "version": version + 1}))
+    with pytest.raises(iris_trace.TraceError, match=r"x\.json: version"):
+        stats.load_attribution(bad)
+    replay = tmp_path / "r.json"
+    iris_trace.attribute(EVENT_SYNC, replay=True).save_json(replay)
+    with pytest.raises(iris_trace.TraceError, match="where a document is expected"):
+        stats.load_attribution(replay)
+
+
+def test_blocking_copies_are_their_own_figure_and_not_a_sync():
+    # One .item(): a D2H copy into pageable memory (blocking copy) + a stream sync.
+    calls = [
+        sync(
+            "aten::_local_scalar_dense",
+            30.0,
+            5.0,
+            10.0,
+            api="cudaMemcpyAsync",
+            kind="blocking copy",
+            reason="pageable",
+        ),
+        sync("aten::_local_scalar_dense", 20.0, 0.0, 40.0),
+    ]
+    steps = [step("ProfilerStep#1", 0.0, 1000.0, blocked=20.0, syncs=1, copy=30.0, copies=1)]
+    t = trace_doc(syncs=calls, steps=steps)
+    stats.check_blocking_totals(t)
+    assert stats.sync_cost([("a", {"traces": [t]})]).n == 1  # the copy is not a sync
+    assert stats.median_sync_us(t) == 20.0
+
+
+def row_cells(page, first):
+    """The cells of the table row whose first cell is `first`."""
+    row = next(line for line in page.splitlines() if line.startswith(f"| {first} |"))
+    return [c.strip() for c in row.strip("|").split("|")]
 
 
 def test_sync_cost_recovers_a_known_line():
@@ -351,103 +451,14 @@ def test_a_negative_constant_is_not_called_a_price():
     assert "no call can cost" in " ".join(prose.sync_cost_markdown(cost))
 
 
-def test_blocking_copies_are_their_own_figure_and_not_a_sync():
-    # One .item(): a D2H copy into pageable memory (blocking copy) + a stream sync.
-    calls = [
-        sync(
-            "aten::_local_scalar_dense",
-            30.0,
-            5.0,
-            10.0,
-            api="cudaMemcpyAsync",
-            kind="blocking copy",
-            reason="pageable",
-        ),
-        sync("aten::_local_scalar_dense", 20.0, 0.0, 40.0),
-    ]
-    steps = [step("ProfilerStep#1", 0.0, 1000.0, blocked=20.0, syncs=1, copy=30.0, copies=1)]
-    t = trace_doc(syncs=calls, steps=steps)
-    page = pages.trace_page(t, "train", "train-steps.png", "a.json")
-    assert (
-        "blocked in synchronisation 20.0 us (1 call), in blocking copies 30.0 us (1 call: 1 pageable)"
-        in page
-    )
-    assert "cudaMemcpyAsync (blocking copy, pageable) 1 call, 30.0 us blocked" in page
-    assert "| aten::_local_scalar_dense | 2 | 2 | 20.0 | 30.0 | 50.0 |" in page
-    cost = stats.sync_cost([("a", {"traces": [t]})])
-    assert cost.n == 1  # the copy is not a sync
-
-
-def test_rows_that_do_not_add_up_stop_the_pages(tmp_path, capsys):
-    t = trace_doc()
-    t["blocking_calls"]["blocked_us"] += 7.0  # the listed calls no longer add up to the total
-    _expect_failure(
-        tmp_path, capsys, [write_doc(tmp_path / "z.json", t)], "syncs_by_cause blocked_us", "add up"
-    )
-
-
-def _expect_failure(tmp_path, capsys, args, *fragments):
-    out = tmp_path / "pages"
-    out.mkdir(exist_ok=True)
-    (out / "train.md").write_text("previous page\n")
-    assert trace_report.main(args + ["--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    for f in fragments:
-        assert f in err, err
-    assert (out / "train.md").read_text() == "previous page\n"
-    assert sorted(p.name for p in out.iterdir()) == ["train.md"]
-
-
-def test_not_json_names_the_file(tmp_path, capsys):
-    good = write_doc(tmp_path / "good.json", trace_doc())
-    bad = tmp_path / "bad.json"
-    bad.write_text('{"tool": "attribute", "traces": [')
-    _expect_failure(tmp_path, capsys, [good, str(bad)], "bad.json", "not valid JSON")
-
-
-def test_missing_field_names_file_and_field(tmp_path, capsys):
-    t = trace_doc()
-    del t["steps"][1]["wall_us"]
-    _expect_failure(
-        tmp_path,
-        capsys,
-        [write_doc(tmp_path / "x.json", t)],
-        "x.json",
-        "traces[0].steps[1]",
-        "missing field 'wall_us'",
-    )
-
-
-def test_wrong_type_and_wrong_tool_are_named(tmp_path, capsys):
-    t = trace_doc()
-    t["syncs"][0]["blocked_us"] = "lots"
-    _expect_failure(
-        tmp_path,
-        capsys,
-        [write_doc(tmp_path / "y.json", t)],
-        "y.json",
-        "traces[0].syncs[0]",
-        "'blocked_us' must be a finite number",
-    )
-    other = tmp_path / "bench.json"
-    other.write_text(json.dumps({"benchmarks": []}))
-    _expect_failure(tmp_path, capsys, [str(other)], "bench.json", '"tool": "attribute"')
-
-
 def test_committed_pages_add_up():
     # On every real trace's ./attribute output: the blocked figures are the sum of what is listed,
     # and each window's host and GPU parts add up to its wall time (identities the pages print).
-    import glob
-    import os
-
-    folder = os.path.join(
-        os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json"
-    )
-    files = sorted(glob.glob(os.path.join(folder, "*.json")))
+    files = sorted(glob.glob(os.path.join(ROOT, "results", "traces", "attribute-json", "*.json")))
     if not files:
         pytest.skip("no committed ./attribute output")
     for f in files:
-        for t in load_attribution(f)["traces"]:
+        for t in stats.load_attribution(f)["traces"]:
             b = t["blocking_calls"]
             assert b["sync_us"] == pytest.approx(t["total"]["sync_api_us"], abs=1e-6), f
             assert b["blocking_copy_us"] == pytest.approx(
@@ -477,92 +488,12 @@ def test_committed_pages_add_up():
                     assert gpu == pytest.approx(s["wall_us"], abs=1e-6), f
 
 
-def test_pages_build_from_the_committed_attribute_output(tmp_path):
-    # results/traces/attribute-json is what ./attribute wrote for the real traces: the pages
-    # must build from it as they are (schema drift between the two shows here).
-    import glob
-    import os
-
-    folder = os.path.join(
-        os.path.dirname(__file__), "..", "..", "results", "traces", "attribute-json"
-    )
-    files = sorted(glob.glob(os.path.join(folder, "*.json")))
-    if not files:
-        pytest.skip("no committed ./attribute output")
-    assert trace_report.main(files + ["--out", str(tmp_path)]) == 0
-    assert (tmp_path / "index.md").exists()
-    assert len(list(tmp_path.glob("*-steps.png"))) >= len(files)
-    # A queue plot per trace whose timeline has a GPU, and the deep-against-empty figure when
-    # the traces hold a GPU-bound and a launch-bound one.
-    traces = [t for f in files for t in load_attribution(f)["traces"]]
-    with_timeline = sum(1 for t in traces if stats.timeline_gpus(t))
-    assert len(list(tmp_path.glob("*-queue.png"))) == with_timeline
-    regimes = {t["total"]["queue"]["regime"] for t in traces}
-    if {"GPU-bound", "launch-bound"} <= regimes:
-        assert (tmp_path / "queue-depth.png").exists()
-        assert "(queue-depth.png)" in (tmp_path / "index.md").read_text()
-
-
 def with_queue(trace, regime, empty_share, p50, p90, device=0):
     """The trace's whole-trace queue: one GPU with these figures, and its regime."""
     gpu = {**QUEUE_GPU, "device": device, "empty_share": empty_share}
     gpu.update(depth_p50=p50, depth_p90=p90, depth_max=max(p90, 1))
     trace["total"]["queue"] = {"regime": regime, "gpus": [gpu], "streams": []}
     return trace
-
-
-def row_cells(page, first):
-    """The cells of the table row whose first cell is `first`."""
-    row = next(line for line in page.splitlines() if line.startswith(f"| {first} |"))
-    return [c.strip() for c in row.strip("|").split("|")]
-
-
-# Two rules and two sets of regimes that share no threshold and no regime per step: a page that
-# typed either in Python would pass one case at most.
-@pytest.mark.parametrize(
-    "rule, regimes, words",
-    [
-        (
-            {"launch_bound_empty_share": 0.4, "gpu_bound_empty_share": 0.02, "depth": 7},
-            ("launch-bound", "GPU-bound", "GPU-bound"),
-            ("for 40% of the window or more", "for under 2% with a median depth of 7 or more"),
-        ),
-        (
-            {"launch_bound_empty_share": 0.3, "gpu_bound_empty_share": 0.1, "depth": 3},
-            ("mixed", "launch-bound", "mixed"),
-            ("for 30% of the window or more", "for under 10% with a median depth of 3 or more"),
-        ),
-    ],
-)
-def test_regime_sentence_and_column_come_from_the_json(tmp_path, rule, regimes, words):
-    t = trace_doc()
-    t["queue_rule"] = {
-        "max_queue": 1024,
-        "launch_bound_empty_share": rule["launch_bound_empty_share"],
-        "gpu_bound_empty_share": rule["gpu_bound_empty_share"],
-        "gpu_bound_median_depth": rule["depth"],
-    }
-    for s, regime in zip(t["steps"], regimes[:2]):
-        s["queue"]["regime"] = regime
-    with_queue(t, regimes[2], 0.013, 9, 12, device=3)
-    out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", t), "--out", str(out)]) == 0
-    page = (out / "train.md").read_text()
-    assert (
-        f"Launch queue over the whole trace: **{regimes[2]}**: GPU 3's queue was empty 1.3% of "
-        "the time (median depth 9, p90 12)." in page
-    )
-    for w in words:
-        assert w in page
-    header = row_cells(page, "step")
-    assert header[-1] == "regime"
-    assert row_cells(page, "ProfilerStep#1")[-1] == regimes[0]
-    assert row_cells(page, "ProfilerStep#2")[-1] == regimes[1]
-    assert row_cells(page, "outside the steps")[-1] == "-"  # a difference of windows: no queue
-    assert row_cells(page, "**whole trace**")[-1] == regimes[2]
-    index = (out / "index.md").read_text()
-    header = row_cells(index, "trace")
-    assert row_cells(index, "[train](train.md)")[header.index("regime")] == regimes[2]
 
 
 def cpu_only_trace(file):
@@ -574,28 +505,6 @@ def cpu_only_trace(file):
     return t
 
 
-def test_queue_plot_is_drawn_with_a_timeline_and_skipped_without(tmp_path):
-    gpu, cpu = trace_doc(file="a/gpu.json"), cpu_only_trace("b/cpu.json")
-    out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", gpu, cpu), "--out", str(out)]) == 0
-    page = (out / "gpu.md").read_text()
-    assert (out / "gpu-queue.png").stat().st_size > 10000
-    lines = page.splitlines()
-    at = lines.index("![launch-queue depth](gpu-queue.png)")
-    # The caption: the timeline's window, the axis' unit (the window is 1000 us) and the deepest.
-    assert lines[at + 2] == (
-        "Each GPU's launch queue over ProfilerStep#1: the pieces of GPU work (kernels, copies, "
-        "sets) queued or running, against time from the window's start in us (microseconds); "
-        "deepest 2."
-    )
-    assert not (out / "cpu-queue.png").exists()
-    cpu_page = (out / "cpu.md").read_text()
-    assert "queue.png" not in cpu_page and "## The launch queue over one step" not in cpu_page
-    assert "Launch queue over the whole trace: **no GPU work**: no GPU's queue held any work." in (
-        cpu_page
-    )
-
-
 def test_queue_figure_sets_the_deepest_gpu_bound_beside_the_emptiest_launch_bound(tmp_path):
     traces = [
         with_queue(trace_doc(file="x/deep.json"), "GPU-bound", 0.01, 40, 60),
@@ -605,10 +514,12 @@ def test_queue_figure_sets_the_deepest_gpu_bound_beside_the_emptiest_launch_boun
         with_queue(trace_doc(file="x/between.json"), "mixed", 0.99, 0, 0),
         cpu_only_trace("x/cpu.json"),
     ]
-    out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", *traces), "--out", str(out)]) == 0
-    assert (out / "queue-depth.png").stat().st_size > 10000
-    index = (out / "index.md").read_text()
+    entries = [(pages.file_stem(t["file"]), t) for t in traces]
+    cases = stats.queue_cases(entries)
+    assert [stem for stem, _ in cases] == ["deeper", "starved"]
+    plots.queue_comparison_plot(*cases, tmp_path / "queue-depth.png")
+    assert (tmp_path / "queue-depth.png").stat().st_size > 10000
+    index = pages.index_page(entries, None, ("queue-depth.png", *cases))
     assert "![launch-queue depth, deep against empty](queue-depth.png)" in index
     assert (
         "[deeper](deeper.md) (GPU-bound: GPU 0's queue empty 3.0% of the time, median depth 300)"
@@ -619,14 +530,12 @@ def test_queue_figure_sets_the_deepest_gpu_bound_beside_the_emptiest_launch_boun
         "depth 0)" in index
     )
     assert "each sync waits out the work queued ahead of it" in index
+    assert "No blocking sync is listed" in index
 
 
-def test_no_queue_figure_without_both_regimes(tmp_path):
+def test_no_queue_figure_without_both_regimes():
     traces = [
         with_queue(trace_doc(file="x/starved.json"), "launch-bound", 0.9, 0, 1),
         with_queue(trace_doc(file="x/between.json"), "mixed", 0.1, 3, 5),
     ]
-    out = tmp_path / "pages"
-    assert trace_report.main([write_doc(tmp_path / "a.json", *traces), "--out", str(out)]) == 0
-    assert not (out / "queue-depth.png").exists()
-    assert "queue-depth.png" not in (out / "index.md").read_text()
+    assert stats.queue_cases([(pages.file_stem(t["file"]), t) for t in traces]) is None

@@ -1,20 +1,37 @@
-"""The trace pages put together: one page per trace and the index, from the prose, the tables and
-the plots' file names (the plots themselves are drawn by plots)."""
+"""The trace pages put together: per trace (or folder of ranks) ./attribute's text verbatim
+under the plots drawn from its --json, and the index over them."""
 
 import os
 import re
 
-from analysis.trace_pages import prose, stats, tables
+from analysis.fmt import fmt_us
+from analysis.tables import markdown_table
+from analysis.trace_pages import prose, stats
+
+INDEX_HEADER = [
+    "trace",
+    "rank",
+    "steps",
+    "GPU events",
+    "regime",
+    "wall us",
+    "syncs",
+    "sync us",
+    "blocking copies",
+    "blocking copy us",
+    "median us per sync",
+]
 
 
-def page_stem(file, taken):
-    """File name of a trace's page: the trace's name without .json[.gz]; a per-rank file
-    (rank-0.json.gz) gets its folder's name in front; a clash gets a number."""
-    base = os.path.basename(file)
-    base = re.sub(r"(\.pt\.trace)?\.json(\.gz)?$", "", base)
-    if re.match(r"^rank[-_]?\d+", base):
-        base = f"{os.path.basename(os.path.dirname(file)) or 'trace'}-{base}"
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", base) or "trace"
+def file_stem(path):
+    """A trace file's or folder's name without .json[.gz] (and .pt.trace)."""
+    base = os.path.basename(os.path.normpath(path))
+    return re.sub(r"(\.pt\.trace)?\.json(\.gz)?$", "", base)
+
+
+def page_stem(path, taken):
+    """File name of an input's page: its name without .json[.gz]; a clash gets a number."""
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", file_stem(path)) or "trace"
     stem, k = base, 2
     while stem in taken:
         stem, k = f"{base}-{k}", k + 1
@@ -22,67 +39,74 @@ def page_stem(file, taken):
     return stem
 
 
-def blocking_section(trace):
-    """The blocking calls by cause: the intro, one line per cause, the table and the calls by API.
-    Raises stats.TablesDoNotAddUp when the listed calls miss the totals."""
-    if not trace["syncs_by_cause"]:
-        return [prose.NO_BLOCKING_CALL]
-    stats.check_blocking_totals(trace)
-    lines = [prose.blocking_intro(trace), ""]
-    lines += [f"- {prose.cause_line(c)}" for c in trace["syncs_by_cause"]]
-    lines.append("")
-    lines += tables.cause_table(trace)
-    return lines + ["", prose.by_call_line(trace)]
+def plot_stem(stem, trace, ranks):
+    """The plots' name: the page's, with the rank file's name after it when the page has several."""
+    return f"{stem}-{file_stem(trace['file'])}" if ranks > 1 else stem
 
 
-def trace_page(trace, stem, plot_name, source, queue_plot=None):
-    """queue_plot: the file of the queue-depth plot, None when the trace has no timeline."""
-    lines = prose.page_head(trace, source)
-    if not trace["gpu_events"]:
-        lines += [prose.NO_GPU_EVENTS, ""]
-    lines += [prose.whole_trace_line(trace), "", prose.regime_line(trace), ""]
-    if trace["unmatched_correlations"]:
-        lines += [prose.UNMATCHED.format(n=trace["unmatched_correlations"]), ""]
-    if trace["warnings"]:
-        lines += ["Warnings from `./attribute`:", ""] + [f"- {w}" for w in trace["warnings"]] + [""]
+def plot_lines(name, trace, queue_plot):
+    """A rank's step plot and, when it has a timeline, its queue plot, each with its caption."""
+    lines = [f"![per-step breakdown]({name}-steps.png)", "", prose.step_caption(trace), ""]
+    if queue_plot:
+        lines += [f"![launch-queue depth]({name}-queue.png)", "", prose.queue_caption(trace), ""]
+    return lines
+
+
+def trace_page(stem, path, text, doc, json_link=None):
+    """A page: ./attribute's text in a fenced block under the plots of each rank (drawn by
+    trace_report), then what one sync cost here."""
+    lines = [f"# `./attribute {path}`", ""]
+    source = f" ([{os.path.basename(json_link)}]({json_link}))" if json_link else ""
     lines += [
-        "## Per step",
-        "",
-        f"![per-step breakdown]({plot_name})",
-        "",
-        prose.step_caption(trace),
+        "The plots are drawn from the same run's `--json`"
+        + source
+        + "; below them, `./attribute`'s "
+        "text as it prints it. Page written by `python -m analysis.trace_report`.",
         "",
     ]
-    lines += tables.step_table(trace) + prose.step_table_notes(trace)
-    if queue_plot:
-        lines += [
-            "",
-            "## The launch queue over one step",
-            "",
-            f"![launch-queue depth]({queue_plot})",
-            "",
-            prose.queue_caption(trace),
-        ]
-    lines += ["", "## Blocking calls and what caused them", ""] + blocking_section(trace)
-    cost = stats.sync_cost([(stem, {"traces": [trace]})])
+    ranks = doc["traces"]
+    for trace in ranks:
+        if len(ranks) > 1:
+            lines += [f"## Rank {trace['rank']}: `{trace['file']}`", ""]
+        lines += plot_lines(plot_stem(stem, trace, len(ranks)), trace, stats.timeline_gpus(trace))
+    lines += ["## `./attribute`'s text", "", "```text", text.rstrip("\n"), "```"]
+    cost = stats.sync_cost([(stem, doc)])
     if cost:
-        lines += ["", "### What one synchronisation call cost here", ""] + prose.paragraphs(
-            prose.sync_cost_markdown(cost)
-        )
+        lines += ["", "## What one synchronisation call cost here", ""]
+        lines += prose.paragraphs(prose.sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"
 
 
+def index_table(entries):
+    """One row per trace (a folder's ranks each): entries are (page stem, trace) pairs."""
+    rows = []
+    for stem, trace in entries:
+        t = trace["total"]
+        rows.append(
+            [
+                f"[{stem}]({stem}.md)",
+                str(trace["rank"]),
+                str(len(trace["steps"])),
+                "yes" if trace["gpu_events"] else "no",
+                t["queue"]["regime"],
+                fmt_us(t["wall_us"]),
+                str(t["syncs"]),
+                fmt_us(t["sync_api_us"]),
+                str(t["blocking_copies"]),
+                fmt_us(t["blocking_copy_us"]),
+                fmt_us(stats.median_sync_us(trace)),
+            ]
+        )
+    return markdown_table(INDEX_HEADER, rows)
+
+
 def index_page(entries, cost, queue_figure=None):
-    """The index: one row per trace page (entries: (stem, trace)), the queue figure when there is
-    one (queue_figure: (file, deep case, empty case), as stats.queue_cases picks them) and what
-    one sync cost."""
-    lines = ["# Traces read by `./attribute`", ""] + prose.INDEX_INTRO
-    lines += tables.index_table(entries)
-    lines += ["", prose.INDEX_DEFINITIONS, ""]
+    """The index: one row per trace, the queue figure when there is one (queue_figure: (file,
+    deep case, empty case), as stats.queue_cases picks them) and what one sync cost."""
+    lines = ["# Traces read by `./attribute`", "", prose.INDEX_INTRO, ""]
+    lines += index_table(entries) + ["", prose.INDEX_DEFINITIONS, ""]
     if queue_figure:
         lines += [prose.QUEUE_FIGURE_HEAD, ""] + prose.queue_figure_lines(*queue_figure) + [""]
-    lines += [
-        "## What one synchronisation call cost on these GPUs",
-        "",
-    ] + prose.paragraphs(prose.sync_cost_markdown(cost))
+    lines += ["## What one synchronisation call cost on these GPUs", ""]
+    lines += prose.paragraphs(prose.sync_cost_markdown(cost))
     return "\n".join(lines) + "\n"

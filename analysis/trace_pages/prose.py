@@ -1,38 +1,9 @@
-"""The words of the trace pages: what the figures mean and the lines that carry them. Fixed
-text is kept as data here, apart from the tables and the plots."""
+"""The words the trace pages add to ./attribute's own text: the plots' captions and what one
+sync cost (a fit only Python makes; the main report uses it too). Fixed text is kept as data."""
 
-import os
-
-from analysis.attribute_json.schema import COPY_REASONS
 from analysis.fmt import fmt_share, fmt_us, plural
 from analysis.trace_pages import plots, stats
 
-STEP_TABLE_IDENTITY = (
-    "Each row: wall = launch calls + sync + blocking copies + rest of host (the CPU's own work and "
-    "every other call, non-blocking copy calls included), and, where the trace has GPU events, wall = "
-    "GPU busy + the three idle columns."
-)
-OUTSIDE_THE_STEPS = (
-    "With steps, the row `outside the steps` is the whole trace minus the steps (the time before, "
-    "between and after them), so the step rows and it add up to the whole-trace row."
-)
-NEGATIVE_HOST_REST = (
-    "A negative rest of host: calls on several threads overlap, so together they hold the host for "
-    "longer than the wall time (the plot draws it as 0)."
-)
-NEGATIVE_IDLE_OUTSIDE = (
-    "A negative idle figure `outside the steps`: the whole trace classifies each GPU idle gap once, "
-    "whole, while each step classifies the part of a gap inside it, so a gap that crosses a step boundary "
-    "can fall under another cause; the idle figures still add up to the same total."
-)
-NO_BLOCKING_CALL = "No blocking call (synchronisation or blocking copy) in this trace."
-BLOCKING_INTRO = (
-    "Every call that held the host until the GPU caught up: {syncs} ({sync_us} us) and "
-    "{copies} ({copy_us} us), {blocked_us} us in all, the same calls as the table above. Grouped "
-    "by the innermost `cpu_op` that issued the call on the same thread, most costly first (calls: "
-    "API calls; op occurrences: how many times the op ran and blocked, e.g. one `.item()` blocks "
-    "in a copy and a sync):"
-)
 CAPTION_HOST = (
     "Left: the host's step time: launch calls, blocked in synchronisation, blocking copies (copy calls "
     "that hold the host: without Async, or with pageable host memory) and the rest (the CPU's own work and "
@@ -43,31 +14,17 @@ CAPTION_GPU = (
     "wait: nothing queued; kernel wait: short gaps between queued work; other)."
 )
 CAPTION_NO_GPU = "Right: empty, as the trace holds no GPU events."
-NO_GPU_EVENTS = "**No GPU events in this trace: host figures only.**"
-UNMATCHED = "{n} correlation ids matched no event on the other side (counted, not attributed)."
-INDEX_INTRO = [
-    "One page per trace: the per-step breakdown of host and GPU time and the blocking calls "
-    "grouped by the op that caused them. Written by `python -m analysis.trace_report`.",
-    "",
-    "Replayed, and what if the syncs went, or came every N steps: [replay.md](replay.md) "
-    "(`analysis/replay_report.py`).",
-    "",
-]
+INDEX_INTRO = (
+    "One page per trace (a folder of ranks: one page): `./attribute`'s text as it prints it, "
+    "the plots drawn from its `--json`, and what one synchronisation call cost. Written by "
+    "`python -m analysis.trace_report`; replayed, and what if the syncs went: [replay.md](replay.md)."
+)
 INDEX_DEFINITIONS = (
     "Syncs: *Synchronize calls; blocking copies: copy calls that hold the host (without Async, or with "
     "pageable host memory). Both over the whole trace; calls count API calls."
 )
 
 # The launch queue and its regime (from each window's `queue` and the file's `queue_rule`).
-REGIME_LINE = "Launch queue over the whole trace: **{regime}**: {gpus}."
-REGIME_GPU = "GPU {device}'s queue was empty {empty} of the time (median depth {p50}, p90 {p90})"
-NO_GPU_QUEUE = "no GPU's queue held any work"
-REGIME_RULE = (
-    "The rule (`queue_rule`), on the GPU whose queue was empty least: launch-bound when it was "
-    "empty for {launch} of the window or more, GPU-bound when for under {gpu} with a median depth "
-    "of {depth} or more, mixed otherwise."
-)
-REGIME_PER_STEP = " Each step's regime is in the per-step table's last column."
 QUEUE_CAPTION = (
     "Each GPU's launch queue over {window}: the pieces of GPU work (kernels, copies, sets) queued "
     "or running, against time from the window's start in {unit}; deepest {deepest}{cut}."
@@ -118,27 +75,6 @@ TOO_FEW_FOR_FIT = (
     "through fewer than {min_n} points swings with any one of them); not shown"
 )
 ONE_QUEUE_LENGTH = "every sync had the same GPU work queued: the growth with it cannot be fitted"
-
-
-def cause_line(c):
-    """'aten::item — 16 calls, 559 us blocked, 0.4% of the steps' (calls: API calls)."""
-    return (
-        f"{c['op']} — {plural(c['calls'], 'call')}, {fmt_us(c['blocked_us'])} us blocked, "
-        f"{fmt_share(c['share_of_steps'])} of the steps"
-    )
-
-
-def blocking_line(s):
-    """The host calls of a window, one figure each: 'synchronisation 1497 us (21 calls), ...'."""
-    r = s["blocking_copies_by_reason"]
-    why = ", ".join(f"{r[k]['calls']} {k}" for k in COPY_REASONS if r[k]["calls"])
-    return (
-        f"blocked in synchronisation {fmt_us(s['sync_api_us'])} us ({plural(s['syncs'], 'call')}), "
-        f"in blocking copies {fmt_us(s['blocking_copy_us'])} us ({plural(s['blocking_copies'], 'call')}"
-        + (f": {why}" if why else "")
-        + f"); non-blocking copy calls {fmt_us(s['nonblocking_copy_us'])} us "
-        f"({plural(s['nonblocking_copies'], 'call')})"
-    )
 
 
 def fit_note(cost):
@@ -198,106 +134,12 @@ def step_caption(trace):
     return f"{CAPTION_HOST} {gpu} Both axes in {unit}."
 
 
-def step_table_notes(trace):
-    """What the step table's rows mean, and why a figure in it can be negative."""
-    lines = ["", STEP_TABLE_IDENTITY]
-    if trace["steps"]:
-        lines.append(OUTSIDE_THE_STEPS)
-    if any(s["host_rest_us"] < 0 for _, s in stats.table_windows(trace)):
-        lines.append(NEGATIVE_HOST_REST)
-    if stats.negative_idle_outside_steps(trace):
-        lines += ["", NEGATIVE_IDLE_OUTSIDE]
-    return lines
-
-
-def blocking_intro(trace):
-    totals = trace["blocking_calls"]
-    return BLOCKING_INTRO.format(
-        syncs=plural(totals["syncs"], "synchronisation call"),
-        sync_us=fmt_us(totals["sync_us"]),
-        copies=plural(totals["blocking_copies"], "blocking copy call"),
-        copy_us=fmt_us(totals["blocking_copy_us"]),
-        blocked_us=fmt_us(totals["blocked_us"]),
-    )
-
-
-def by_call_line(trace):
-    """'By call: cudaStreamSynchronize (sync) 3 calls, 120 us blocked; ...'."""
-    return (
-        "By call: "
-        + "; ".join(
-            f"{api} {plural(n, 'call')}, {fmt_us(us)} us blocked"
-            for api, (n, us) in stats.blocked_by_call(trace)
-        )
-        + "."
-    )
-
-
-def page_head(trace, source):
-    """The title and the line that says where the page's figures come from."""
-    return [
-        f"# Where the time goes: `{os.path.basename(trace['file'])}`",
-        "",
-        f"Trace `{trace['file']}`, rank {trace['rank']}"
-        + (f", clock {trace['clock']}" if trace.get("clock") else "")
-        + f"; read by `./attribute` ({source}); page written by `analysis/trace_report.py`.",
-        "",
-    ]
-
-
-def whole_trace_line(trace):
-    """The whole trace in one line: wall, launches, kernels, GPU busy and the blocking calls."""
-    t = trace["total"]
-    steps_note = (
-        f"{len(trace['steps'])} ProfilerStep windows"
-        if trace["steps"]
-        else "no ProfilerStep: the whole trace is one window"
-    )
-    return (
-        f"{steps_note}; over the whole trace: wall {fmt_us(t['wall_us'])} us, launch calls "
-        f"{fmt_us(t['launch_api_us'])} us ({plural(t['launches'], 'call')}), {t['kernels']} kernels "
-        f"({fmt_us(t['kernel_us'])} us of GPU time), GPU busy {fmt_us(t['gpu_busy_us'])} us; host "
-        f"{blocking_line(t)}. Blocked in all: {fmt_us(t['blocked_us'])} us "
-        f"({fmt_share(stats.share(t['blocked_us'], t['wall_us']))} of the wall)."
-    )
-
-
 def paragraphs(lines):
     """Markdown paragraphs: a blank line between consecutive lines."""
     out = []
     for line in lines:
         out += [line, ""]
     return out[:-1]
-
-
-def _threshold(x):
-    """A rule's share as it was set (0.25 -> '25%'), not as a measured figure."""
-    return f"{100 * x:g}%"
-
-
-def regime_gpu(g):
-    return REGIME_GPU.format(
-        device=g["device"],
-        empty=fmt_share(g["empty_share"]),
-        p50=g["depth_p50"],
-        p90=g["depth_p90"],
-    )
-
-
-def regime_line(trace):
-    """The trace's regime with each GPU's figures, and the rule with the file's thresholds."""
-    q = trace["total"]["queue"]
-    gpus = "; ".join(regime_gpu(g) for g in stats.queue_gpus(q)) or NO_GPU_QUEUE
-    line = REGIME_LINE.format(regime=q["regime"], gpus=gpus)
-    if not q["gpus"]:
-        return line
-    r = trace["queue_rule"]
-    line += " " + REGIME_RULE.format(
-        launch=_threshold(r["launch_bound_empty_share"]),
-        gpu=_threshold(r["gpu_bound_empty_share"]),
-        depth=r["gpu_bound_median_depth"],
-    )
-    return line + (REGIME_PER_STEP if trace["steps"] else "")
 
 
 def queue_caption(trace):

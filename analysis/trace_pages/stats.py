@@ -1,19 +1,23 @@
-"""Figures computed from one trace's `./attribute --json` document: the windows, the time outside
-the steps, the totals the tables must add up to, and what one blocking sync cost."""
+"""Figures computed from `./attribute --json` documents, read through the iris_trace package:
+the steps a plot draws, the launch queue's cases for the index, the totals the blocking calls
+must add up to, and what one blocking sync cost (the main report's figure too)."""
 
 from dataclasses import dataclass
 
 import numpy as np
+from iris_trace import schema
 
-from analysis.attribute_json.schema import KIND_SYNC, REGIMES, STEP_COUNTS, STEP_NUMBERS
 from analysis.fit import ols
 
-# The regime words as ./attribute writes them (schema.REGIMES), to pick the queue figure's cases.
-LAUNCH_BOUND, GPU_BOUND = REGIMES[0], REGIMES[1]
-
-ADDITIVE = STEP_NUMBERS + STEP_COUNTS  # figures that add up over disjoint windows
+KIND_SYNC = "sync"  # a listed blocking call that is a *Synchronize (not a blocking copy)
+LAUNCH_BOUND, GPU_BOUND = "launch-bound", "GPU-bound"  # the regimes the queue figure sets apart
 GPU_SPLIT = ("gpu_busy_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
-IDLE_BY_CAUSE = ("idle_host_wait_us", "idle_kernel_wait_us", "idle_other_us")
+
+
+def load_attribution(path):
+    """One `./attribute --json` file, checked against the library's declaration of its fields
+    (iris_trace.TraceError, a ValueError naming the file and the field, when it differs)."""
+    return schema.load(path, expect="document")
 
 
 def step_rows(trace):
@@ -23,34 +27,15 @@ def step_rows(trace):
     return [("whole trace", trace["total"])]
 
 
-def outside_steps(trace):
-    """The whole trace minus its ProfilerSteps, figure by figure: the time before, between and
-    after the steps."""
-    return {k: trace["total"][k] - sum(s[k] for s in trace["steps"]) for k in ADDITIVE}
-
-
-def table_windows(trace):
-    """Every window of the step table: the steps, and with steps the rest and the whole trace."""
-    return step_rows(trace) + (
-        [("", outside_steps(trace)), ("", trace["total"])] if trace["steps"] else []
-    )
-
-
 def host_other_us(s):
-    """Host time of the step outside launch calls, syncs and blocking copies (the CPU's own work
-    and every other call, non-blocking copies included); ./attribute's host_rest_us. Negative
-    when calls on several threads overlap: the bars then show 0 and the page says so."""
+    """Host time of the step outside launch calls, syncs and blocking copies; negative when calls
+    on several threads overlap (the bars then show 0)."""
     return s["host_rest_us"]
 
 
 def gpu_unaccounted_us(s):
     """Step wall time the GPU split does not cover (0 when busy + idle add up to the wall)."""
     return max(s["wall_us"] - sum(s[k] for k in GPU_SPLIT), 0.0)
-
-
-def queue_gpus(queue):
-    """A window's per-GPU queue figures, by device."""
-    return sorted(queue["gpus"], key=lambda g: g["device"])
 
 
 def busiest_gpu(queue):
@@ -61,7 +46,7 @@ def busiest_gpu(queue):
 
 def timeline_gpus(trace):
     """The GPUs of the trace's `queue_timeline` that have change points; [] when it has none
-    (no GPU work, or a JSON without the field), and then no queue plot is drawn."""
+    (no GPU work), and then no queue plot is drawn."""
     return [g for g in (trace.get("queue_timeline") or {}).get("gpus", []) if g["t_us"]]
 
 
@@ -69,8 +54,7 @@ def queue_cases(entries):
     """The two traces the queue figure sets side by side, ((stem, trace) deep, (stem, trace)
     empty): the GPU-bound trace whose busiest queue was deepest (median, then p90, then max) and
     the launch-bound one whose busiest queue was empty the most; among traces with a timeline.
-    None when either regime is missing, so another set of traces gets the figure only when it
-    holds both cases."""
+    None when either regime is missing."""
 
     def of(regime):
         return [
@@ -94,18 +78,8 @@ def queue_cases(entries):
     return max(deep, key=depth), max(starved, key=empty)
 
 
-def share(part, whole):
-    return part / whole if whole > 0 else 0.0
-
-
-def negative_idle_outside_steps(trace):
-    """The idle-by-cause figures that come out negative `outside the steps`."""
-    out = outside_steps(trace) if trace["steps"] else {}
-    return [k for k in IDLE_BY_CAUSE if out.get(k, 0) < 0]
-
-
 class TablesDoNotAddUp(ValueError):
-    """A page would print rows that do not add up to the total beside them."""
+    """A document whose blocking calls do not add up to the totals beside them."""
 
 
 def check_adds_up(rows, total, what, tol_us=0.01):
@@ -117,7 +91,7 @@ def check_blocking_totals(trace):
     """The causes' and the listed calls' blocked time add up to the trace's blocking totals."""
     causes, totals = trace["syncs_by_cause"], trace["blocking_calls"]
     if not causes:
-        return  # nothing listed, nothing for the page to add up
+        return  # nothing listed, nothing to add up
     for key in ("sync_us", "blocking_copy_us", "blocked_us"):
         check_adds_up(
             [c[key] for c in causes], totals[key], f"{trace['file']}: syncs_by_cause {key}"
@@ -125,20 +99,6 @@ def check_blocking_totals(trace):
     check_adds_up(
         [s["blocked_us"] for s in trace["syncs"]], totals["blocked_us"], f"{trace['file']}: syncs"
     )
-
-
-def blocked_by_call(trace):
-    """{'cudaStreamSynchronize (sync)': [calls, blocked us]} over the listed blocking calls,
-    most blocked first."""
-    by_api = {}
-    for s in trace["syncs"]:
-        label = s["api"] + (
-            f" ({s['kind']}, {s['reason']})" if s.get("reason") else f" ({s['kind']})"
-        )
-        a = by_api.setdefault(label, [0, 0.0])
-        a[0] += 1
-        a[1] += s["blocked_us"]
-    return sorted(by_api.items(), key=lambda kv: -kv[1][1])
 
 
 def median_sync_us(trace):

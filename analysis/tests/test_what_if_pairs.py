@@ -1,4 +1,4 @@
-"""analysis.what_if_validation and experiments.what_if_validation: the manifest checked field
+"""analysis.what_if_pairs and experiments.what_if_validation: the manifest checked field
 by field, the figures and verdicts on small documents with known answers, the committed page
 rebuilt from the committed JSON, and (with a built ./attribute) from the committed traces."""
 
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from analysis import what_if_validation as v
+from analysis import what_if_pairs as v
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAIRS = os.path.join(ROOT, "tests/data/traces_pairs")
@@ -181,7 +181,7 @@ def test_a_what_if_missing_from_the_json_is_named():
     docs = docs_for([1000, 300], [900, 140], [800, 140])
     m = small_manifest()
     m["pairs"][0]["what_ifs"] = ["graph=Somewhere"]
-    with pytest.raises(v.AttributeJsonError, match="graph=Somewhere"):
+    with pytest.raises(v.TraceError, match="graph=Somewhere"):
         v.figures(m, docs)
 
 

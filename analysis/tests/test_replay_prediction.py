@@ -1,10 +1,10 @@
-"""analysis.replay_validation: the replay's predictions beside the measured ItemSync rows."""
+"""analysis.replay_prediction: the replay's predictions beside the measured ItemSync rows."""
 
 import json
 
 import pytest
 
-from analysis import replay_validation
+from analysis import replay_prediction
 from analysis.summary import ConfigStats
 
 
@@ -56,7 +56,7 @@ def test_predicted_rows_beside_the_measured_ones(tmp_path):
         stats_row(0, [1.79, 1.80, 1.81]),
         stats_row(100, [1.80, 1.81, 1.82]),
     ]
-    text = "\n".join(replay_validation.section(str(tmp_path), stats))
+    text = "\n".join(replay_prediction.section(str(tmp_path), stats))
     assert "| never | 1.800 (1.790-1.810, n=3) |" in text
     assert "| 1.800 | 10.000 | agrees (+0.0%; the ranges meet, both narrower than 10%) |" in text
     assert (
@@ -69,7 +69,7 @@ def test_predicted_rows_beside_the_measured_ones(tmp_path):
 def test_says_when_the_noise_drowns_the_prediction(tmp_path):
     validation_doc(tmp_path / "replay" / "validation-cpu.json", replayed=100.0, never=99.9)
     stats = [stats_row(1, [1.5, 2.0, 2.5]), stats_row(0, [1.6, 2.1, 2.4])]
-    text = "\n".join(replay_validation.section(str(tmp_path), stats))
+    text = "\n".join(replay_prediction.section(str(tmp_path), stats))
     assert "at most 2.0 ms" in text and "cannot tell a right prediction from a wrong one" in text
     assert "| never | 2.100 (1.600-2.400, n=3) |" in text and "inconclusive (" in text
 
@@ -77,8 +77,8 @@ def test_says_when_the_noise_drowns_the_prediction(tmp_path):
 def test_pending_device_and_bad_file(tmp_path):
     stats = [stats_row(1, [2.0, 2.0]), stats_row(1, [1.0, 1.0], device="cuda")]
     validation_doc(tmp_path / "replay" / "validation-cpu.json")
-    text = "\n".join(replay_validation.section(str(tmp_path), stats))
+    text = "\n".join(replay_prediction.section(str(tmp_path), stats))
     assert "- cuda: not replayed yet (run `experiments/replay_validation.sh" in text
     (tmp_path / "replay" / "validation-cpu.json").write_text('{"replays": []}')
-    with pytest.raises(replay_validation.ValidationError, match="validation-cpu.json: expected"):
-        replay_validation.section(str(tmp_path), stats)
+    with pytest.raises(replay_prediction.ValidationError, match="validation-cpu.json: expected"):
+        replay_prediction.section(str(tmp_path), stats)

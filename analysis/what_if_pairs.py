@@ -3,7 +3,7 @@ from a first trace against what a second trace, the same program run with the ch
 real, measured: per call (or step), median over the calls with their spread, and over the whole
 trace, with the error.
 
-    python -m analysis.what_if_validation MANIFEST --json DIR [--out PAGE]
+    python -m analysis.what_if_pairs MANIFEST --json DIR [--out PAGE]
 
 MANIFEST: a folder of pairs' manifest.json (tests/data/traces_pairs/README.md says what it
 holds); DIR: the `./attribute --json` files experiments/what_if_validation.py wrote for it, two
@@ -19,8 +19,9 @@ import os
 import statistics
 import sys
 
+from iris_trace import TraceError, schema
+
 from analysis.atomic_write import write_atomic
-from analysis.attribute_json.reader import AttributeJsonError, load_attribution, load_replay
 from analysis.fmt import fmt_change, fmt_us
 from analysis.tables import markdown_table
 
@@ -147,8 +148,8 @@ def load_docs(manifest, json_dir):
     for name in manifest["traces"]:
         base = os.path.join(json_dir, stem(name))
         docs[name] = (
-            load_attribution(base + ".attribution.json"),
-            load_replay(base + ".replay.json"),
+            schema.load(base + ".attribution.json", expect="document"),
+            schema.load(base + ".replay.json", expect="replay_document"),
         )
     return docs
 
@@ -189,7 +190,7 @@ def figures(manifest, docs):
         for spec in p["what_ifs"]:
             x = next((s for s in first["what_ifs"] if s["name"] == spec), None)
             if x is None:
-                raise AttributeJsonError(
+                raise TraceError(
                     f"{first['file']}: no what-if {spec!r} in its replay JSON (rerun "
                     "experiments/what_if_validation.py)"
                 )
@@ -263,7 +264,8 @@ def link(path, out):
     return os.path.relpath(os.path.join(REPO, path), os.path.dirname(os.path.join(REPO, out)))
 
 
-def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
+def page_head(manifest, sources, out):
+    """The title, where the page comes from, and what a call, its pace and the targets are."""
     tol = manifest["tolerance"]
     skip = manifest["skip_calls"]
     lines = [
@@ -272,7 +274,7 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "Each row: a what-if replayed on a first trace (`./attribute --what-if`, "
         f"[docs/what-if.md]({link('docs/what-if.md', out)})), "
         "against a second trace of the same program with the change made for real. "
-        "Written by `python -m analysis.what_if_validation` from "
+        "Written by `python -m analysis.what_if_pairs` from "
         f"`{os.path.relpath(manifest['path'], REPO)}` "
         f"and {len(sources)} files of `./attribute --json` "
         f"(`{os.path.relpath(os.path.dirname(sources[0]), REPO)}/`); regenerate with "
@@ -303,6 +305,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         "## Per call",
         "",
     ]
+    return lines
+
+
+def per_call_table(rows, tol):
+    """Each what-if per call: the first run, the prediction, the second run, the verdict."""
+    lines = []
     header = [*PAIR_COLUMNS, "verdict"]
     body = []
     for r in rows:
@@ -317,6 +325,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
             ]
         )
     lines += markdown_table(header, body)
+    return lines
+
+
+def host_share_table(rows):
+    """The host's share of a call, which a GPU-paced call hides from the table above."""
+    lines = []
     lines += [
         "",
         "## The host's share of a call",
@@ -344,6 +358,13 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         for r in rows
     ]
     lines += markdown_table(header, body)
+    return lines
+
+
+def whole_trace_table(rows, manifest):
+    """Each what-if over the whole trace, and without the first calls when some are skipped."""
+    skip = manifest["skip_calls"]
+    lines = []
     lines += ["", "## Whole trace", ""]
     header = list(PAIR_COLUMNS)
     if skip:
@@ -373,6 +394,12 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
             "the prediction, while the second run still has it. The last columns sum the paces "
             "of the calls after it.",
         ]
+    return lines
+
+
+def pairs_lines(rows, manifest):
+    """The pairs, how each trace's calls were found, and what each what-if assumed."""
+    lines = []
     lines += ["", "## The pairs", ""]
     seen = set()
     for r in rows:
@@ -406,6 +433,15 @@ def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
         lines.append(
             f"- `{r['what_if']}` on {stem(r['pair']['first'])}: {r['assumed'] or 'nothing'}"
         )
+    return lines
+
+
+def page(manifest, rows, sources, out="results/traces/what-if-validation.md"):
+    lines = page_head(manifest, sources, out)
+    lines += per_call_table(rows, manifest["tolerance"])
+    lines += host_share_table(rows)
+    lines += whole_trace_table(rows, manifest)
+    lines += pairs_lines(rows, manifest)
     lines.append("")
     return "\n".join(lines)
 
@@ -424,8 +460,8 @@ def main(argv=None):
         manifest = load_manifest(args.manifest)
         docs = load_docs(manifest, args.json)  # all checked before anything is written
         rows = figures(manifest, docs)
-    except (ManifestError, AttributeJsonError) as e:
-        print(f"analysis.what_if_validation: {e}", file=sys.stderr)
+    except (ManifestError, TraceError) as e:
+        print(f"analysis.what_if_pairs: {e}", file=sys.stderr)
         return 2
     sources = sorted(
         os.path.join(args.json, stem(n) + kind)

@@ -62,6 +62,69 @@ def _row(stats, device, interval):
     )
 
 
+def device_lines(stats, device, path):
+    """One device's table: each interval's measured row beside the replay's prediction."""
+    lines = []
+    replayed, points, windows, curve = _load(path)
+    base = _row(stats, device, 1)
+    if base is None:
+        lines += [
+            f"- {device}: no measured every-epoch row (interval 1, print100 0, batch 120) to start from.",
+            "",
+        ]
+        return lines
+    lines += [
+        f"**{device}**: {windows} traced epochs, {replayed:.2f} us per epoch replayed (the timed row: "
+        f"{base.us_per_epoch:.2f} us); {curve['why']}",
+        "",
+        "| interval | measured s (median, range, n) | measured minus every epoch (difference of means), s [95% CI] | "
+        "predicted s | predicted saving per epoch, us | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    widest, largest = (
+        0.0,
+        0.0,
+    )  # the measured rows' widest range, the largest predicted difference
+    for interval in INTERVALS:
+        c = _row(stats, device, interval)
+        if interval not in points:
+            continue
+        largest = max(largest, base.epochs * (replayed - points[interval]) / 1e6)
+        if c is not None:
+            widest = max(widest, c.max_s - c.min_s, base.max_s - base.min_s)
+        saving_us = replayed - points[interval]
+        predicted = base.median_s - base.epochs * saving_us / 1e6
+        label = "never" if interval == 0 else str(interval)
+        if c is None:
+            lines.append(f"| {label} | not measured | - | {predicted:.3f} | {saving_us:.3f} | - |")
+            continue
+        diff, ci = noise.mean_difference(base.samples, c.samples)
+        shift = base.epochs * saving_us / 1e6
+        text = noise.prediction_verdict(
+            predicted,
+            (base.min_s - shift, base.max_s - shift),
+            c.median_s,
+            (c.min_s, c.max_s) if c.n >= 2 else None,
+            "the repetitions' range",
+        ).text
+        lines.append(
+            f"| {label} | {c.median_s:.3f} ({c.min_s:.3f}-{c.max_s:.3f}, n={c.n}) | {diff:+.3f} "
+            f"{noise.mark(ci, fmt='+.3f')} | {predicted:.3f} | "
+            f"{saving_us:.3f} | {text} |"
+        )
+    lines.append("")
+    if widest > 0 and largest < 0.5 * widest:
+        lines += [
+            f"The replay predicts differences of at most {largest * 1e3:.1f} ms between these rows; the measured "
+            f"repetitions of one row spread over up to {widest * 1e3:.0f} ms "
+            f"({widest / max(largest, 1e-9):.0f}x that). On this machine the check cannot tell a right "
+            "prediction from a wrong one: it can only fail to refute it. A verdict that counts needs rows "
+            "measured on a quiet machine, or a GPU run, where a sync costs far more.",
+            "",
+        ]
+    return lines
+
+
 def section(folder, stats):
     """Markdown lines for the main report; a device without a validation file is named as pending."""
     lines = [
@@ -86,65 +149,7 @@ def section(folder, stats):
             ]
             continue
         any_file = True
-        replayed, points, windows, curve = _load(path)
-        base = _row(stats, device, 1)
-        if base is None:
-            lines += [
-                f"- {device}: no measured every-epoch row (interval 1, print100 0, batch 120) to start from.",
-                "",
-            ]
-            continue
-        lines += [
-            f"**{device}**: {windows} traced epochs, {replayed:.2f} us per epoch replayed (the timed row: "
-            f"{base.us_per_epoch:.2f} us); {curve['why']}",
-            "",
-            "| interval | measured s (median, range, n) | measured minus every epoch (difference of means), s [95% CI] | "
-            "predicted s | predicted saving per epoch, us | verdict |",
-            "|---|---|---|---|---|---|",
-        ]
-        widest, largest = (
-            0.0,
-            0.0,
-        )  # the measured rows' widest range, the largest predicted difference
-        for interval in INTERVALS:
-            c = _row(stats, device, interval)
-            if interval not in points:
-                continue
-            largest = max(largest, base.epochs * (replayed - points[interval]) / 1e6)
-            if c is not None:
-                widest = max(widest, c.max_s - c.min_s, base.max_s - base.min_s)
-            saving_us = replayed - points[interval]
-            predicted = base.median_s - base.epochs * saving_us / 1e6
-            label = "never" if interval == 0 else str(interval)
-            if c is None:
-                lines.append(
-                    f"| {label} | not measured | - | {predicted:.3f} | {saving_us:.3f} | - |"
-                )
-                continue
-            diff, ci = noise.mean_difference(base.samples, c.samples)
-            shift = base.epochs * saving_us / 1e6
-            text = noise.prediction_verdict(
-                predicted,
-                (base.min_s - shift, base.max_s - shift),
-                c.median_s,
-                (c.min_s, c.max_s) if c.n >= 2 else None,
-                "the repetitions' range",
-            ).text
-            lines.append(
-                f"| {label} | {c.median_s:.3f} ({c.min_s:.3f}-{c.max_s:.3f}, n={c.n}) | {diff:+.3f} "
-                f"{noise.mark(ci, fmt='+.3f')} | {predicted:.3f} | "
-                f"{saving_us:.3f} | {text} |"
-            )
-        lines.append("")
-        if widest > 0 and largest < 0.5 * widest:
-            lines += [
-                f"The replay predicts differences of at most {largest * 1e3:.1f} ms between these rows; the measured "
-                f"repetitions of one row spread over up to {widest * 1e3:.0f} ms "
-                f"({widest / max(largest, 1e-9):.0f}x that). On this machine the check cannot tell a right "
-                "prediction from a wrong one: it can only fail to refute it. A verdict that counts needs rows "
-                "measured on a quiet machine, or a GPU run, where a sync costs far more.",
-                "",
-            ]
+        lines += device_lines(stats, device, path)
     if not any_file and not devices:
         lines += ["No ItemSync rows in this folder.", ""]
     return lines
