@@ -59,6 +59,8 @@ add_library(iris_trace STATIC
   ${_t}/analyze/advice.cpp
   ${_t}/analyze/range_queue.cpp
   ${_t}/analyze/step_report.cpp
+  ${_t}/analyze/step_bounds.cpp
+  ${_t}/analyze/diagnosis.cpp
   ${_t}/analyze/steps_from_ranges.cpp
   ${_t}/analyze/hta_breakdown.cpp
   ${_t}/analyze/hta_frames.cpp
@@ -92,6 +94,7 @@ add_library(iris_trace STATIC
   ${_t}/export/call_sites_out.cpp
   ${_t}/export/graph_breaks_out.cpp
   ${_t}/export/advice_out.cpp
+  ${_t}/export/diagnosis_out.cpp
   ${_t}/export/html_page.cpp
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp

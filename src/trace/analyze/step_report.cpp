@@ -25,6 +25,22 @@ void add_timeline(TraceReport* rep, const LaunchQueue& queue) {
       queue.series(rep->timeline_start_ns, rep->timeline_end_ns, TraceReport::kTimelinePoints);
 }
 
+// No GPU events: the host figures stand; a GPU idle split would only restate the window.
+void host_figures_only(TraceReport* rep) {
+  rep->total.a.idle_host_wait_ns = rep->total.a.idle_kernel_wait_ns = 0;
+  rep->total.a.idle_other_ns = 0;
+  for (auto& f : rep->steps)
+    f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
+}
+
+Diagnosis diagnose_steps(const ImportedTrace& t, const AttributionIndex& index) {
+  std::vector<std::pair<uint64_t, uint64_t>> windows;
+  for (const auto& w : t.records.steps) windows.push_back({w.start_ns, w.end_ns});
+  DiagnosisOptions o;
+  o.bounds.ops_are_ranges = t.format == "SQLite";  // an Nsight Systems export's NVTX ranges
+  return diagnose(t.records, index, windows, o);
+}
+
 }  // namespace
 
 TraceReport build_report(const ImportedTrace& t, const AttributionOptions& options) {
@@ -38,6 +54,8 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   auto extras = std::async(std::launch::async, [&] {
     return std::make_pair(index.launch_queue(rep.queue_options), kernel_times(r, index));
   });
+  // The diagnosis reads the records and the index only: meanwhile as well.
+  auto diagnosis = std::async(std::launch::async, [&] { return diagnose_steps(t, index); });
   // The step phases (RecordSet::step_phase), by start: a step that holds them is attributed
   // over them.
   std::vector<std::pair<uint64_t, uint64_t>> phases;
@@ -79,13 +97,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
     }
   }
   rep.total.wall_ns = rep.total.a.window_ns;
-  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) {
-    // No GPU events: the host figures stand; a GPU idle split would only restate the window.
-    for (auto* f : {&rep.total})
-      f->a.idle_host_wait_ns = f->a.idle_kernel_wait_ns = f->a.idle_other_ns = 0;
-    for (auto& f : rep.steps)
-      f.a.idle_host_wait_ns = f.a.idle_kernel_wait_ns = f.a.idle_other_ns = 0;
-  }
+  if (r.kernels.empty() && r.memcpys.empty() && r.memsets.empty()) host_figures_only(&rep);
   if (rep.steps.empty()) rep.steps_wall_ns = rep.total.wall_ns;
   auto built = extras.get();
   const LaunchQueue& queue = built.first;
@@ -103,6 +115,7 @@ TraceReport build_report(const ImportedTrace& t, const AttributionOptions& optio
   rep.graph_breaks = find_graph_breaks(r, rep.syncs);
   label_graph_breaks(r, rep.syncs, rep.sites, &rep.graph_breaks);
   add_timeline(&rep, queue);
+  rep.diagnosis = diagnosis.get();
   return rep;
 }
 

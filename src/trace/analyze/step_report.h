@@ -10,6 +10,7 @@
 
 #include "trace/analyze/attribution.h"
 #include "trace/analyze/call_sites.h"
+#include "trace/analyze/diagnosis.h"
 #include "trace/analyze/finding.h"
 #include "trace/analyze/graph_breaks.h"
 #include "trace/analyze/kernel_times.h"
@@ -29,6 +30,7 @@ struct TraceReport {
   const ImportedTrace* trace = nullptr;
   std::vector<StepFigures> steps;  // empty when the trace has no step windows
   StepFigures total;               // the whole trace (with step phases: first to last)
+  Diagnosis diagnosis;  // what bounds the steady steps, the warm-up, the fixes (diagnosis.h)
   SyncReport syncs;
   SiteReport sites;               // where in the program each blocking call was made (call_sites.h)
   GraphBreakReport graph_breaks;  // torch.compile's graph breaks among them (graph_breaks.h)
