@@ -48,9 +48,14 @@ void add_sync_sites(const TraceReport& rep, const AdviceOptions& opt, Candidates
   if (sites.stacks != SiteReport::Stacks::None) {
     for (size_t i = 0; i < sites.sites.size() && i < opt.sites; ++i) {
       const SiteRow& s = sites.sites[i];
-      bool waits = false;
-      for (uint32_t m : s.members) waits |= rep.syncs.calls[m].waits_for_gpu;
-      if (!waits) continue;
+      bool waits = false, pageable = false;
+      for (uint32_t m : s.members) {
+        waits |= rep.syncs.calls[m].waits_for_gpu;
+        pageable |= rep.syncs.calls[m].kind == Blocking::CopyPageable;
+      }
+      // A site that copies to or from pageable memory (and syncs for it): its fix is pinned
+      // memory and non_blocking (pin-copies), not reading a value less often.
+      if (!waits || pageable) continue;
       Finding f;
       f.kind = reads_a_value(r, s) ? Finding::Kind::ValueRead : Finding::Kind::Sync;
       f.where = site_label(r, s);
@@ -121,13 +126,13 @@ void add_device_syncs(const TraceReport& rep, Candidates* cands) {
   add(cands, f, "stream-syncs");
 }
 
-// A launch-bound trace: the host cannot keep the GPU fed.
+// A step the GPU waits on the per-op host path for (the diagnosis' verdict, R8): what a CUDA
+// graph removes. Never from a cold profile, nor where the host waits on other work.
 void add_launch_bound(const TraceReport& rep, Candidates* cands) {
-  size_t launch_bound = 0;
-  for (const auto& s : rep.steps) launch_bound += s.queue.regime == Regime::LaunchBound;
-  const bool bound = rep.steps.empty() ? rep.total.queue.regime == Regime::LaunchBound
-                                       : 2 * launch_bound > rep.steps.size();
-  if (!bound || !rep.total.a.launches) return;
+  const Diagnosis& d = rep.diagnosis;
+  const bool bound =
+      d.launch_bound || (d.verdict == Bound::PerOpHost && std::string(d.regime) == "host-side");
+  if (!bound || d.cold_profile || !rep.total.a.launches) return;
   Finding f;
   f.kind = Finding::Kind::LaunchBound;
   char b[256];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "trace/export/diagnosis_out.h"
 #include "trace/export/replay_text.h"
 #include "trace/model/units.h"
 
@@ -252,6 +253,7 @@ std::string html_page(const std::vector<HtmlTrace>& traces) {
            " steps; whole trace " + num(us(rep.total.wall_ns)) + " us, launch queue: <b>" +
            to_string(rep.total.queue.regime) + "</b>; " + std::to_string(rep.syncs.calls.size()) +
            " blocking calls held the host " + num(us(rep.syncs.blocked_ns)) + " us.</p>\n";
+    out += "<h3>Diagnosis</h3>\n" + diagnosis_html(rep.diagnosis, esc) + "\n";
     out += "<h3>Advice</h3>\n" + advice_list(rep) + "\n";
     out += "<h3>Where each step's time went</h3>\n" + step_bars(rep) + "\n";
     out += "<h3>Blocking calls by call site</h3>\n" + sites_table(rep) + "\n";

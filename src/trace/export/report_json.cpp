@@ -2,6 +2,7 @@
 
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
+#include "trace/export/diagnosis_out.h"
 #include "trace/export/graph_breaks_out.h"
 #include "trace/model/units.h"
 
@@ -190,6 +191,7 @@ void write_report_json(JsonOut& o, const TraceReport& rep) {
   o.end_array();
   write_call_sites_json(o, rep);
   write_graph_breaks_json(o, rep);
+  write_diagnosis_json(o, rep.diagnosis);
   write_advice_json(o, rep);
   o.key("syncs").begin_array();
   for (size_t i = 0; i < rep.syncs.calls.size(); ++i) {

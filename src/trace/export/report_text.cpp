@@ -4,6 +4,7 @@
 
 #include "trace/export/advice_out.h"
 #include "trace/export/call_sites_out.h"
+#include "trace/export/diagnosis_out.h"
 #include "trace/export/graph_breaks_out.h"
 #include "trace/model/units.h"
 
@@ -114,6 +115,7 @@ std::string report_table(const TraceReport& rep) {
       static_cast<long long>(t.rank), static_cast<unsigned long long>(t.events),
       static_cast<double>(t.bytes) / 1e6, t.format.c_str(), t.records.clock.c_str());
   for (const auto& w : t.warnings) add("  note: %s\n", w.c_str());
+  out += diagnosis_text(rep.diagnosis);
   out += advice_text(rep);
   add("\n  %-20s %10s %8s %10s %10s %10s %7s %10s %10s %10s %10s %10s %9s %9s\n", "step", "wall us",
       "launch", "launch us", "sync us", "blk copy", "kernels", "kernel us", "busy us", "idle host",
