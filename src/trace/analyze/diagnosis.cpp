@@ -312,10 +312,17 @@ Windows marker_windows(const RecordSet& r, std::string* from) {
 
 // Each window's bounds; the cold ones apart (R11), the steady ones summed, cold time taken out
 // of the steady windows' other host work so that the verdict is the steady state's.
-Windows measure(const BoundsIndex& bounds, Windows windows, const DiagnosisOptions& o,
-                Diagnosis* d) {
+Windows measure(const BoundsIndex& bounds, Windows windows, const DiagnosisOptions& o, Diagnosis* d,
+                bool startup_first) {
   std::vector<StepBounds> all;
   for (const auto& [a, b] : windows) all.push_back(bounds.window(a, b));
+  if (startup_first) {  // before the first launch: start-up, cold whatever the host did (R11)
+    StepBounds& s = all.front();
+    s.cold_ns = s.wall_ns - std::min(s.wall_ns, s.gpu_busy_ns());
+    for (auto h : s.host) h.bound = Bound::OtherHost, s.cold.push_back(h);
+    s.ns[at(Bound::OtherHost)] += s.ns[at(Bound::Untraced)] + s.ns[at(Bound::PerOpHost)];
+    s.ns[at(Bound::Untraced)] = s.ns[at(Bound::PerOpHost)] = 0;
+  }
   // R1: a step with no GPU work and at most 1 % of the longest is no step (a profiler's last).
   uint64_t longest = 0;
   for (const auto& s : all) longest = std::max(longest, s.wall_ns);
@@ -460,13 +467,21 @@ Diagnosis diagnose(const RecordSet& r, const AttributionIndex& index, const Wind
   d.gpu = !r.kernels.empty() || !r.memcpys.empty() || !r.memsets.empty();
   if (!d.gpu) return d;
   Windows w = windows.empty() ? marker_windows(r, &d.steps_from) : windows;
+  bool startup = false;
   if (w.empty()) {
+    // One window from the first event to the last; the stretch before the first launch apart,
+    // as start-up (imports, lazy initialisation, setup): a one-shot profile's cold part.
     const auto [lo, hi] = record_span(r);
-    w.push_back({lo, hi});
+    uint64_t first_launch = UINT64_MAX;
+    for (const auto& a : r.api)
+      if (a.kind == ApiKind::Launch) first_launch = std::min(first_launch, a.start_ns);
+    startup = first_launch > lo && first_launch < hi;
+    if (startup) w.push_back({lo, first_launch});
+    w.push_back({startup ? first_launch : lo, hi});
     d.whole_trace = true;
   }
   const BoundsIndex bounds(r, index, o.bounds);
-  const Windows steady = measure(bounds, w, o, &d);
+  const Windows steady = measure(bounds, w, o, &d, startup);
   d.verdict = d.steady.largest(), d.runner_up = d.steady.runner_up();
   d.cold_profile = d.no_warm_step && static_cast<double>(d.cold_ns) >=
                                          o.cold_profile_share * static_cast<double>(d.all_wall_ns);

@@ -221,7 +221,8 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     if (it != name_id.end()) return it->second;
     const auto id = static_cast<uint32_t>(names_.size());
     names_.push_back(n);
-    kinds_.push_back({is_poll(n), is_setup_call(n), is_first_use_call(n), is_compile_range(n)});
+    kinds_.push_back({is_poll(n), is_setup_call(n), is_first_use_call(n), is_compile_range(n),
+                      classify_api(n) == ApiKind::Launch});
     name_id.emplace(n, id);
     return id;
   };
@@ -313,7 +314,10 @@ void BoundsIndex::mark_cold() {
     const HostEvent& first = host_[first_op[h.thread]];
     const bool first_op_stall = h.level == 2 && long_enough && h.start >= first.start &&
                                 h.end <= first.end && !calls.inside(h.thread, h.start, h.end);
-    h.cold = outlier || first_op_stall || (i == first_call && long_enough) ||
+    // A warm launch takes microseconds; one of a millisecond or more while the GPU waits is
+    // loading the kernel's module (lazy loading) or initialising (R11, 3.5, 3.10).
+    const bool slow_launch = h.level == 3 && long_enough && kind.launch;
+    h.cold = outlier || first_op_stall || slow_launch || (i == first_call && long_enough) ||
              (h.level == 3 && kind.first_use) || (h.level <= 1 && kind.compile);
   }
   // What runs inside cold work on its thread is cold too (a cudaFree in cuDNN's first

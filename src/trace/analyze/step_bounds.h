@@ -131,7 +131,7 @@ class BoundsIndex {
   std::vector<uint32_t> long_host_;
   std::vector<std::string> names_;
   struct NameKinds {
-    bool poll, setup, first_use, compile;
+    bool poll, setup, first_use, compile, launch;
   };
   std::vector<NameKinds> kinds_;  // per name, what it is (step_bounds.cpp says by which words)
   std::vector<KernelClass> kernel_class_;  // per record in r_.kernels

@@ -56,10 +56,12 @@ TEST(Diagnosis, EventSyncIsOtherHostWorkNotLaunchBound) {
   EXPECT_FALSE(advises(rep, "graph-steps"));
 }
 
-// 3.3 and 3.5: cold profiles; the advice is to profile the steady state, never graphs.
+// 3.3, 3.5, 3.10, 3.18: cold profiles (one-shot programs, a compile, lazy module loading in
+// 17 ms launches); the advice is to profile the steady state, never graphs.
 TEST(Diagnosis, ColdProfilesSaySoAndAdviseProfilingWarm) {
-  for (const char* file : {"traces/a100-alexnet-syncs.json.gz", "traces/mi250-rocm.json.gz",
-                           "traces_warmup/rtx4090d-resnet18-compile-cold.json.gz"}) {
+  for (const char* file :
+       {"traces/a100-alexnet-syncs.json.gz", "traces/mi250-rocm.json.gz",
+        "traces_warmup/rtx4090d-resnet18-compile-cold.json.gz", "nsys/rtx3080-small.sqlite.gz"}) {
     const auto& rep = diagnosed(file);
     const auto& d = rep.diagnosis;
     EXPECT_TRUE(d.cold_profile) << file << ": " << trace::verdict_line(d);
