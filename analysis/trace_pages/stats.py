@@ -5,7 +5,6 @@ must add up to, and what one blocking sync cost (the main report's figure too)."
 from dataclasses import dataclass
 
 import numpy as np
-from iris_trace import schema
 
 from analysis.fit import ols
 
@@ -16,7 +15,10 @@ GPU_SPLIT = ("gpu_busy_us", "idle_host_wait_us", "idle_kernel_wait_us", "idle_ot
 
 def load_attribution(path):
     """One `./attribute --json` file, checked against the library's declaration of its fields
-    (iris_trace.TraceError, a ValueError naming the file and the field, when it differs)."""
+    (iris_trace.TraceError, a ValueError naming the file and the field, when it differs).
+    Imported here, not with the module: the GPU machine's report runs without the package."""
+    from iris_trace import schema
+
     return schema.load(path, expect="document")
 
 
