@@ -161,24 +161,8 @@ class WhatIfResult(Result):
     replayed and predicted window (us); .specs the what-ifs as ./attribute echoes them."""
 
     @property
-<<<<<<< HEAD
     def specs(self):
         return self.to_dict()["what_if"]
-=======
-    def json(self):
-        specs = ",".join(_core.json_string(t) for t in self.specs)
-        replays = ",".join(r["json"] for r in self._runs)
-        return (
-            f'{{"tool":"attribute","version":{_core.json_version},"what_if":[{specs}],'
-            f'"replays":[{replays}]}}\n'
-        )
-
-    def to_dict(self):
-        return _json.loads(self.json)
-
-    def save_json(self, path):
-        write_atomic(path, self.json)
->>>>>>> wip-py
 
     @property
     def windows(self):
