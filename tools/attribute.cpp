@@ -71,7 +71,7 @@ int parse(int argc, char** argv, Flags* f) {
        &o.hta_max_queue},
       {app.add_option("--what-if", f->what_ifs)->allow_extra_args(false), "a SPEC"}};
   app.add_flag("-h,--help", f->help);
-  app.add_flag("--hta", o.hta);
+  app.add_flag("--hta{0.6}", o.hta_version);  // --hta=0.5: that release's rules
   app.add_flag("--hta-no-rounding", o.hta_no_rounding);
   app.add_flag("--replay", o.replay);
   app.add_flag_function("--advice", [&](int64_t) { o.advice = trace::AdviceMode::On; });

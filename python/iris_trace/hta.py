@@ -42,12 +42,28 @@ def _no_intervals():
     return empty.groupby("idle_category").idle_interval.describe()
 
 
+# The HTA releases whose rules TraceAnalysis follows: 0.6.1 (PyPI traceinsight) and 0.5.0
+# (PyPI holistictraceanalysis), by any prefix of their version.
+HTA_VERSIONS = {"0.6.1": False, "0.6": False, "0.5.0": True, "0.5": True}
+
+
 class TraceAnalysis:
     """HTA's TraceAnalysis(trace_dir=...) for its temporal breakdown, idle time breakdown and
     kernel launch statistics. trace_files: {rank: path} (a path relative to trace_dir is
-    taken there), as HTA's; include_last_profiler_step=True is not supported."""
+    taken there), as HTA's; include_last_profiler_step=True is not supported. hta_version:
+    "0.6.1" (traceinsight, the current release) or "0.5.0", whose rules differ in kernel
+    classes, the queue's launches and the step filter."""
 
-    def __init__(self, trace_files=None, trace_dir="traces", include_last_profiler_step=False):
+    def __init__(
+        self,
+        trace_files=None,
+        trace_dir="traces",
+        include_last_profiler_step=False,
+        hta_version="0.6.1",
+    ):
+        if str(hta_version) not in HTA_VERSIONS:
+            raise ValueError(f"hta_version: expected 0.6.1 or 0.5.0, got {hta_version!r}")
+        self.hta_version = "0.5.0" if HTA_VERSIONS[str(hta_version)] else "0.6.1"
         if include_last_profiler_step:
             raise NotImplementedError(
                 "include_last_profiler_step=True: only HTA's default (False) is reproduced"
@@ -64,7 +80,7 @@ class TraceAnalysis:
         try:
             files = _core.expand_paths([str(p) for p in paths])
             rounding = os.environ.get("HTA_DISABLE_NS_ROUNDING") != "1"
-            self._traces = _core.HtaTraces(files, rounding)
+            self._traces = _core.HtaTraces(files, rounding, HTA_VERSIONS[str(hta_version)])
         except _core.InputError as e:
             raise trace_error(e, str(paths[0]) if len(paths) == 1 else None) from None
         self.files = files
@@ -202,3 +218,27 @@ class TraceAnalysis:
                 plots.launch_stats(rank, events, runtime_cutoff, launch_delay_cutoff)
             out[rank] = events
         return out
+
+    # --- get_queue_length_summary (trace_counters.py) --------------------------------------
+
+    def get_queue_length_summary(self, ranks=None):
+        """describe() of each stream's queue length (launches queued and not yet started), per
+        rank and stream, as HTA; None when no rank has a launch. Equal ts fall as numpy's sort
+        leaves them on this machine, as in HTA, whose figures depend on it."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        frames = []
+        for rank in ranks:
+            self._check_rank(rank)
+            q = self._traces.queue(rank, 1024)
+            if q["error"] == "AssertionError":
+                raise AssertionError
+            if not len(q["stream"]):
+                continue
+            index = pd.MultiIndex.from_arrays(
+                [np.full(len(q["stream"]), rank, np.int64), q["stream"].astype(q["stream_dtype"])],
+                names=["rank", "stream"],
+            )
+            columns = pd.MultiIndex.from_product([["queue_length"], DESCRIBE])
+            frames.append(pd.DataFrame(np.column_stack([q[c] for c in DESCRIBE]), index, columns))
+        return pd.concat(frames) if frames else None

@@ -1,7 +1,8 @@
-"""iris_trace.hta.TraceAnalysis returns HTA 0.5.0's own DataFrames: compared with
-pandas.testing.assert_frame_equal against HTA's frames for every committed trace
+"""iris_trace.hta.TraceAnalysis(hta_version="0.5.0") returns HTA 0.5.0's own DataFrames:
+compared with pandas.testing.assert_frame_equal against HTA's frames for every committed trace
 (tests/data/hta_frames, written by experiments/hta_frames_reference.py in a scratch venv with
-HTA), and, when HTA_PYTHON names a Python with HTA 0.5.0, against HTA run now."""
+HTA), and, when HTA_PYTHON names a Python with HTA 0.5.0, against HTA run now (both releases,
+every call, every real trace: test_hta_live.py)."""
 
 import os
 import pickle
@@ -25,7 +26,7 @@ def test_frames_equal_htas(trace):
 
     with open(DATA / "hta_frames" / f"{stem(trace)}.pkl", "rb") as f:
         ref = pickle.load(f)
-    a = TraceAnalysis(trace_dir=str(trace))
+    a = TraceAnalysis(trace_dir=str(trace), hta_version=ref.get("hta_version", "0.5.0"))
     assert a.ranks == ref["ranks"]
     assert compare(ref, our_frames(a, ref["ranks"])) == []
 
@@ -87,3 +88,25 @@ def test_frames_equal_hta_run_now(tmp_path):
         text=True,
     )
     assert p.returncode == 0, p.stdout
+
+
+def test_hta_version_picks_the_releases_rules(attribute_bin):
+    from iris_trace import attribute
+    from iris_trace.hta import TraceAnalysis
+
+    trace = str(DATA / "traces" / "a100-alexnet-syncs.json.gz")
+    new, old = TraceAnalysis(trace_dir=trace), TraceAnalysis(trace_dir=trace, hta_version="0.5")
+    assert (new.hta_version, old.hta_version) == ("0.6.1", "0.5.0")
+    # 0.6.1's kernel classes leave 7 us of this trace's kernels out of computation.
+    compute = "compute_time(us)"
+    assert old.get_temporal_breakdown(visualize=False)[compute][0] == 10637
+    assert new.get_temporal_breakdown(visualize=False)[compute][0] == 10630
+    with pytest.raises(ValueError):
+        TraceAnalysis(trace_dir=trace, hta_version="0.4.0")
+    assert "0.5.0 definitions" in str(attribute(trace, hta="0.5"))
+    assert "0.6.1 definitions" in str(attribute(trace, hta=True))
+    for flag, rc in (("--hta=0.5", 0), ("--hta=0.6", 0), ("--hta", 0), ("--hta=0.7", 2)):
+        p = subprocess.run(
+            [attribute_bin, flag, "--quiet", trace], capture_output=True, text=True, check=False
+        )
+        assert p.returncode == rc, (flag, p.stderr)

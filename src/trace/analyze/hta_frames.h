@@ -26,7 +26,12 @@
 
 namespace trace {
 
+// The release whose rules apply: holistictraceanalysis 0.5.0, or traceinsight 0.6.1 (the module
+// is still hta), which changed the kernel classes, the queue's launches and the step filter.
+enum class HtaVersion : uint8_t { V0_5, V0_6 };
+
 struct HtaOptions {
+  HtaVersion version = HtaVersion::V0_6;
   bool ns_rounding = true;
   double consecutive_kernel_delay_us = 30;
   int64_t max_queue_length = 1024;  // HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
