@@ -25,6 +25,7 @@ def our_frames(analysis, ranks):
             lambda: analysis.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)
         ),
         "queue": _ours(lambda: analysis.get_queue_length_summary(ranks=ranks)),
+        "overlap": _ours(lambda: analysis.get_comm_comp_overlap(visualize=False)),
     }
 
 
@@ -44,7 +45,7 @@ def _frame_pairs(call, rv, ov):
 def compare(reference, ours):
     """A list of differences (empty when equal), one line each."""
     out = []
-    for call in ("temporal", "idle", "launch", "queue"):
+    for call in ("temporal", "idle", "launch", "queue", "overlap"):
         if call not in reference:
             continue
         (rk, rv), (ok, ov) = reference[call], ours[call]

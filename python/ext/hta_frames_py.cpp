@@ -13,6 +13,7 @@
 
 #include "arrays.h"
 #include "quiet_signals.h"
+#include "trace/analyze/hta_comm.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/hta_idle.h"
 #include "trace/analyze/hta_launch.h"
@@ -193,6 +194,21 @@ class HtaTraces {
     return d;
   }
 
+  // get_comm_comp_overlap: each rank's overlap ratio and its percentage (round(100 * ratio, 2)).
+  nb::dict comm_comp_overlap() const {
+    std::vector<int64_t> rank;
+    std::vector<double> ratio, pctg;
+    for (const auto& [r, f] : frames_) {
+      const trace::HtaCommOverlap o = trace::hta_comm_comp_overlap(f, numpy_ts_order);
+      rank.push_back(r), ratio.push_back(o.ratio), pctg.push_back(o.pctg);
+    }
+    nb::dict d;
+    d["rank"] = to_numpy(std::move(rank));
+    d["comp_comm_overlap_ratio"] = to_numpy(std::move(ratio));
+    d["comp_comm_overlap_pctg"] = to_numpy(std::move(pctg));
+    return d;
+  }
+
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
 };
@@ -210,7 +226,8 @@ void register_hta(nb::module_& m) {
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
       .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
-      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a);
+      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
+      .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap);
 }
 
 }  // namespace pyiris

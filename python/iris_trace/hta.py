@@ -242,3 +242,19 @@ class TraceAnalysis:
             columns = pd.MultiIndex.from_product([["queue_length"], DESCRIBE])
             frames.append(pd.DataFrame(np.column_stack([q[c] for c in DESCRIBE]), index, columns))
         return pd.concat(frames) if frames else None
+
+    # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------
+
+    def get_comm_comp_overlap(self, visualize=True):
+        """Per rank, the % of communication kernels' time that computation kernels overlap, as
+        HTA (NaN on a rank without communication)."""
+        o = self._traces.comm_comp_overlap()
+        df = pd.DataFrame(
+            {"rank": o["rank"], "comp_comm_overlap_ratio": o["comp_comm_overlap_ratio"]}
+        )
+        df["comp_comm_overlap_pctg"] = o["comp_comm_overlap_pctg"]
+        if visualize:
+            from . import plots
+
+            plots.comm_comp_overlap(df)
+        return df[["rank", "comp_comm_overlap_pctg"]]

@@ -90,6 +90,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
   const bool v06 = v == HtaVersion::V0_6;
   const uint16_t compute = v06 ? HtaEvent::kCompute06Name : HtaEvent::kComputeName;
   const uint16_t queue_launch = v06 ? HtaEvent::kQueueLaunch06Name : HtaEvent::kQueueLaunchName;
+  const uint16_t comm = v06 ? HtaEvent::kComm06Name : HtaEvent::kComm05Name;
   HtaFrame f;
   f.ts_bits = types.ts_bits, f.dur_bits = types.dur_bits;
   if (rows.empty()) return f;
@@ -128,6 +129,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur);
     f.gpu_kernel_cat.push_back((r->e->flags & HtaEvent::kKernelCat) != 0);
     f.gpu_compute.push_back((r->e->flags & compute) != 0);
+    f.gpu_comm.push_back((r->e->flags & comm) != 0);
     if (r->e->flags & HtaEvent::kKernelCat) wanted[r->index_corr] = 1;
   }
   for (const Row* r : df) {

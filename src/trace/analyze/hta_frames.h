@@ -51,7 +51,8 @@ struct HtaFrame {
   // The rows with stream != -1, in frame order (one per copy the step filter made).
   std::vector<int64_t> gpu_index, gpu_stream, gpu_correlation, gpu_index_correlation;
   std::vector<double> gpu_ts, gpu_dur;
-  std::vector<uint8_t> gpu_kernel_cat, gpu_compute;  // HtaEvent::kKernelCat, kComputeName
+  // HtaEvent::kKernelCat; the release's computation and communication kernel classes.
+  std::vector<uint8_t> gpu_kernel_cat, gpu_compute, gpu_comm;
   // The frame rows whose index label is a GPU row's index_correlation, in frame order: what the
   // idle breakdown's join on index_correlation can find.
   std::vector<int64_t> runtime_index;

@@ -53,6 +53,11 @@ uint16_t name_flags(std::string_view n) {
       n[step.size()] <= '9')
     f |= HtaEvent::kStep06Name;
   if (compute_name_06(n)) f |= HtaEvent::kCompute06Name;
+  if (starts_with(n, "nccl") && n.find("Kernel", 4) != std::string_view::npos)
+    f |= HtaEvent::kComm05Name;
+  if (starts_with(n, "nccl") || starts_with(n, "hip") || starts_with(n, "hccl") ||
+      contains(n, "ncclKernel"))
+    f |= HtaEvent::kComm06Name;
   // trace_symbol_table.py, get_runtime_launch_events_query: the calls that enqueue.
   for (const char* q :
        {"cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel", "cudaLaunchKernelExC",
@@ -125,7 +130,8 @@ HtaEvents from_records(const RecordSet& r) {
   for (const auto& k : r.kernels)
     add(k.start_ns, k.end_ns, stream(k.stream_id), id(k.correlation_id),
         HtaEvent::kKernelCat |
-            (name_flags(k.name) & (HtaEvent::kComputeName | HtaEvent::kCompute06Name)));
+            (name_flags(k.name) & (HtaEvent::kComputeName | HtaEvent::kCompute06Name |
+                                   HtaEvent::kComm05Name | HtaEvent::kComm06Name)));
   // Kineto names copies "Memcpy ..." and sets "Memset ...": never computation.
   for (const auto& m : r.memcpys)
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);

@@ -33,6 +33,8 @@ struct HtaEvent {
     kCompute06Name = 128,
     kQueueLaunch06Name = 256,
     kStep06Name = 512,
+    kComm05Name = 1024,  // get_kernel_type == COMMUNICATION: 0.5.0's ^nccl.*Kernel
+    kComm06Name = 2048,  // 0.6.1's CommunicateKernelGroupingPattern
   };
   int64_t index = 0;  // HTA's row index: the event's place in the file
   // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our

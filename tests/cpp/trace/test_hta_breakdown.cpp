@@ -19,6 +19,7 @@
 #include <string>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/hta_comm.h"
 #include "trace/analyze/keyed_values.h"
 #include "trace/export/hta_out.h"
 #include "trace/import/kineto/trace_folder.h"
@@ -315,6 +316,27 @@ TEST(HtaVersions, KernelClassesQueueLaunchesAndSteps) {
   EXPECT_EQ(b.queue_length.at(7).count, 8u);  // and cuLaunchKernelEx's, and the last step's
   EXPECT_NE(trace::hta_table(trace::hta_breakdown({&t}, v06), true).find("0.6.1"),
             std::string::npos);
+}
+
+// get_comm_comp_overlap: communication [10, 30] and [40, 50], computation [20, 45] (two kernels
+// merged into one interval): overlapped 10 + 5 of 30 us of communication.
+TEST(HtaCommOverlap, SharesOfCommunicationUnderComputation) {
+  const std::string events = R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 10, "dur": 20, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 40, "dur": 10, "args": {"correlation": 2, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 20, "dur": 15, "args": {"correlation": 3, "stream": 8}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 30, "dur": 15, "args": {"correlation": 4, "stream": 8}}]})";
+  const auto t = tracetest::import_text(events, true);
+  for (auto v : {trace::HtaVersion::V0_5, trace::HtaVersion::V0_6}) {
+    trace::HtaOptions o;
+    o.version = v;
+    const auto frames = trace::hta_frames({&t}, o);
+    const auto r = trace::hta_comm_comp_overlap(frames.at(0), trace::stable_ts_order);
+    EXPECT_DOUBLE_EQ(r.ratio, 15.0 / 30.0);
+    EXPECT_DOUBLE_EQ(r.pctg, 50.0);
+  }
+  trace::HtaFrame none;  // no communication: 0 / 0
+  EXPECT_TRUE(std::isnan(trace::hta_comm_comp_overlap(none, trace::stable_ts_order).ratio));
 }
 
 TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {
