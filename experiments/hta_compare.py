@@ -26,6 +26,7 @@ def our_frames(analysis, ranks):
         ),
         "queue": _ours(lambda: analysis.get_queue_length_summary(ranks=ranks)),
         "overlap": _ours(lambda: analysis.get_comm_comp_overlap(visualize=False)),
+        "steps": _ours(lambda: analysis.get_profiler_steps()),
     }
 
 
@@ -37,6 +38,8 @@ def _frame_pairs(call, rv, ov):
         if sorted(rv) != sorted(ov):
             return f"launch: ranks {sorted(rv)} vs {sorted(ov)}"
         return [(f"launch rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+    if call == "steps":  # a list of numbers, not a frame
+        return [] if list(rv) == list(ov) else f"steps: HTA {list(rv)}, ours {list(ov)}"
     if rv is None or ov is None:
         return [] if rv is None and ov is None else f"{call}: HTA {rv is None}, ours {ov is None}"
     return [(call, rv, ov)]
@@ -45,7 +48,7 @@ def _frame_pairs(call, rv, ov):
 def compare(reference, ours):
     """A list of differences (empty when equal), one line each."""
     out = []
-    for call in ("temporal", "idle", "launch", "queue", "overlap"):
+    for call in ("temporal", "idle", "launch", "queue", "overlap", "steps"):
         if call not in reference:
             continue
         (rk, rv), (ok, ov) = reference[call], ours[call]

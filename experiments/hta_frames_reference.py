@@ -1,9 +1,9 @@
 """HTA's own DataFrames for the calls that iris_trace.hta.TraceAnalysis answers
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
-get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap), on every Kineto
-trace of tests/data/traces, pickled for tests/python/test_hta_frames.py
-(tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and tests/python/test_hta_live.py (HTA run now);
-each pickle names the release.
+get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap,
+get_profiler_steps), on every Kineto trace of tests/data/traces, pickled for
+tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and
+tests/python/test_hta_live.py (HTA run now); each pickle names the release.
 
 HTA is a tool of this check, never a dependency of the package: run it with a scratch venv's
 Python, whose pandas must be the project's (pickles are read by the project's pandas); HTA 0.5.0
@@ -75,6 +75,7 @@ def frames_of(trace_dir):
         "ranks": ranks,
         "queue": call(lambda: a.get_queue_length_summary(ranks=ranks)),
         "overlap": call(lambda: a.get_comm_comp_overlap(visualize=False)),
+        "steps": call(a.get_profiler_steps),
         "temporal": call(lambda: a.get_temporal_breakdown(visualize=False)),
         "idle": call(
             lambda: a.get_idle_time_breakdown(

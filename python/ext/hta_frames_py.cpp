@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -209,6 +210,15 @@ class HtaTraces {
     return d;
   }
 
+  // get_profiler_steps: every rank's step numbers (not -1), once each, sorted.
+  std::vector<int64_t> profiler_steps() const {
+    std::set<int64_t> steps;
+    for (const auto& [r, f] : frames_)
+      for (int32_t n : f.step_iters)
+        if (n != -1) steps.insert(n);
+    return {steps.begin(), steps.end()};
+  }
+
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
 };
@@ -227,7 +237,8 @@ void register_hta(nb::module_& m) {
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
       .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
       .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
-      .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap);
+      .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
+      .def("profiler_steps", &HtaTraces::profiler_steps);
 }
 
 }  // namespace pyiris

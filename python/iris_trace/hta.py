@@ -258,3 +258,10 @@ class TraceAnalysis:
 
             plots.comm_comp_overlap(df)
         return df[["rank", "comp_comm_overlap_pctg"]]
+
+    # --- get_profiler_steps (straggler_analysis.py) ----------------------------------------
+
+    def get_profiler_steps(self):
+        """The step numbers N of the ProfilerStep#N ranges the loaded ranks keep (HTA's step
+        filter drops the last), sorted, as HTA."""
+        return [np.int64(n) for n in self._traces.profiler_steps()]

@@ -117,6 +117,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
   f.ts_min = std::numeric_limits<double>::infinity(), f.ts_max = -f.ts_min;
   for (const Row* r : df) {
     f.ts_min = std::min(f.ts_min, r->ts), f.ts_max = std::max(f.ts_max, r->ts);
+    if (r->e->flags & HtaEvent::kStepPrefixName) f.step_iters.push_back(r->e->step_iter);
     if (r->e->flags & kLaunch) corrs[r->e->correlation] = 1;
     if ((r->e->flags & queue_launch) && r->index_corr > 0) {
       f.queue_index.push_back(r->e->index), f.queue_correlation.push_back(r->e->correlation);

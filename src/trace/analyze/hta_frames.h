@@ -68,6 +68,8 @@ struct HtaFrame {
   std::vector<int64_t> queue_index, queue_correlation;
   std::vector<double> queue_ts;
   double ts_min = 0, ts_max = 0;
+  // get_profiler_steps: each row named ProfilerStep... (HtaEvent::kStepPrefixName), its N.
+  std::vector<int32_t> step_iters;
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

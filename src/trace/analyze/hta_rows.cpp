@@ -1,5 +1,6 @@
 #include "trace/analyze/hta_rows.h"
 
+#include <cstdint>
 #include <initializer_list>
 #include <string_view>
 
@@ -37,6 +38,26 @@ bool compute_name_06(std::string_view n) {
                   "cpum_exe_subgraph", "collective_subgraph_execution"});
 }
 
+// straggler.py, get_iter_nbr: N in re.match(r"ProfilerStep\s*#\s*(\d+)", name), else -1 (an N
+// past int32 too: no real step number is).
+int32_t step_iteration(std::string_view n) {
+  const auto skip_space = [&](size_t i) {
+    while (i < n.size() && std::string_view(" \t\n\r\f\v").find(n[i]) != std::string_view::npos)
+      ++i;
+    return i;
+  };
+  const std::string_view p = "ProfilerStep";
+  if (!starts_with(n, p)) return -1;
+  size_t i = skip_space(p.size());
+  if (i >= n.size() || n[i] != '#') return -1;
+  i = skip_space(i + 1);
+  int64_t v = 0;
+  size_t digits = 0;
+  for (; i < n.size() && n[i] >= '0' && n[i] <= '9' && digits < 10; ++i, ++digits)
+    v = v * 10 + (n[i] - '0');
+  return digits && v <= INT32_MAX ? static_cast<int32_t>(v) : -1;
+}
+
 // The flags HTA's code derives from an event's name (hta/common/trace_filter.py,
 // cuda_kernel_analysis.py, trace.py).
 uint16_t name_flags(std::string_view n) {
@@ -48,6 +69,7 @@ uint16_t name_flags(std::string_view n) {
   if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") f |= HtaEvent::kMemAsyncName;
   if (n == "Event Sync" || n == "Context Sync") f |= HtaEvent::kDeviceSyncName;
   if (contains(n, "ProfilerStep")) f |= HtaEvent::kStepName;
+  if (starts_with(n, "ProfilerStep")) f |= HtaEvent::kStepPrefixName;
   const std::string_view step = "ProfilerStep#";  // ProfilerStepGroupingPattern
   if (starts_with(n, step) && n.size() > step.size() && n[step.size()] >= '0' &&
       n[step.size()] <= '9')
@@ -80,9 +102,11 @@ HtaEvents from_listing(const EventListing& l) {
   out.missing_dur = l.dur_missing, out.float_dur = l.dur_missing || l.dur_fractional;
   // Flags once per distinct string, not per event.
   std::vector<uint16_t> as_name(l.strings.size()), as_category(l.strings.size());
+  std::vector<int32_t> as_iter(l.strings.size());
   std::vector<bool> is_trace(l.strings.size());
   for (size_t i = 0; i < l.strings.size(); ++i) {
     as_name[i] = name_flags(l.strings[i]);
+    as_iter[i] = step_iteration(l.strings[i]);
     as_category[i] = kernel_category(l.strings[i]) ? HtaEvent::kKernelCat : 0;
     is_trace[i] = l.strings[i] == "Trace";
   }
@@ -94,6 +118,7 @@ HtaEvents from_listing(const EventListing& l) {
     h.flags = as_category[e.category];
     if (e.name != ListedEvent::kNone) {  // no name: not a computation kernel, nor anything else
       h.flags |= as_name[e.name];
+      h.step_iter = as_iter[e.name];
       if (h.flags & HtaEvent::kStepName) out.step_names.insert(l.strings[e.name]);
       if (h.flags & HtaEvent::kStep06Name) out.step_names_06.insert(l.strings[e.name]);
     }
@@ -124,6 +149,7 @@ HtaEvents from_records(const RecordSet& r) {
     if (f & HtaEvent::kStepName) out.step_names.insert(x.name);
     if (f & HtaEvent::kStep06Name) out.step_names_06.insert(x.name);
     add(x.start_ns, x.end_ns, -1, -1, f);
+    out.rows.back().step_iter = step_iteration(x.name);
   };
   for (const auto& a : r.api)
     add(a.start_ns, a.end_ns, -1, id(a.correlation_id), name_flags(a.name));

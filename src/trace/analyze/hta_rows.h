@@ -33,8 +33,9 @@ struct HtaEvent {
     kCompute06Name = 128,
     kQueueLaunch06Name = 256,
     kStep06Name = 512,
-    kComm05Name = 1024,  // get_kernel_type == COMMUNICATION: 0.5.0's ^nccl.*Kernel
-    kComm06Name = 2048,  // 0.6.1's CommunicateKernelGroupingPattern
+    kComm05Name = 1024,      // get_kernel_type == COMMUNICATION: 0.5.0's ^nccl.*Kernel
+    kComm06Name = 2048,      // 0.6.1's CommunicateKernelGroupingPattern
+    kStepPrefixName = 4096,  // starts with "ProfilerStep": a step of get_profiler_steps
   };
   int64_t index = 0;  // HTA's row index: the event's place in the file
   // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our
@@ -42,6 +43,8 @@ struct HtaEvent {
   double ts_us = 0, dur_us = 0;
   int64_t stream = -1, correlation = -1;  // HTA's defaults when absent or not an integer
   uint16_t flags = 0;
+  // A kStepPrefixName row's N in ProfilerStep\s*#\s*N (straggler.py, get_iter_nbr), else -1.
+  int32_t step_iter = -1;
 };
 
 struct HtaEvents {

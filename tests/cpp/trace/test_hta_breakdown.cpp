@@ -316,6 +316,9 @@ TEST(HtaVersions, KernelClassesQueueLaunchesAndSteps) {
   EXPECT_EQ(b.queue_length.at(7).count, 8u);  // and cuLaunchKernelEx's, and the last step's
   EXPECT_NE(trace::hta_table(trace::hta_breakdown({&t}, v06), true).find("0.6.1"),
             std::string::npos);
+  // get_profiler_steps' numbers: "my ProfilerStep" does not start with the name, so no row.
+  EXPECT_EQ(trace::hta_frames({&t}, v06).at(0).step_iters, std::vector<int32_t>({1}));
+  EXPECT_EQ(trace::hta_frames({&t}, v05).at(0).step_iters, std::vector<int32_t>({1}));
 }
 
 // get_comm_comp_overlap: communication [10, 30] and [40, 50], computation [20, 45] (two kernels
