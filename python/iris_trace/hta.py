@@ -1,12 +1,13 @@
-"""Holistic Trace Analysis 0.5.0's interface for what ./attribute computes: TraceAnalysis with
-get_temporal_breakdown, get_idle_time_breakdown and get_cuda_kernel_launch_stats, returning
-the DataFrames HTA returns (columns, dtypes, index, values), so that a notebook switches by
-changing its import:
+"""Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
+get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
+get_queue_length_summary, get_comm_comp_overlap and get_profiler_steps, returning what HTA
+returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
+or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
     from iris_trace.hta import TraceAnalysis      # was: from hta.trace_analysis import ...
 
 HTA is not used: its load (parse, rounding, alignment, correlation, step filter) and every
-figure of the three calls are the trace library's (src/trace/analyze/hta_*.h, the functions
+figure of the calls are the trace library's (src/trace/analyze/hta_*.h, the functions
 ./attribute --hta reads, with numpy's and pandas' arithmetic to the last bit; ties in HTA's sort
 by ts fall as numpy's sort leaves them on this machine). This module turns their arrays into
 HTA's DataFrames with the pandas steps HTA makes them with (so that pandas infers the same

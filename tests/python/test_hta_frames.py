@@ -110,3 +110,24 @@ def test_hta_version_picks_the_releases_rules(attribute_bin):
             [attribute_bin, flag, "--quiet", trace], capture_output=True, text=True, check=False
         )
         assert p.returncode == rc, (flag, p.stderr)
+
+
+def test_queue_overlap_and_steps_as_hta_gave_them():
+    """Figures HTA 0.6.1 and 0.5.0 gave live (test_hta_live.py), kept for runs without HTA."""
+    from iris_trace.hta import TraceAnalysis
+
+    for version in ("0.6.1", "0.5.0"):
+        a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"), hta_version=version)
+        overlap = a.get_comm_comp_overlap(visualize=False)
+        assert list(overlap.columns) == ["rank", "comp_comm_overlap_pctg"]
+        assert overlap["comp_comm_overlap_pctg"].tolist() == [11.81, 20.05]
+        assert a.get_profiler_steps() == [551]
+        graphs = DATA / "traces" / "a100-cuda-graphs-6streams.json.gz"
+        b = TraceAnalysis(trace_dir=str(graphs), hta_version=version)
+        assert b.get_profiler_steps() == [550, 551, 552, 553]
+        q = b.get_queue_length_summary()
+        assert q.index.names == ["rank", "stream"] and q.shape == (6, 8)
+        # The mean depends on the order of equal ts, which numpy's sort picks per machine (HTA's
+        # 656.679959 with AVX-512 here): the count and the max do not.
+        assert q.loc[(0, 7), ("queue_length", "count")] == 9680
+        assert q.loc[(0, 7), ("queue_length", "max")] == 946
