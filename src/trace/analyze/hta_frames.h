@@ -1,7 +1,8 @@
-// The rows of Holistic Trace Analysis 0.5.0's per-rank DataFrame, after its load, that its
-// analyzers read (hta_temporal.h, hta_idle.h, hta_launch.h, hta_queue.h), with the column types
-// HTA's frame has: a few per GPU event, not the whole trace, so that the Python package can keep
-// them between its calls. HTA's load, every rule HTA's own (hta_frames.cpp quotes its files):
+// The rows of Holistic Trace Analysis' per-rank DataFrame (0.5.0's, or 0.6.1's where it differs:
+// HtaVersion), after its load, that its analyzers read (hta_temporal.h, hta_idle.h, hta_launch.h,
+// hta_queue.h, hta_comm.h), with the column types HTA's frame has: a few per GPU event, not the
+// whole trace, so that the Python package can keep them between its calls. HTA's load, every rule
+// HTA's own (hta_frames.cpp quotes its files):
 //  - rows (hta_rows.h): events with "dur" and "cat", except cat "Trace"; times are the doubles
 //    Python reads from the text. Integer columns are narrowed to the smallest integer type that
 //    holds them, and ts + dur wraps around in it as in numpy. When a file's "ts" column is
@@ -10,9 +11,10 @@
 //  - every rank's ts minus the smallest ts of all ranks (the alignment), before anything else.
 //  - index_correlation: a GPU row's host row is the last one in file order with its
 //    correlation, and the reverse; 0 when no row matches, min(correlation, 0) otherwise.
-//  - with two or more names containing "ProfilerStep" (over all ranks): host rows starting at
-//    or after the rank's last step start are dropped; each GPU row is kept once per kept host
-//    row with its correlation (zero, one or several copies). The frame is then the GPU rows,
+//  - with two or more names containing "ProfilerStep" (0.6.1: named ProfilerStep#N; a rank
+//    without host rows kept whole) over all ranks: host rows starting at or after the rank's
+//    last step start are dropped; each GPU row is kept once per kept host row with its
+//    correlation (zero, one or several copies). The frame is then the GPU rows,
 //    then the host rows.
 #pragma once
 
