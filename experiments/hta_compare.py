@@ -1,7 +1,7 @@
-"""Compares iris_trace.hta.TraceAnalysis's frames with HTA 0.5.0's own (pickled by
+"""Compares iris_trace.hta.TraceAnalysis's frames with HTA's own (pickled by
 experiments/hta_frames_reference.py): every frame with pandas.testing.assert_frame_equal
 (columns, dtypes, index, values to the last bit), and a call HTA raised in must raise the same
-exception type."""
+exception type. A reference without a call (older pickles) leaves it out."""
 
 import pandas.testing as pdt
 
@@ -24,13 +24,33 @@ def our_frames(analysis, ranks):
         "launch": _ours(
             lambda: analysis.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)
         ),
+        "queue": _ours(lambda: analysis.get_queue_length_summary(ranks=ranks)),
+        "overlap": _ours(lambda: analysis.get_comm_comp_overlap(visualize=False)),
+        "steps": _ours(lambda: analysis.get_profiler_steps()),
     }
+
+
+def _frame_pairs(call, rv, ov):
+    """(name, HTA's frame, ours) for one call's result; a str when they cannot be paired."""
+    if call == "idle":
+        return [("idle", rv[0], ov[0]), ("idle stats", rv[1], ov[1])]
+    if call == "launch":
+        if sorted(rv) != sorted(ov):
+            return f"launch: ranks {sorted(rv)} vs {sorted(ov)}"
+        return [(f"launch rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+    if call == "steps":  # a list of numbers, not a frame
+        return [] if list(rv) == list(ov) else f"steps: HTA {list(rv)}, ours {list(ov)}"
+    if rv is None or ov is None:
+        return [] if rv is None and ov is None else f"{call}: HTA {rv is None}, ours {ov is None}"
+    return [(call, rv, ov)]
 
 
 def compare(reference, ours):
     """A list of differences (empty when equal), one line each."""
     out = []
-    for call in ("temporal", "idle", "launch"):
+    for call in ("temporal", "idle", "launch", "queue", "overlap", "steps"):
+        if call not in reference:
+            continue
         (rk, rv), (ok, ov) = reference[call], ours[call]
         if rk != ok:
             out.append(
@@ -41,16 +61,10 @@ def compare(reference, ours):
             if rv.split(":")[0] != ov.split(":")[0]:
                 out.append(f"{call}: HTA raised {rv}, ours {ov}")
             continue
-        pairs = []
-        if call == "temporal":
-            pairs = [("temporal", rv, ov)]
-        elif call == "idle":
-            pairs = [("idle", rv[0], ov[0]), ("idle stats", rv[1], ov[1])]
-        else:
-            if sorted(rv) != sorted(ov):
-                out.append(f"launch: ranks {sorted(rv)} vs {sorted(ov)}")
-                continue
-            pairs = [(f"launch rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+        pairs = _frame_pairs(call, rv, ov)
+        if isinstance(pairs, str):
+            out.append(pairs)
+            continue
         for name, a, b in pairs:
             try:
                 pdt.assert_frame_equal(b, a, check_exact=True)

@@ -1,5 +1,7 @@
-"""Differential test of `./attribute --hta` against Holistic Trace Analysis 0.5.0 itself, on
-random traces (experiments/hta_trace_gen.py) in both rounding modes.
+"""Differential test of `./attribute --hta` against Holistic Trace Analysis itself, on random
+traces (experiments/hta_trace_gen.py, with the ties real traces have unless --no-ties) in both
+rounding modes. The release is the one the running Python has: holistictraceanalysis 0.5.0
+(./attribute --hta=0.5) or traceinsight 0.6.1 (--hta=0.6); run it once in each venv.
 
 Why: the eight real traces of tests/data/traces agree, but users run ./attribute on traces
 nobody here has seen. Every generated trace is read by HTA and by ./attribute, with and without
@@ -56,6 +58,10 @@ FIGURES_QUEUE = ("mean", "min", "p25", "p50", "p75", "max")
 # HTA's blocked-on-full-queue figure at a queue size generated traces reach (its default, 1024,
 # they never do): ./attribute --hta-max-queue says the same size. --max-queue sets it.
 MAX_QUEUE = 4
+# The release of the HTA imported here ("0.5" or "0.6"), set by quiet_hta(): ./attribute's --hta=.
+RELEASE = "0.5"
+# Whether generated traces have ties (--no-ties: without), read by the forked workers.
+TIES = True
 
 
 # --- HTA -----------------------------------------------------------------------------------
@@ -71,6 +77,12 @@ def hta_load(trace_dir, rounding):
         os.environ.pop("HTA_DISABLE_NS_ROUNDING", None)
     else:
         os.environ["HTA_DISABLE_NS_ROUNDING"] = "1"
+    try:  # 0.6.1 reads the variable once per process, into this singleton
+        from hta.configs.env_options import HTAEnvOptions
+
+        HTAEnvOptions.instance().set_disable_ns_rounding(not rounding)
+    except ImportError:  # 0.5.0 reads it at each parse
+        pass
     a = TraceAnalysis.__new__(TraceAnalysis)
     a.t = Trace(trace_dir=str(trace_dir))
     a.t.load_traces(include_last_profiler_step=False, use_multiprocessing=False)
@@ -103,7 +115,7 @@ def attribute_run(binary, trace_dir, rounding):
         out = Path(tmp) / "a.json"
         cmd = [
             str(binary),
-            "--hta",
+            f"--hta={RELEASE}",
             "--hta-max-queue",
             str(MAX_QUEUE),
             "--quiet",
@@ -312,7 +324,7 @@ def save_case(case_dir, name, files, binary, meta):
         (tmp / "trace" / fname).write_text(json.dumps(doc, indent=1) + "\n")
     expected = dict(
         meta,
-        hta_version="0.5.0",
+        hta_version={"0.5": "0.5.0", "0.6": "0.6.1"}[RELEASE],
         tie_order="stable (pandas kind='stable')",
         idle_rounding="before HTA's round(2)",
         modes={},
@@ -335,7 +347,7 @@ def save_case(case_dir, name, files, binary, meta):
 
 def worker(job):
     seed, binary, native = job
-    files = hta_trace_gen.generate(seed)
+    files = hta_trace_gen.generate(seed, TIES)
     out = {"seed": seed}
     for mode, rounding in MODES:
         diffs, native_diffs, tie, hta = check(files, binary, rounding, native)
@@ -349,9 +361,9 @@ def worker(job):
 
 
 def main():
-    global MAX_QUEUE
+    global MAX_QUEUE, TIES
     a = arguments()
-    MAX_QUEUE = a.max_queue  # read by the forked workers
+    MAX_QUEUE, TIES = a.max_queue, not a.no_ties  # read by the forked workers
     quiet_hta()
     binary = Path(a.attribute).resolve()
     if not binary.is_file():
@@ -370,7 +382,9 @@ def main():
     wall = time.monotonic() - t0
 
     summary = {
-        "what": "./attribute --hta against HTA 0.5.0 on generated traces (experiments/hta_differential.py)",
+        "what": f"./attribute --hta={RELEASE} against HTA {RELEASE} on generated traces"
+        " (experiments/hta_differential.py)",
+        "ties": TIES,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "seed": a.seed,
         "max_queue": MAX_QUEUE,
@@ -418,6 +432,7 @@ def arguments():
         action="store_true",
         help="skip HTA's native tie order (half the HTA time; no tie_dependent count)",
     )
+    ap.add_argument("--no-ties", action="store_true", help="generate traces without ties")
     ap.add_argument("--shrink", type=int, default=0, help="shrink up to N disagreements per mode")
     ap.add_argument("--cases", help="save each shrunk case here (tests/data/hta_cases)")
     ap.add_argument(
@@ -427,8 +442,8 @@ def arguments():
 
 
 def quiet_hta():
-    """HTA 0.5.0 checked, its warnings off: it warns on every parse, and its errors are
-    recorded per trace."""
+    """HTA 0.5.0 or 0.6.1 checked (RELEASE set from it), its warnings off: it warns on every
+    parse, and its errors are recorded per trace."""
     import logging
     import warnings
 
@@ -436,7 +451,8 @@ def quiet_hta():
 
     from experiments.hta_reference import check_hta_version
 
-    check_hta_version()
+    global RELEASE
+    RELEASE = check_hta_version(("0.5.0", "0.6.1"))[:3]
     logger.setLevel(logging.ERROR)
     warnings.simplefilter("ignore")  # pandas 3's deprecation notes on HTA's inplace calls
 
@@ -492,7 +508,9 @@ def shrink_disagreements(a, bad, mode, rounding, binary, attribute_sha):
         want = kinds(r[mode]["diffs"])
         if want <= shrunk_kinds:
             continue  # one case per new kind of disagreement
-        small = shrink(hta_trace_gen.generate(r["seed"]), binary, rounding, want - shrunk_kinds)
+        small = shrink(
+            hta_trace_gen.generate(r["seed"], TIES), binary, rounding, want - shrunk_kinds
+        )
         diffs, _, _, _ = check(small, binary, rounding, native=False)
         n_events = sum(len(d["traceEvents"]) for d in small.values())
         print(f"  seed {r['seed']}: shrunk to {n_events} events: {diffs[:3]}", flush=True)

@@ -1,6 +1,6 @@
-"""iris_trace.hta.TraceAnalysis against HTA 0.5.0's pickled frames
-(experiments/hta_frames_reference.py), on real or generated traces: every frame with
-pandas.testing.assert_frame_equal. Run with a Python that has the package installed:
+"""iris_trace.hta.TraceAnalysis against HTA's pickled frames (experiments/hta_frames_reference.py),
+on real or generated traces: every frame with pandas.testing.assert_frame_equal, ours made by the
+rules of the release that made the pickle. Run with a Python that has the package installed:
 
     python -m experiments.hta_frames_check --ref DIR TRACE...      # DIR/<stem>.pkl per TRACE
     # generated: python -m experiments.hta_trace_gen --seed N --out out/hta-gen/N, then the reference
@@ -29,7 +29,8 @@ def main():
         with open(Path(args.ref) / f"{stem(t)}.pkl", "rb") as f:
             ref = pickle.load(f)
         try:
-            ours = hta_compare.our_frames(TraceAnalysis(trace_dir=t), ref["ranks"])
+            a = TraceAnalysis(trace_dir=t, hta_version=ref.get("hta_version", "0.5.0"))
+            ours = hta_compare.our_frames(a, ref["ranks"])
             diffs = hta_compare.compare(ref, ours)
         except Exception as e:  # noqa: BLE001 - a load that fails is a difference
             diffs = [f"load: {type(e).__name__}: {e}"]

@@ -1,14 +1,18 @@
-"""HTA 0.5.0's own DataFrames for its three calls that iris_trace.hta.TraceAnalysis answers
+"""HTA's own DataFrames for the calls that iris_trace.hta.TraceAnalysis answers
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
-get_cuda_kernel_launch_stats), on every Kineto trace of tests/data/traces, pickled for
-tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl).
+get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap,
+get_profiler_steps), on every Kineto trace of tests/data/traces, pickled for
+tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and
+tests/python/test_hta_live.py (HTA run now); each pickle names the release.
 
-HTA is a tool of this check, never a dependency of the package: run it with the scratch
-venv's Python, whose pandas must be the project's (pickles are read by the project's pandas):
+HTA is a tool of this check, never a dependency of the package: run it with a scratch venv's
+Python, whose pandas must be the project's (pickles are read by the project's pandas); HTA 0.5.0
+is PyPI's holistictraceanalysis, 0.6.1 PyPI's traceinsight (the module is hta in both):
 
     python3 -m venv /work/scratch/hta-venv
     /work/scratch/hta-venv/bin/pip install holistictraceanalysis==0.5.0 pandas==3.1.1
     /work/scratch/hta-venv/bin/python -m experiments.hta_frames_reference [--out DIR] [TRACE...]
+    # 0.6.1: another venv, pip install traceinsight==0.6.1 pandas==3.1.1
 
 TRACE: a file or a folder of ranks (default: every trace of tests/data/traces). Each trace is
 linked into a folder of its own (HTA reads a folder) and read in a child process, since HTA's
@@ -48,14 +52,30 @@ def call(f):
         return ("error", f"{type(e).__name__}: {e}")
 
 
+def hta_version():
+    """The installed release: "0.6.1" (traceinsight) or "0.5.0" (holistictraceanalysis)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for dist in ("traceinsight", "holistictraceanalysis"):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            pass
+    return "unknown"
+
+
 def frames_of(trace_dir):
-    """The three calls on every rank, visualize=False (the child's side)."""
+    """Every call on every rank, visualize=False (the child's side)."""
     from hta.trace_analysis import TraceAnalysis
 
     a = TraceAnalysis(trace_dir=trace_dir)
     ranks = sorted(a.t.traces)
     return {
+        "hta_version": hta_version(),
         "ranks": ranks,
+        "queue": call(lambda: a.get_queue_length_summary(ranks=ranks)),
+        "overlap": call(lambda: a.get_comm_comp_overlap(visualize=False)),
+        "steps": call(a.get_profiler_steps),
         "temporal": call(lambda: a.get_temporal_breakdown(visualize=False)),
         "idle": call(
             lambda: a.get_idle_time_breakdown(

@@ -224,14 +224,15 @@ def queue_figures(analyzer, rank, r, errors, limits=QUEUE_LIMITS):
     r["blocked_on_full_queue"] = blocked
 
 
-def check_hta_version():
-    """Stop unless the HTA imported here is the reference version."""
+def check_hta_version(allowed=(HTA_VERSION,)):
+    """Stop unless the HTA imported here is one of the allowed releases; return its version."""
     import hta
     from hta.version import __version_tuple__
 
-    version = ".".join(str(v) for v in __version_tuple__)
-    if version != HTA_VERSION:
-        raise SystemExit(f"expected HTA {HTA_VERSION}, found {version} at {hta.__file__}")
+    version = ".".join(str(v) for v in __version_tuple__[:3])
+    if version not in allowed:
+        raise SystemExit(f"expected HTA {' or '.join(allowed)}, found {version} at {hta.__file__}")
+    return version
 
 
 def load_analyzer(files, prefix="hta-ref-"):

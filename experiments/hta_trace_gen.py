@@ -18,7 +18,10 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
 - ProfilerStep#N ranges (cpu_op or user_annotation; none, one, or several, so that HTA's
   default drops the last one), several ranks in a folder, older category names (Kernel,
   Memcpy, Runtime, ...) in some ranks, and the events HTA drops (no dur: flows, metadata,
-  instants; no cat; cat "Trace"), in Kineto's order or shuffled.
+  instants; no cat; cat "Trace"), in Kineto's order or shuffled;
+- with ties=True (--ties), the equal timestamps real traces have: launches at the start or the
+  end of work already queued on a stream, and kernels on several streams ending together. The
+  ties draw from their own generator, so a seed without them is the trace it always was.
 
     python3 -m experiments.hta_trace_gen --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
 """
@@ -52,8 +55,9 @@ COPY_NAMES = {
 class Rank:
     """One rank's events, built on an integer-nanosecond timeline and written as us at the end."""
 
-    def __init__(self, rng, rank, ts_style, base_ns, streams):
+    def __init__(self, rng, rank, ts_style, base_ns, streams, ties=None):
         self.rng, self.rank, self.ts_style = rng, rank, ts_style
+        self.ties = ties  # a random.Random of its own, or None: no ties made
         self.events = []
         self.t = base_ns  # the host thread's clock
         self.streams = streams
@@ -202,16 +206,34 @@ class Rank:
         return start
 
     # --- host actions --------------------------------------------------------------------
+    def tie_launch(self):
+        """With ties: the host's clock moved to the start or end of work queued on a stream, so
+        that a launch and a GPU row share a timestamp."""
+        if self.ties and self.ties.random() < 0.3:
+            s = self.ties.choice(self.streams)
+            self.t = max(self.t, self.ties.choice([self.last[s], self.free[s]]))
+
+    def tie_end(self, start, d):
+        """With ties: a duration that ends the kernel with the latest work on any stream."""
+        latest = max(self.free.values())
+        if self.ties and self.ties.random() < 0.2 and latest > start:
+            return latest - start
+        return d
+
     def launch(self):
         name = self.rng.choice(["cudaLaunchKernel"] * 6 + ["cudaLaunchKernelExC", "cuLaunchKernel"])
+        if self.ties and self.ties.random() < 0.15:
+            name = "cuLaunchKernelEx"  # a launch for HTA 0.6.1's queue, not for 0.5.0's
         corr = None if self.rng.random() < 0.03 else self.next_corr()
         dur = self.rng.choice([0, 300, 2000, 4000, 9000, 40000])
+        self.tie_launch()
         self.call(name, dur, corr, "cuda_driver" if name.startswith("cuL") else "cuda_runtime")
         if self.rng.random() < 0.04:
             self.t += dur + 500
             return  # a launch whose kernel is not in the trace
         s = self.rng.choice(self.streams)
         start, d = self.place(s, self.t + dur), self.dur_ns()
+        d = self.tie_end(start, d)
         self.gpu("kernel", self.rng.choice(KERNEL_NAMES[:2] * 4 + KERNEL_NAMES), s, start, d, corr)
         self.free[s] = max(self.free[s], start + d)
         self.t += dur + self.rng.choice([0, 200, 1000, 5000])
@@ -309,11 +331,11 @@ class Rank:
                 self.t += self.rng.choice([100, 1000, 29500, 30500, 60000])  # host work, no calls
 
 
-def make_rank(rng, rank, ts_style, n_steps, step_cat):
+def make_rank(rng, rank, ts_style, n_steps, step_cat, ties=None):
     base_us = rng.choice([0, 10, 1000, 1707417525512000, 4203669604595])
     base_ns = base_us * 1000 + (0 if ts_style == "int" else rng.choice([0, 407, 999, 600]))
     streams = rng.sample([7, 13, 20, 0, 3], rng.choice([1, 1, 2, 3]))
-    r = Rank(rng, rank, ts_style, base_ns, streams)
+    r = Rank(rng, rank, ts_style, base_ns, streams, ties)
     r.t += rng.randint(0, 50) * 1000
     steps = max(n_steps, 1)
     first_step = rng.randint(1, 30)
@@ -438,9 +460,10 @@ def _unused_events(rng, r, first_ts):
     return out
 
 
-def generate(seed):
-    """{file name: trace document} for one seed."""
+def generate(seed, ties=False):
+    """{file name: trace document} for one seed (ties: see the module's docstring)."""
     rng = random.Random(seed)
+    tie_rng = random.Random(seed * 7919 + 1) if ties else None
     n_ranks = rng.choice([1, 1, 1, 1, 2, 3])
     ts_style = rng.choice(["int", "int", "ns", "ns", "fine"])
     n_steps = rng.choice([0, 1, 2, 3, 4, 2])
@@ -449,7 +472,12 @@ def generate(seed):
     for rank in range(n_ranks):
         style = ts_style if rng.random() < 0.8 else rng.choice(["int", "ns"])
         r = make_rank(
-            rng, rank, style, n_steps if rng.random() < 0.9 else rng.choice([0, 1]), step_cat
+            rng,
+            rank,
+            style,
+            n_steps if rng.random() < 0.9 else rng.choice([0, 1]),
+            step_cat,
+            tie_rng,
         )
         events = r.events
         first_ts = min(e["ts"] for e in events) if events else 0
@@ -489,8 +517,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", required=True, help="folder for rank-N.json")
+    ap.add_argument("--ties", action="store_true", help="make the ties real traces have")
     a = ap.parse_args()
-    write(generate(a.seed), a.out)
+    write(generate(a.seed, a.ties), a.out)
 
 
 if __name__ == "__main__":

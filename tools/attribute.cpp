@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -14,6 +13,7 @@
 #include "attribute_usage.h"
 #include "capture/bench_names.h"
 #include "trace/export/write_file.h"
+#include "trace/import/byte_source.h"  // escape_non_utf8
 #include "trace/run/run.h"
 
 namespace {
@@ -36,7 +36,7 @@ const std::string kUsage = [] {
 }();
 
 int usage_error(const std::string& what) {
-  std::fprintf(stderr, "attribute: %s\n%s", what.c_str(), kUsage.c_str());
+  std::fprintf(stderr, "attribute: %s\n%s", trace::escape_non_utf8(what).c_str(), kUsage.c_str());
   return 2;
 }
 
@@ -47,8 +47,7 @@ struct Flags {
   bool quiet = false, timing = false, help = false;
 };
 
-// A flag that takes a value: what the value is (for the message when it is missing or empty),
-// and the numbers it accepts when it is one.
+// A flag that takes a value: its words when it is missing or empty, and the numbers it accepts.
 struct Valued {
   CLI::Option* option;
   const char* value;
@@ -72,7 +71,7 @@ int parse(int argc, char** argv, Flags* f) {
        &o.hta_max_queue},
       {app.add_option("--what-if", f->what_ifs)->allow_extra_args(false), "a SPEC"}};
   app.add_flag("-h,--help", f->help);
-  app.add_flag("--hta", o.hta);
+  app.add_flag("--hta{0.6}", o.hta_version);  // --hta=0.5: that release's rules
   app.add_flag("--hta-no-rounding", o.hta_no_rounding);
   app.add_flag("--replay", o.replay);
   app.add_flag_function("--advice", [&](int64_t) { o.advice = trace::AdviceMode::On; });
@@ -118,8 +117,7 @@ int parse(int argc, char** argv, Flags* f) {
     }
   }
   o.html = !f->html_path.empty();
-  o.step_phase = bench::kStepPhase;  // bench's own files: each epoch is a step
-  o.phase_domain = bench::kPhaseDomain;
+  o.step_phase = bench::kStepPhase, o.phase_domain = bench::kPhaseDomain;  // bench's epochs
   const std::string wrong = trace::check_options(o);
   return wrong.empty() ? -1 : usage_error(wrong);
 }
@@ -145,7 +143,7 @@ int main(int argc, char** argv) {
     if (!f.json_path.empty()) trace::write_file_atomically(f.json_path, out.json);
     if (!f.html_path.empty()) trace::write_file_atomically(f.html_path, out.html);
   } catch (const std::exception& e) {  // bad input (trace::InputError) or a failed write
-    std::fprintf(stderr, "attribute: %s\n", e.what());
+    std::fprintf(stderr, "attribute: %s\n", trace::escape_non_utf8(e.what()).c_str());
     return 2;
   }
   return 0;

@@ -7,15 +7,18 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "arrays.h"
 #include "quiet_signals.h"
+#include "trace/analyze/hta_comm.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/hta_idle.h"
 #include "trace/analyze/hta_launch.h"
+#include "trace/analyze/hta_queue.h"
 #include "trace/analyze/hta_temporal.h"
 #include "trace/import/trace_file.h"
 
@@ -60,7 +63,7 @@ double round2(double x) { return trace::numpy_round(x, 2); }
 
 class HtaTraces {
  public:
-  HtaTraces(const std::vector<std::string>& paths, bool ns_rounding) {
+  HtaTraces(const std::vector<std::string>& paths, bool ns_rounding, bool v05) {
     nb::gil_scoped_release release;
     QuietSignals quiet;
     trace::ImportOptions io;  // the listing alone: HTA's rows come from it (hta_rows.h)
@@ -71,6 +74,7 @@ class HtaTraces {
     for (const auto& t : traces) ptrs.push_back(&t);
     trace::HtaOptions opt;
     opt.ns_rounding = ns_rounding;
+    opt.version = v05 ? trace::HtaVersion::V0_5 : trace::HtaVersion::V0_6;
     frames_ = trace::hta_frames(ptrs, opt);
   }
 
@@ -164,6 +168,57 @@ class HtaTraces {
     return d;
   }
 
+  // get_queue_length_summary of one rank: per stream describe()'s columns and the stream
+  // column's type; get_time_spent_blocked_on_full_queue's row at max_queue_length ("error":
+  // where HTA raises, its exception's name).
+  nb::dict queue(int64_t rank, int64_t max_queue_length) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    const trace::HtaQueue q = trace::hta_queue(f, max_queue_length, numpy_ts_order);
+    std::vector<int64_t> stream;
+    std::vector<double> count, mean, std, min, p25, p50, p75, max;
+    for (const auto& [s, x] : q.length) {
+      stream.push_back(s), count.push_back(static_cast<double>(x.count));
+      mean.push_back(x.mean), std.push_back(x.std), min.push_back(x.min);
+      p25.push_back(x.p25), p50.push_back(x.p50), p75.push_back(x.p75), max.push_back(x.max);
+    }
+    nb::dict d;
+    d["error"] = q.length_error, d["full_error"] = q.full_error;
+    d["stream_dtype"] = dtype_name(q.float_stream ? 0 : f.stream_bits);
+    d["stream"] = to_numpy(std::move(stream));
+    d["count"] = to_numpy(std::move(count)), d["mean"] = to_numpy(std::move(mean));
+    d["std"] = to_numpy(std::move(std)), d["min"] = to_numpy(std::move(min));
+    d["25%"] = to_numpy(std::move(p25)), d["50%"] = to_numpy(std::move(p50));
+    d["75%"] = to_numpy(std::move(p75)), d["max"] = to_numpy(std::move(max));
+    d["full"] = q.full.present ? nb::cast(std::vector<double>{static_cast<double>(q.full.stream),
+                                                              q.full.duration_us, q.full.relative})
+                               : nb::none();
+    return d;
+  }
+
+  // get_comm_comp_overlap: each rank's overlap ratio and its percentage (round(100 * ratio, 2)).
+  nb::dict comm_comp_overlap() const {
+    std::vector<int64_t> rank;
+    std::vector<double> ratio, pctg;
+    for (const auto& [r, f] : frames_) {
+      const trace::HtaCommOverlap o = trace::hta_comm_comp_overlap(f, numpy_ts_order);
+      rank.push_back(r), ratio.push_back(o.ratio), pctg.push_back(o.pctg);
+    }
+    nb::dict d;
+    d["rank"] = to_numpy(std::move(rank));
+    d["comp_comm_overlap_ratio"] = to_numpy(std::move(ratio));
+    d["comp_comm_overlap_pctg"] = to_numpy(std::move(pctg));
+    return d;
+  }
+
+  // get_profiler_steps: every rank's step numbers (not -1), once each, sorted.
+  std::vector<int64_t> profiler_steps() const {
+    std::set<int64_t> steps;
+    for (const auto& [r, f] : frames_)
+      for (int32_t n : f.step_iters)
+        if (n != -1) steps.insert(n);
+    return {steps.begin(), steps.end()};
+  }
+
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
 };
@@ -172,14 +227,18 @@ class HtaTraces {
 
 void register_hta(nb::module_& m) {
   nb::class_<HtaTraces>(m, "HtaTraces",
-                        "HTA 0.5.0's load of every rank and its calls' figures "
-                        "(trace/analyze/hta_*.h); reads the files with the GIL released.")
-      .def(nb::init<const std::vector<std::string>&, bool>(), "paths"_a, "ns_rounding"_a = true)
+                        "HTA's load of every rank and its calls' figures (trace/analyze/hta_*.h), "
+                        "by 0.6.1's rules or 0.5.0's; reads the files with the GIL released.")
+      .def(nb::init<const std::vector<std::string>&, bool, bool>(), "paths"_a,
+           "ns_rounding"_a = true, "v05"_a = false)
       .def_prop_ro("ranks", &HtaTraces::ranks)
       .def("dtypes", &HtaTraces::dtypes, "rank"_a)
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
-      .def("launch_stats", &HtaTraces::launch_stats, "rank"_a);
+      .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
+      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
+      .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
+      .def("profiler_steps", &HtaTraces::profiler_steps);
 }
 
 }  // namespace pyiris

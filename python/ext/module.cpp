@@ -43,6 +43,8 @@ trace::RunOptions run_options(const std::vector<std::string>& inputs, const nb::
       o.step_every = nb::cast<int64_t>(v);
     else if (key == "hta")
       o.hta = nb::cast<bool>(v);
+    else if (key == "hta_version")
+      o.hta_version = nb::cast<std::string>(v);
     else if (key == "hta_no_rounding")
       o.hta_no_rounding = nb::cast<bool>(v);
     else if (key == "hta_max_queue")

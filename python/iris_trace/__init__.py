@@ -70,7 +70,8 @@ def attribute(
 
     step_range, step_starts, step_every: what a step is (--step-range, --step-starts,
     --step-every). advice: None as ./attribute (traces under 100 MB), True or False as --advice
-    / --no-advice. hta, hta_no_rounding, hta_max_queue: HTA 0.5.0's figures (an HtaResult).
+    / --no-advice. hta, hta_no_rounding, hta_max_queue: HTA's figures (an HtaResult); hta="0.5"
+    or "0.6" is --hta=0.5 or --hta=0.6 (True: the current release, 0.6.1).
     replay, what_if (a spec or a list): the replay (a WhatIfResult). json, html: files to write
     as --json and --html do (atomically).
     workers, max_memory: ranks read at once, and the memory (bytes) they may take together
@@ -85,6 +86,7 @@ def attribute(
         "step_range": step_range or "",
         "step_starts": step_starts or "",
         "hta": bool(hta),
+        "hta_version": hta if isinstance(hta, str) else "",
         "hta_no_rounding": bool(hta_no_rounding),
         "replay": bool(replay),
         "what_if": [what_if] if isinstance(what_if, str) else list(what_if or ()),

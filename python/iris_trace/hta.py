@@ -1,12 +1,13 @@
-"""Holistic Trace Analysis 0.5.0's interface for what ./attribute computes: TraceAnalysis with
-get_temporal_breakdown, get_idle_time_breakdown and get_cuda_kernel_launch_stats, returning
-the DataFrames HTA returns (columns, dtypes, index, values), so that a notebook switches by
-changing its import:
+"""Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
+get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
+get_queue_length_summary, get_comm_comp_overlap and get_profiler_steps, returning what HTA
+returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
+or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
     from iris_trace.hta import TraceAnalysis      # was: from hta.trace_analysis import ...
 
 HTA is not used: its load (parse, rounding, alignment, correlation, step filter) and every
-figure of the three calls are the trace library's (src/trace/analyze/hta_*.h, the functions
+figure of the calls are the trace library's (src/trace/analyze/hta_*.h, the functions
 ./attribute --hta reads, with numpy's and pandas' arithmetic to the last bit; ties in HTA's sort
 by ts fall as numpy's sort leaves them on this machine). This module turns their arrays into
 HTA's DataFrames with the pandas steps HTA makes them with (so that pandas infers the same
@@ -42,12 +43,28 @@ def _no_intervals():
     return empty.groupby("idle_category").idle_interval.describe()
 
 
+# The HTA releases whose rules TraceAnalysis follows: 0.6.1 (PyPI traceinsight) and 0.5.0
+# (PyPI holistictraceanalysis), by any prefix of their version.
+HTA_VERSIONS = {"0.6.1": False, "0.6": False, "0.5.0": True, "0.5": True}
+
+
 class TraceAnalysis:
     """HTA's TraceAnalysis(trace_dir=...) for its temporal breakdown, idle time breakdown and
     kernel launch statistics. trace_files: {rank: path} (a path relative to trace_dir is
-    taken there), as HTA's; include_last_profiler_step=True is not supported."""
+    taken there), as HTA's; include_last_profiler_step=True is not supported. hta_version:
+    "0.6.1" (traceinsight, the current release) or "0.5.0", whose rules differ in kernel
+    classes, the queue's launches and the step filter."""
 
-    def __init__(self, trace_files=None, trace_dir="traces", include_last_profiler_step=False):
+    def __init__(
+        self,
+        trace_files=None,
+        trace_dir="traces",
+        include_last_profiler_step=False,
+        hta_version="0.6.1",
+    ):
+        if str(hta_version) not in HTA_VERSIONS:
+            raise ValueError(f"hta_version: expected 0.6.1 or 0.5.0, got {hta_version!r}")
+        self.hta_version = "0.5.0" if HTA_VERSIONS[str(hta_version)] else "0.6.1"
         if include_last_profiler_step:
             raise NotImplementedError(
                 "include_last_profiler_step=True: only HTA's default (False) is reproduced"
@@ -64,7 +81,7 @@ class TraceAnalysis:
         try:
             files = _core.expand_paths([str(p) for p in paths])
             rounding = os.environ.get("HTA_DISABLE_NS_ROUNDING") != "1"
-            self._traces = _core.HtaTraces(files, rounding)
+            self._traces = _core.HtaTraces(files, rounding, HTA_VERSIONS[str(hta_version)])
         except _core.InputError as e:
             raise trace_error(e, str(paths[0]) if len(paths) == 1 else None) from None
         self.files = files
@@ -202,3 +219,50 @@ class TraceAnalysis:
                 plots.launch_stats(rank, events, runtime_cutoff, launch_delay_cutoff)
             out[rank] = events
         return out
+
+    # --- get_queue_length_summary (trace_counters.py) --------------------------------------
+
+    def get_queue_length_summary(self, ranks=None):
+        """describe() of each stream's queue length (launches queued and not yet started), per
+        rank and stream, as HTA; None when no rank has a launch. Equal ts fall as numpy's sort
+        leaves them on this machine, as in HTA, whose figures depend on it."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        frames = []
+        for rank in ranks:
+            self._check_rank(rank)
+            q = self._traces.queue(rank, 1024)
+            if q["error"] == "AssertionError":
+                raise AssertionError
+            if not len(q["stream"]):
+                continue
+            index = pd.MultiIndex.from_arrays(
+                [np.full(len(q["stream"]), rank, np.int64), q["stream"].astype(q["stream_dtype"])],
+                names=["rank", "stream"],
+            )
+            columns = pd.MultiIndex.from_product([["queue_length"], DESCRIBE])
+            frames.append(pd.DataFrame(np.column_stack([q[c] for c in DESCRIBE]), index, columns))
+        return pd.concat(frames) if frames else None
+
+    # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------
+
+    def get_comm_comp_overlap(self, visualize=True):
+        """Per rank, the % of communication kernels' time that computation kernels overlap, as
+        HTA (NaN on a rank without communication)."""
+        o = self._traces.comm_comp_overlap()
+        df = pd.DataFrame(
+            {"rank": o["rank"], "comp_comm_overlap_ratio": o["comp_comm_overlap_ratio"]}
+        )
+        df["comp_comm_overlap_pctg"] = o["comp_comm_overlap_pctg"]
+        if visualize:
+            from . import plots
+
+            plots.comm_comp_overlap(df)
+        return df[["rank", "comp_comm_overlap_pctg"]]
+
+    # --- get_profiler_steps (straggler_analysis.py) ----------------------------------------
+
+    def get_profiler_steps(self):
+        """The step numbers N of the ProfilerStep#N ranges the loaded ranks keep (HTA's step
+        filter drops the last), sorted, as HTA."""
+        return [np.int64(n) for n in self._traces.profiler_steps()]

@@ -44,3 +44,11 @@ def launch_stats(rank, events, runtime_cutoff, launch_delay_cutoff):
     axes[1].set_title(f"launch delays (cutoff {launch_delay_cutoff} us)")
     fig.tight_layout()
     plt.show()
+
+
+def comm_comp_overlap(df):
+    plt = _plt()
+    ax = df.plot.bar(x="rank", y="comp_comm_overlap_pctg", legend=False)
+    ax.set_title("Computation-communication overlap")
+    ax.set_ylabel("% of communication time overlapped")
+    plt.show()

@@ -63,6 +63,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/diagnosis.cpp
   ${_t}/analyze/steps_from_ranges.cpp
   ${_t}/analyze/hta_breakdown.cpp
+  ${_t}/analyze/hta_comm.cpp
   ${_t}/analyze/hta_frames.cpp
   ${_t}/analyze/hta_idle.cpp
   ${_t}/analyze/hta_launch.cpp
@@ -115,8 +116,8 @@ target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 # HTA's figures reproduce numpy's and pandas' arithmetic to the last bit (analyze/hta_numeric.h):
 # numpy never fuses a*b+c, so neither may these files, whatever -march a build adds.
 set_source_files_properties(
-  ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp ${_t}/analyze/hta_launch.cpp
-  ${_t}/analyze/hta_numeric.cpp ${_t}/analyze/hta_queue.cpp ${_t}/analyze/hta_temporal.cpp
+  ${_t}/analyze/hta_comm.cpp ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp
+  ${_t}/analyze/hta_launch.cpp ${_t}/analyze/hta_numeric.cpp ${_t}/analyze/hta_queue.cpp ${_t}/analyze/hta_temporal.cpp
   PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 

@@ -42,6 +42,33 @@ def test_bad_input_raises_the_clis_message(name, tmp_path, attribute_bin):
     assert e.value.reason
 
 
+# Input whose message quotes bytes that are not UTF-8, and the two other kinds of unreadable file.
+UNREADABLE = {
+    "binary.bin": bytes(range(128, 256)) * 8,
+    "empty.json": b"",
+    "truncated.json.gz": BATTERY["truncated.json.gz"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNREADABLE))
+def test_unreadable_file_is_named_in_the_cli_and_in_python(name, tmp_path, attribute_bin):
+    from iris_trace import TraceError, attribute
+    from iris_trace.hta import TraceAnalysis
+
+    path = tmp_path / name
+    path.write_bytes(UNREADABLE[name])
+    p = subprocess.run([attribute_bin, "--quiet", str(path)], capture_output=True, check=False)
+    stderr = p.stderr.decode("utf-8")  # strict: a byte that is not UTF-8 would raise here
+    assert p.returncode == 2 and str(path) in stderr, stderr
+    for read in (attribute, lambda f: TraceAnalysis(trace_dir=str(f))):
+        with pytest.raises(TraceError) as e:
+            read(path)
+        assert e.value.path == str(path) and str(path) in str(e.value)
+        assert isinstance(e.value.offset, int), str(e.value)
+    if name == "binary.bin":
+        assert "\\x80" in stderr and "\\x80" in str(e.value)
+
+
 def test_offset_is_named_when_the_reader_knows_it(tmp_path):
     from iris_trace import TraceError, attribute
 

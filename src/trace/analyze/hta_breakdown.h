@@ -1,8 +1,8 @@
-// ./attribute --hta: Holistic Trace Analysis 0.5.0's own definitions, reproduced so that its
-// figures can be compared number for number (tests/data/hta_expected/ on the real traces,
-// tests/data/hta_cases/ and experiments/hta_differential.py on generated ones). Every rule is
-// HTA's, read from its source; each file quotes the file and function of its rules, and where
-// they differ from ours (attribution.h), docs/trace-tool.md says why:
+// ./attribute --hta: Holistic Trace Analysis' own definitions (0.6.1's; 0.5.0's with --hta=0.5),
+// reproduced so that its figures can be compared number for number (tests/data/hta_expected/ on the
+// real traces, tests/data/hta_cases/ and experiments/hta_differential.py on generated ones). Every
+// rule is HTA's, read from its source; each file quotes the file and function of its rules, and
+// where they differ from ours (attribution.h), docs/trace-tool.md says why:
 //  - HTA's load: the rows of its per-rank DataFrame that its analyzers read (hta_frames.h);
 //  - one file per analyzer, each a pure function of those rows: hta_temporal.h (temporal
 //    breakdown), hta_idle.h (idle time breakdown), hta_launch.h (kernel launch statistics),

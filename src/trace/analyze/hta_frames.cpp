@@ -1,5 +1,6 @@
 #include "trace/analyze/hta_frames.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -30,7 +31,7 @@ struct Dtypes {
 };
 
 // A rank's frame after HTA's load: index_correlation set on `rows`, the step filter applied.
-std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) {
+std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps, HtaVersion v) {
   // trace.py, transform_correlation_to_index: index_correlation starts as min(correlation, 0);
   // rows with correlation != -1 are split into CPU and GPU rows and merged on correlation, and
   // each row takes the index of the last partner the merge lists (partners in file order).
@@ -52,11 +53,17 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) 
   // trace.py, Trace._filter_irrelevant_gpu_kernels (include_last_profiler_step=False): CPU rows
   // before the last ProfilerStep's start; GPU rows inner-merged on correlation with them (one
   // copy per match); pd.concat([gpu, cpu]). No step on this rank: max() is NaN, nothing kept.
+  // 0.6.1 keeps a rank without CPU rows whole, and counts only ^ProfilerStep#\d+ as steps.
+  const bool v06 = v == HtaVersion::V0_6;
+  const uint16_t step_flag = v06 ? HtaEvent::kStep06Name : HtaEvent::kStepName;
   std::vector<const Row*> df;
+  if (filter_steps && v06 &&
+      std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.gpu; }))
+    filter_steps = false;
   if (filter_steps) {
     double last_start = kHtaNaN;
     for (const Row& r : rows)
-      if (!r.gpu && (r.e->flags & HtaEvent::kStepName))
+      if (!r.gpu && (r.e->flags & step_flag))
         last_start = std::isnan(last_start) ? r.ts : std::max(last_start, r.ts);
     std::vector<const Row*> cpu;
     for (const Row& r : rows)
@@ -78,8 +85,12 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps) 
 }
 
 // The rows HTA's analyzers read, from one rank's loaded frame.
-HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
-                  bool filter_steps) {
+HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types, bool filter_steps,
+                  HtaVersion v) {
+  const bool v06 = v == HtaVersion::V0_6;
+  const uint16_t compute = v06 ? HtaEvent::kCompute06Name : HtaEvent::kComputeName;
+  const uint16_t queue_launch = v06 ? HtaEvent::kQueueLaunch06Name : HtaEvent::kQueueLaunchName;
+  const uint16_t comm = v06 ? HtaEvent::kComm06Name : HtaEvent::kComm05Name;
   HtaFrame f;
   f.ts_bits = types.ts_bits, f.dur_bits = types.dur_bits;
   if (rows.empty()) return f;
@@ -89,7 +100,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     c_lo = std::min(c_lo, e.correlation), c_hi = std::max(c_hi, e.correlation);
   }
   f.stream_bits = downcast_bits(s_lo, s_hi), f.correlation_bits = downcast_bits(c_lo, c_hi);
-  const std::vector<const Row*> df = loaded_frame(rows, filter_steps);
+  const std::vector<const Row*> df = loaded_frame(rows, filter_steps, v);
   constexpr uint16_t kLaunch = HtaEvent::kLaunchName | HtaEvent::kMemAsyncName;
   KeyedValues<uint8_t> corrs(  // the launches' correlations
       [&](auto visit) {
@@ -106,8 +117,9 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
   f.ts_min = std::numeric_limits<double>::infinity(), f.ts_max = -f.ts_min;
   for (const Row* r : df) {
     f.ts_min = std::min(f.ts_min, r->ts), f.ts_max = std::max(f.ts_max, r->ts);
+    if (r->e->flags & HtaEvent::kStepPrefixName) f.step_iters.push_back(r->e->step_iter);
     if (r->e->flags & kLaunch) corrs[r->e->correlation] = 1;
-    if ((r->e->flags & HtaEvent::kQueueLaunchName) && r->index_corr > 0) {
+    if ((r->e->flags & queue_launch) && r->index_corr > 0) {
       f.queue_index.push_back(r->e->index), f.queue_correlation.push_back(r->e->correlation);
       f.queue_ts.push_back(r->ts);
     }
@@ -117,7 +129,8 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     f.gpu_index_correlation.push_back(r->index_corr);
     f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur);
     f.gpu_kernel_cat.push_back((r->e->flags & HtaEvent::kKernelCat) != 0);
-    f.gpu_compute.push_back((r->e->flags & HtaEvent::kComputeName) != 0);
+    f.gpu_compute.push_back((r->e->flags & compute) != 0);
+    f.gpu_comm.push_back((r->e->flags & comm) != 0);
     if (r->e->flags & HtaEvent::kKernelCat) wanted[r->index_corr] = 1;
   }
   for (const Row* r : df) {
@@ -198,7 +211,10 @@ LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const Ht
 
   // The step filter runs when the symbol table of all ranks holds two or more step names.
   std::set<std::string> step_names;
-  for (const auto& e : events) step_names.insert(e.step_names.begin(), e.step_names.end());
+  for (const auto& e : events) {
+    const auto& names = options.version == HtaVersion::V0_6 ? e.step_names_06 : e.step_names;
+    step_names.insert(names.begin(), names.end());
+  }
   loaded.filter_steps = step_names.size() >= 2;
   return loaded;
 }
@@ -210,8 +226,8 @@ std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& 
   LoadedRanks loaded = load_ranks(traces, options);
   std::map<int64_t, HtaFrame> out;
   for (size_t k = 0; k < traces.size(); ++k)
-    out[traces[k]->rank] =
-        frame_of(loaded.events[k], loaded.rows[k], loaded.types[k], loaded.filter_steps);
+    out[traces[k]->rank] = frame_of(loaded.events[k], loaded.rows[k], loaded.types[k],
+                                    loaded.filter_steps, options.version);
   return out;
 }
 

@@ -1,7 +1,8 @@
-// The rows of Holistic Trace Analysis 0.5.0's per-rank DataFrame, after its load, that its
-// analyzers read (hta_temporal.h, hta_idle.h, hta_launch.h, hta_queue.h), with the column types
-// HTA's frame has: a few per GPU event, not the whole trace, so that the Python package can keep
-// them between its calls. HTA's load, every rule HTA's own (hta_frames.cpp quotes its files):
+// The rows of Holistic Trace Analysis' per-rank DataFrame (0.5.0's, or 0.6.1's where it differs:
+// HtaVersion), after its load, that its analyzers read (hta_temporal.h, hta_idle.h, hta_launch.h,
+// hta_queue.h, hta_comm.h), with the column types HTA's frame has: a few per GPU event, not the
+// whole trace, so that the Python package can keep them between its calls. HTA's load, every rule
+// HTA's own (hta_frames.cpp quotes its files):
 //  - rows (hta_rows.h): events with "dur" and "cat", except cat "Trace"; times are the doubles
 //    Python reads from the text. Integer columns are narrowed to the smallest integer type that
 //    holds them, and ts + dur wraps around in it as in numpy. When a file's "ts" column is
@@ -10,9 +11,10 @@
 //  - every rank's ts minus the smallest ts of all ranks (the alignment), before anything else.
 //  - index_correlation: a GPU row's host row is the last one in file order with its
 //    correlation, and the reverse; 0 when no row matches, min(correlation, 0) otherwise.
-//  - with two or more names containing "ProfilerStep" (over all ranks): host rows starting at
-//    or after the rank's last step start are dropped; each GPU row is kept once per kept host
-//    row with its correlation (zero, one or several copies). The frame is then the GPU rows,
+//  - with two or more names containing "ProfilerStep" (0.6.1: named ProfilerStep#N; a rank
+//    without host rows kept whole) over all ranks: host rows starting at or after the rank's
+//    last step start are dropped; each GPU row is kept once per kept host row with its
+//    correlation (zero, one or several copies). The frame is then the GPU rows,
 //    then the host rows.
 #pragma once
 
@@ -26,7 +28,12 @@
 
 namespace trace {
 
+// The release whose rules apply: holistictraceanalysis 0.5.0, or traceinsight 0.6.1 (the module
+// is still hta), which changed the kernel classes, the queue's launches and the step filter.
+enum class HtaVersion : uint8_t { V0_5, V0_6 };
+
 struct HtaOptions {
+  HtaVersion version = HtaVersion::V0_6;
   bool ns_rounding = true;
   double consecutive_kernel_delay_us = 30;
   int64_t max_queue_length = 1024;  // HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
@@ -46,7 +53,8 @@ struct HtaFrame {
   // The rows with stream != -1, in frame order (one per copy the step filter made).
   std::vector<int64_t> gpu_index, gpu_stream, gpu_correlation, gpu_index_correlation;
   std::vector<double> gpu_ts, gpu_dur;
-  std::vector<uint8_t> gpu_kernel_cat, gpu_compute;  // HtaEvent::kKernelCat, kComputeName
+  // HtaEvent::kKernelCat; the release's computation and communication kernel classes.
+  std::vector<uint8_t> gpu_kernel_cat, gpu_compute, gpu_comm;
   // The frame rows whose index label is a GPU row's index_correlation, in frame order: what the
   // idle breakdown's join on index_correlation can find.
   std::vector<int64_t> runtime_index;
@@ -62,6 +70,8 @@ struct HtaFrame {
   std::vector<int64_t> queue_index, queue_correlation;
   std::vector<double> queue_ts;
   double ts_min = 0, ts_max = 0;
+  // get_profiler_steps: each row named ProfilerStep... (HtaEvent::kStepPrefixName), its N.
+  std::vector<int32_t> step_iters;
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

@@ -20,7 +20,7 @@ using Series = std::map<int64_t, std::vector<Point>>;  // groupby("stream"): sor
 // runtime_calls.join(gpu_kernels, on="correlation"): each launch once per GPU row with its
 // correlation, in their order, or once without a stream; then the GPU rows some launch has;
 // both sorted by ts, and each stream's running sum. False where HTA's assert fails.
-bool queue_series(const HtaFrame& f, const HtaTsOrder& order, Series* series) {
+bool queue_series(const HtaFrame& f, const HtaTsOrder& order, Series* series, bool* float_stream) {
   std::unordered_map<int64_t, std::vector<size_t>> gpu_by_corr;
   for (size_t g = 0; g < f.gpu_correlation.size(); ++g)
     gpu_by_corr[f.gpu_correlation[g]].push_back(g);
@@ -36,6 +36,7 @@ bool queue_series(const HtaFrame& f, const HtaTsOrder& order, Series* series) {
     launch_corrs.insert(f.queue_correlation[l]);
     const auto it = gpu_by_corr.find(f.queue_correlation[l]);
     if (it == gpu_by_corr.end()) {
+      *float_stream = true;
       merged.push_back({f.queue_ts[l], 0, f.queue_index[l], false, +1});
       continue;
     }
@@ -128,7 +129,7 @@ HtaQueue hta_queue(const HtaFrame& f, int64_t max_queue_length, const HtaTsOrder
   HtaQueue out;
   out.full.max_queue_length = max_queue_length;
   Series series;
-  if (!queue_series(f, order, &series)) {
+  if (!queue_series(f, order, &series, &out.float_stream)) {
     out.length_error = out.full_error = "AssertionError";  // HTA's own assert
     return out;
   }

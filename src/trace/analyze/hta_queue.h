@@ -41,6 +41,8 @@ struct HtaFullQueue {
 
 struct HtaQueue {
   std::map<int64_t, HtaQueueStats> length;  // by stream
+  // A launch joined no GPU row: its NaN stream makes HTA's stream column float64.
+  bool float_stream = false;
   std::string length_error;  // HTA raises computing the queue series (its message's kind)
   HtaFullQueue full;
   std::string full_error;  // HTA raises in get_time_spent_blocked_on_full_queue

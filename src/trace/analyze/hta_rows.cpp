@@ -1,5 +1,7 @@
 #include "trace/analyze/hta_rows.h"
 
+#include <cstdint>
+#include <initializer_list>
 #include <string_view>
 
 // File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0).
@@ -18,6 +20,44 @@ bool compute_name(std::string_view n) {
   return !contains(n, "Memcpy") && !contains(n, "Sync");
 }
 
+// traceinsight 0.6.1, hta/utils/utils.py get_kernel_type(name) == COMPUTATION: not
+// CommunicateKernelGroupingPattern, not MemoryKernelGroupingPattern, and not one of
+// ComputeKernelGroupingPattern's exclusions (hta/common/types.py; re.match: from the start).
+bool compute_name_06(std::string_view n) {
+  const auto starts = [&](std::initializer_list<std::string_view> ps) {
+    for (std::string_view p : ps)
+      if (starts_with(n, p)) return true;
+    return false;
+  };
+  if (starts({"nccl", "hip", "hccl"}) || contains(n, "ncclKernel")) return false;  // comm
+  if (starts({"Memcpy", "Memset", "dma"})) return false;                           // memory
+  if (contains(n, "Memcpy") || contains(n, "Memset") || contains(n, "dma") || contains(n, "Sync"))
+    return false;
+  if (starts_with(n, "cuda") && n.find("LaunchKernel", 4) != std::string_view::npos) return false;
+  return !starts({"Stream Wait Event", "runFunction", "job_exe", "packet", "pe_exe",
+                  "cpum_exe_subgraph", "collective_subgraph_execution"});
+}
+
+// straggler.py, get_iter_nbr: N in re.match(r"ProfilerStep\s*#\s*(\d+)", name), else -1 (an N
+// past int32 too: no real step number is).
+int32_t step_iteration(std::string_view n) {
+  const auto skip_space = [&](size_t i) {
+    while (i < n.size() && std::string_view(" \t\n\r\f\v").find(n[i]) != std::string_view::npos)
+      ++i;
+    return i;
+  };
+  const std::string_view p = "ProfilerStep";
+  if (!starts_with(n, p)) return -1;
+  size_t i = skip_space(p.size());
+  if (i >= n.size() || n[i] != '#') return -1;
+  i = skip_space(i + 1);
+  int64_t v = 0;
+  size_t digits = 0;
+  for (; i < n.size() && n[i] >= '0' && n[i] <= '9' && digits < 10; ++i, ++digits)
+    v = v * 10 + (n[i] - '0');
+  return digits && v <= INT32_MAX ? static_cast<int32_t>(v) : -1;
+}
+
 // The flags HTA's code derives from an event's name (hta/common/trace_filter.py,
 // cuda_kernel_analysis.py, trace.py).
 uint16_t name_flags(std::string_view n) {
@@ -29,12 +69,24 @@ uint16_t name_flags(std::string_view n) {
   if (n == "cudaMemcpyAsync" || n == "cudaMemsetAsync") f |= HtaEvent::kMemAsyncName;
   if (n == "Event Sync" || n == "Context Sync") f |= HtaEvent::kDeviceSyncName;
   if (contains(n, "ProfilerStep")) f |= HtaEvent::kStepName;
+  if (starts_with(n, "ProfilerStep")) f |= HtaEvent::kStepPrefixName;
+  const std::string_view step = "ProfilerStep#";  // ProfilerStepGroupingPattern
+  if (starts_with(n, step) && n.size() > step.size() && n[step.size()] >= '0' &&
+      n[step.size()] <= '9')
+    f |= HtaEvent::kStep06Name;
+  if (compute_name_06(n)) f |= HtaEvent::kCompute06Name;
+  if (starts_with(n, "nccl") && n.find("Kernel", 4) != std::string_view::npos)
+    f |= HtaEvent::kComm05Name;
+  if (starts_with(n, "nccl") || starts_with(n, "hip") || starts_with(n, "hccl") ||
+      contains(n, "ncclKernel"))
+    f |= HtaEvent::kComm06Name;
   // trace_symbol_table.py, get_runtime_launch_events_query: the calls that enqueue.
   for (const char* q :
        {"cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel", "cudaLaunchKernelExC",
         "cuLaunchKernel", "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
         "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream"})
-    if (n == q) f |= HtaEvent::kQueueLaunchName;
+    if (n == q) f |= HtaEvent::kQueueLaunchName | HtaEvent::kQueueLaunch06Name;
+  if (n == "cuLaunchKernelEx") f |= HtaEvent::kQueueLaunch06Name;
   return f;
 }
 
@@ -50,9 +102,11 @@ HtaEvents from_listing(const EventListing& l) {
   out.missing_dur = l.dur_missing, out.float_dur = l.dur_missing || l.dur_fractional;
   // Flags once per distinct string, not per event.
   std::vector<uint16_t> as_name(l.strings.size()), as_category(l.strings.size());
+  std::vector<int32_t> as_iter(l.strings.size());
   std::vector<bool> is_trace(l.strings.size());
   for (size_t i = 0; i < l.strings.size(); ++i) {
     as_name[i] = name_flags(l.strings[i]);
+    as_iter[i] = step_iteration(l.strings[i]);
     as_category[i] = kernel_category(l.strings[i]) ? HtaEvent::kKernelCat : 0;
     is_trace[i] = l.strings[i] == "Trace";
   }
@@ -64,7 +118,9 @@ HtaEvents from_listing(const EventListing& l) {
     h.flags = as_category[e.category];
     if (e.name != ListedEvent::kNone) {  // no name: not a computation kernel, nor anything else
       h.flags |= as_name[e.name];
+      h.step_iter = as_iter[e.name];
       if (h.flags & HtaEvent::kStepName) out.step_names.insert(l.strings[e.name]);
+      if (h.flags & HtaEvent::kStep06Name) out.step_names_06.insert(l.strings[e.name]);
     }
     out.rows.push_back(h);
   }
@@ -91,13 +147,17 @@ HtaEvents from_records(const RecordSet& r) {
   const auto host = [&](const auto& x) {
     const uint16_t f = name_flags(x.name);
     if (f & HtaEvent::kStepName) out.step_names.insert(x.name);
+    if (f & HtaEvent::kStep06Name) out.step_names_06.insert(x.name);
     add(x.start_ns, x.end_ns, -1, -1, f);
+    out.rows.back().step_iter = step_iteration(x.name);
   };
   for (const auto& a : r.api)
     add(a.start_ns, a.end_ns, -1, id(a.correlation_id), name_flags(a.name));
   for (const auto& k : r.kernels)
     add(k.start_ns, k.end_ns, stream(k.stream_id), id(k.correlation_id),
-        HtaEvent::kKernelCat | (name_flags(k.name) & HtaEvent::kComputeName));
+        HtaEvent::kKernelCat |
+            (name_flags(k.name) & (HtaEvent::kComputeName | HtaEvent::kCompute06Name |
+                                   HtaEvent::kComm05Name | HtaEvent::kComm06Name)));
   // Kineto names copies "Memcpy ..." and sets "Memset ...": never computation.
   for (const auto& m : r.memcpys)
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);

@@ -28,6 +28,14 @@ struct HtaEvent {
     kDeviceSyncName = 16,   // "Event Sync", "Context Sync" (GPU rows although stream -1)
     kStepName = 32,         // name contains "ProfilerStep"
     kQueueLaunchName = 64,  // a launch of HTA's queue length (get_runtime_launch_events_query)
+    // 0.6.1's rules where they changed: get_kernel_type's regexes (hta/common/types.py), the
+    // queue's launches with cuLaunchKernelEx, steps named ^ProfilerStep#\d+.
+    kCompute06Name = 128,
+    kQueueLaunch06Name = 256,
+    kStep06Name = 512,
+    kComm05Name = 1024,      // get_kernel_type == COMMUNICATION: 0.5.0's ^nccl.*Kernel
+    kComm06Name = 2048,      // 0.6.1's CommunicateKernelGroupingPattern
+    kStepPrefixName = 4096,  // starts with "ProfilerStep": a step of get_profiler_steps
   };
   int64_t index = 0;  // HTA's row index: the event's place in the file
   // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our
@@ -35,6 +43,8 @@ struct HtaEvent {
   double ts_us = 0, dur_us = 0;
   int64_t stream = -1, correlation = -1;  // HTA's defaults when absent or not an integer
   uint16_t flags = 0;
+  // A kStepPrefixName row's N in ProfilerStep\s*#\s*N (straggler.py, get_iter_nbr), else -1.
+  int32_t step_iter = -1;
 };
 
 struct HtaEvents {
@@ -43,7 +53,8 @@ struct HtaEvents {
   // any ts has a fraction or is missing (HTA rounds only then); "dur" likewise.
   bool float_ts = false, missing_ts = false;
   bool float_dur = false, missing_dur = false;
-  std::set<std::string> step_names;  // the names of kept rows that contain "ProfilerStep"
+  std::set<std::string> step_names;     // the names of kept rows that contain "ProfilerStep"
+  std::set<std::string> step_names_06;  // those 0.6.1 counts as steps (kStep06Name)
 };
 
 HtaEvents hta_events(const ImportedTrace& trace);

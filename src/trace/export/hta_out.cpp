@@ -84,21 +84,22 @@ void write_hta_json(JsonOut& o, const std::map<int64_t, HtaRank>& ranks) {
   o.end_object();
 }
 
-std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding) {
+std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding, HtaVersion v) {
+  const char* hta = v == HtaVersion::V0_5 ? "HTA 0.5.0" : "HTA 0.6.1";
   std::string out;
   char line[512];
   const auto add = [&](const char* fmt, auto... args) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  add("Holistic Trace Analysis 0.5.0 definitions (ns rounding %s)\n", ns_rounding ? "on" : "off");
+  add("Holistic Trace Analysis %s definitions (ns rounding %s)\n",
+      v == HtaVersion::V0_5 ? "0.5.0" : "0.6.1", ns_rounding ? "on" : "off");
   for (const auto& [rank, r] : ranks) {
     add("\nrank %lld\n", static_cast<long long>(rank));
     if (r.int_wrapped)
-      out +=
-          "  note: HTA 0.5.0 narrows small integer timestamps to int8/16/32 and ts + dur wrapped "
-          "around\n"
-          "  there; these figures follow HTA's, and are not the true ones\n";
+      add("  note: %s narrows small integer timestamps to int8/16/32 and ts + dur wrapped around\n"
+          "  there; these figures follow HTA's, and are not the true ones\n",
+          hta);
     if (!r.has_gpu) {
       out += "  no GPU events: no temporal or idle breakdown\n";
       continue;
@@ -113,7 +114,7 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
     add("  launch delay: %llu launches, mean %.2f us, p50 %.2f, p90 %.2f, max %.2f\n",
         static_cast<unsigned long long>(d.count), d.mean, d.p50, d.p90, d.max);
     if (!r.queue_error.empty()) {
-      add("  queue length: HTA 0.5.0 raises here (%s)\n", r.queue_error.c_str());
+      add("  queue length: %s raises here (%s)\n", hta, r.queue_error.c_str());
     } else {
       for (const auto& [s, q] : r.queue_length)
         add("  queue length, stream %lld: %llu changes, mean %.2f, p50 %.1f, p75 %.1f, max %.0f\n",
@@ -122,8 +123,8 @@ std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding)
     }
     const auto& f = r.full_queue;
     if (!r.full_queue_error.empty())
-      add("  blocked on a full queue (%lld): HTA 0.5.0 raises here (%s)\n",
-          static_cast<long long>(f.max_queue_length), r.full_queue_error.c_str());
+      add("  blocked on a full queue (%lld): %s raises here (%s)\n",
+          static_cast<long long>(f.max_queue_length), hta, r.full_queue_error.c_str());
     else if (f.present)
       add("  blocked on a full queue (%lld): stream %lld, %.1f us, %.4f of the trace\n",
           static_cast<long long>(f.max_queue_length), static_cast<long long>(f.stream),

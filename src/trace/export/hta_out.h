@@ -1,4 +1,4 @@
-// ./attribute --hta's output: Holistic Trace Analysis 0.5.0's figures per rank
+// ./attribute --hta's output: Holistic Trace Analysis's figures (0.5.0's or 0.6.1's) per rank
 // (analyze/hta_breakdown.h), as JSON and as a terminal table.
 #pragma once
 
@@ -15,6 +15,7 @@ namespace trace {
 void write_hta_json(JsonOut& out, const std::map<int64_t, HtaRank>& ranks);
 
 // Holistic Trace Analysis's definitions, per rank (./attribute --hta).
-std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding);
+std::string hta_table(const std::map<int64_t, HtaRank>& ranks, bool ns_rounding,
+                      HtaVersion version = HtaVersion::V0_6);
 
 }  // namespace trace

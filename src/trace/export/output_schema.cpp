@@ -354,7 +354,7 @@ std::vector<Table> make_tables() {
 
   // ---- HTA's figures: ./attribute --hta --json ----------------------------------------------
   t.push_back({"hta_document",
-               "./attribute --hta --json: HTA 0.5.0's figures per rank",
+               "./attribute --hta --json: HTA's figures per rank (0.6.1's; --hta=0.5: 0.5.0's)",
                {same("tool", K::Text, "", "document.tool"),
                 same("version", K::Count, "", "document.version"),
                 of("hta", K::Object, "hta", "the figures")}});
@@ -372,7 +372,7 @@ std::vector<Table> make_tables() {
         of("queue_length", K::Map, "hta_queue_length", "get_queue_length_summary, per stream"),
         of("blocked_on_full_queue", K::Object, "hta_full_queue",
            "get_time_spent_blocked_on_full_queue"),
-        opt(of("hta_errors", K::Object, "hta_errors", "where HTA 0.5.0 itself raises"))}});
+        opt(of("hta_errors", K::Object, "hta_errors", "where HTA itself raises"))}});
   t.push_back({"hta_temporal",
                "the GPU's time by HTA's temporal breakdown (none without GPU)",
                {opt(f("idle_time_us", K::Number, "us", "span - union of GPU events")),
@@ -405,7 +405,7 @@ std::vector<Table> make_tables() {
                 opt(f("duration_us", K::Number, "us", "time blocked")),
                 opt(null(f("relative", K::Number, "share", "its share of the trace")))}});
   t.push_back({"hta_errors",
-               "HTA 0.5.0's own errors on this rank",
+               "HTA's own errors on this rank",
                {opt(f("queue_length", K::Text, "", "what get_queue_length_summary raises")),
                 opt(f("blocked_on_full_queue", K::Text, "", "what its full-queue call raises"))}});
 

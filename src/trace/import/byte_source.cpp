@@ -7,6 +7,49 @@
 #include <vector>
 
 namespace trace {
+
+InputError::InputError(const std::string& what) : std::runtime_error(escape_non_utf8(what)) {}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629, table 3-7 of Unicode).
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return i + k < s.size() && b(k) >= lo && b(k) <= hi;
+  };
+  const unsigned c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const bool second = c == 0xE0 ? cont(1, 0xA0) : c == 0xED ? cont(1, 0x80, 0x9F) : cont(1);
+    return second && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const bool second = c == 0xF0 ? cont(1, 0x90) : c == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1);
+    return second && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string escape_non_utf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n) {
+      out.append(s, i, n), i += n;
+      continue;
+    }
+    static const char kHex[] = "0123456789abcdef";
+    const auto c = static_cast<unsigned char>(s[i++]);
+    out += "\\x", out += kHex[c >> 4], out += kHex[c & 15];
+  }
+  return out;
+}
+
 namespace {
 
 // Raw bytes: from a FILE* or from memory.
@@ -97,7 +140,8 @@ class GzipSource : public ByteSource {
             break;
           }
           throw InputError(name_ + ": truncated gzip (the compressed stream ends at byte " +
-                           std::to_string(raw_bytes_) + " before its end marker)");
+                           std::to_string(raw_bytes_) + " before its end marker) at byte offset " +
+                           std::to_string(out_bytes_ + k));
         }
         inflate_->feed(in_.data(), got);
       }
@@ -110,9 +154,10 @@ class GzipSource : public ByteSource {
       if (step.error)
         throw InputError(name_ + ": corrupt gzip data near compressed byte " +
                          std::to_string(raw_bytes_ - inflate_->pending()) + " (" + step.error +
-                         ")");
+                         ") at byte offset " + std::to_string(out_bytes_ + k));
       if (step.member_end) member_ended_ = true;
     }
+    out_bytes_ += k;
     return k;
   }
   bool gzip() const override { return true; }
@@ -125,6 +170,7 @@ class GzipSource : public ByteSource {
   std::vector<char> in_;
   std::unique_ptr<Inflate> inflate_;
   uint64_t raw_bytes_ = 0;
+  uint64_t out_bytes_ = 0;  // decompressed bytes handed out: the offset an error names
   bool member_ended_ = false, done_ = false;
 };
 

@@ -14,10 +14,16 @@
 namespace trace {
 
 // Bad input: the message names the file and, where known, the byte offset or event index.
+// Bytes that are not UTF-8 (a binary file's, quoted) are escaped as \x80, so that a terminal
+// and Python (whose str() of the message would raise UnicodeDecodeError) show the message.
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what);
 };
+
+// `s` with every byte that is not part of a well-formed UTF-8 sequence (as Python's strict
+// decoder reads it: no overlong forms, no surrogates, nothing above U+10FFFF) written \xHH.
+std::string escape_non_utf8(const std::string& s);
 
 class ByteSource {
  public:

@@ -112,10 +112,11 @@ void hta(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutpu
     out->ranks.push_back(rank_of(t));
   }
   HtaOptions hopt;
+  hopt.version = o.hta_version == "0.5" ? HtaVersion::V0_5 : HtaVersion::V0_6;
   hopt.ns_rounding = o.hta_ns_rounding();
   hopt.max_queue_length = o.hta_max_queue.value_or(hopt.max_queue_length);
   const auto ranks = hta_breakdown(ptrs, hopt);
-  out->text = hta_table(ranks, hopt.ns_rounding);
+  out->text = hta_table(ranks, hopt.ns_rounding, hopt.version);
   JsonOut j;
   j.begin_object().key("tool").value("attribute").key("version").value(attribute_json_version());
   j.key("hta").begin_object().key("ns_rounding").value(hopt.ns_rounding).key("ranks");
@@ -129,7 +130,7 @@ void hta(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutpu
 int attribute_json_version() { return IRIS_ATTRIBUTE_JSON_VERSION; }
 
 ReportKind RunOptions::report() const {
-  if (hta || hta_no_rounding || hta_max_queue) return ReportKind::Hta;
+  if (hta || !hta_version.empty() || hta_no_rounding || hta_max_queue) return ReportKind::Hta;
   return replay || !what_ifs.empty() ? ReportKind::Replay : ReportKind::Attribution;
 }
 
@@ -144,6 +145,8 @@ std::string check_options(const RunOptions& o) {
     return std::string("--step-every: expected ") + kStepEveryRange + got(*o.step_every);
   if (o.hta_max_queue && *o.hta_max_queue < 1)
     return std::string("--hta-max-queue: expected ") + kMaxQueueRange + got(*o.hta_max_queue);
+  if (!o.hta_version.empty() && o.hta_version != "0.5" && o.hta_version != "0.6")
+    return "--hta: expected 0.5 or 0.6 (HTA's release), got '" + o.hta_version + "'";
   if (o.inputs.empty()) return "no trace given";
   if (!o.step_range.empty() && !o.step_starts.empty())
     return "--step-range and --step-starts both say what a step is: pick one";

@@ -29,7 +29,8 @@ struct RunOptions {
   // The host range whose every run is a step in files with no ProfilerStep, and the NVTX domain
   // of such ranges (ImportOptions): bench's own names, which its readers pass in.
   std::string step_phase, phase_domain;
-  bool hta = false;                      // HTA 0.5.0's figures instead of the attribution
+  bool hta = false;                      // HTA's figures instead of the attribution
+  std::string hta_version;               // "0.5" or "0.6" (also "": 0.6, the current release)
   bool hta_no_rounding = false;          // as HTA with HTA_DISABLE_NS_ROUNDING=1; implies hta
   std::optional<int64_t> hta_max_queue;  // HTA's time blocked on a full queue; implies hta
   bool replay = false;                   // the replay instead of the attribution

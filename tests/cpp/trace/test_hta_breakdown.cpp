@@ -19,7 +19,9 @@
 #include <string>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/hta_comm.h"
 #include "trace/analyze/keyed_values.h"
+#include "trace/export/hta_out.h"
 #include "trace/import/kineto/trace_folder.h"
 #include "trace_test_util.h"
 
@@ -115,6 +117,7 @@ void expect_matches_hta(simdjson::dom::object want_ranks,
   std::vector<const trace::ImportedTrace*> ptrs;
   for (const auto& t : traces) ptrs.push_back(&t);
   trace::HtaOptions hopt;
+  hopt.version = trace::HtaVersion::V0_5;  // the files hold HTA 0.5.0's figures
   hopt.ns_rounding = rounding;
   const auto got = trace::hta_breakdown(ptrs, hopt);
   const bool exact = whole_us(traces, rounding);
@@ -285,6 +288,58 @@ TEST(HtaRounding, OnlyWhenTimestampsAreFloats) {
   EXPECT_NEAR(n.kernel_time_us, 11.2 - 1.2, 1e-9);
   EXPECT_NEAR(r.idle_by_stream.at(7).kernel_wait_us, 11.0 - 3.0, 1e-9);  // queued, under 30 us
   EXPECT_EQ(r.launch_delay.count, 2u);
+}
+
+// What traceinsight 0.6.1 changed, each seen where 0.5.0 says otherwise: kernel classes
+// (hta/common/types.py: "hipGemm" is communication and "my_dma_kernel" not computation in 0.6.1
+// only), cuLaunchKernelEx in the queue, and steps named ^ProfilerStep#\d+ only (two names hold
+// "ProfilerStep", one of them 0.6.1's: 0.5.0 drops the launch after the last, 0.6.1 keeps all).
+TEST(HtaVersions, KernelClassesQueueLaunchesAndSteps) {
+  const std::string events = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "my ProfilerStep", "pid": 1, "tid": 1, "ts": 60, "dur": 5},
+    {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernelEx", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4, "dur": 2, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 7, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "my_dma_kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 4, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "hipGemm", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"correlation": 2, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 30, "dur": 2, "args": {"correlation": 3, "stream": 7}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 61, "dur": 2, "args": {"correlation": 4}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 70, "dur": 1, "args": {"correlation": 4, "stream": 7}}]})";
+  const auto t = tracetest::import_text(events, true);
+  trace::HtaOptions v05, v06;
+  v05.version = trace::HtaVersion::V0_5;
+  const auto a = trace::hta_breakdown({&t}, v05).at(0), b = trace::hta_breakdown({&t}, v06).at(0);
+  EXPECT_DOUBLE_EQ(a.compute_us, 4 + 3 + 2);
+  EXPECT_DOUBLE_EQ(b.compute_us, 2 + 1);
+  EXPECT_EQ(a.queue_length.at(7).count, 4u);  // two launches, two kernels
+  EXPECT_EQ(b.queue_length.at(7).count, 8u);  // and cuLaunchKernelEx's, and the last step's
+  EXPECT_NE(trace::hta_table(trace::hta_breakdown({&t}, v06), true).find("0.6.1"),
+            std::string::npos);
+  // get_profiler_steps' numbers: "my ProfilerStep" does not start with the name, so no row.
+  EXPECT_EQ(trace::hta_frames({&t}, v06).at(0).step_iters, std::vector<int32_t>({1}));
+  EXPECT_EQ(trace::hta_frames({&t}, v05).at(0).step_iters, std::vector<int32_t>({1}));
+}
+
+// get_comm_comp_overlap: communication [10, 30] and [40, 50], computation [20, 45] (two kernels
+// merged into one interval): overlapped 10 + 5 of 30 us of communication.
+TEST(HtaCommOverlap, SharesOfCommunicationUnderComputation) {
+  const std::string events = R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 10, "dur": 20, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 40, "dur": 10, "args": {"correlation": 2, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 20, "dur": 15, "args": {"correlation": 3, "stream": 8}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 30, "dur": 15, "args": {"correlation": 4, "stream": 8}}]})";
+  const auto t = tracetest::import_text(events, true);
+  for (auto v : {trace::HtaVersion::V0_5, trace::HtaVersion::V0_6}) {
+    trace::HtaOptions o;
+    o.version = v;
+    const auto frames = trace::hta_frames({&t}, o);
+    const auto r = trace::hta_comm_comp_overlap(frames.at(0), trace::stable_ts_order);
+    EXPECT_DOUBLE_EQ(r.ratio, 15.0 / 30.0);
+    EXPECT_DOUBLE_EQ(r.pctg, 50.0);
+  }
+  trace::HtaFrame none;  // no communication: 0 / 0
+  EXPECT_TRUE(std::isnan(trace::hta_comm_comp_overlap(none, trace::stable_ts_order).ratio));
 }
 
 TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {

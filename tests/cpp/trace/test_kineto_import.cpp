@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "trace/import/byte_source.h"
 #include "trace/import/kineto/kineto_import.h"
 #include "trace/import/kineto/kineto_numbers.h"
 #include "trace/import/kineto/trace_folder.h"
@@ -381,6 +382,24 @@ TEST(KinetoImportBadInput, NamesTheFileAndWhere) {
             std::string::npos);
   EXPECT_NE(import_error(R"({"traceEvents": [{"a": [}]})").find("unbalanced"), std::string::npos);
   EXPECT_EQ(import_error(R"({"traceEvents": []})"), "");
+}
+
+// A message quoting a binary file's bytes stays text: what is not UTF-8 (as Python's strict
+// decoder reads it) is written \xHH, and well-formed UTF-8 is kept.
+TEST(KinetoImportBadInput, MessagesEscapeBytesThatAreNotUtf8) {
+  EXPECT_EQ(trace::escape_non_utf8("a\x80"
+                                   "b\xff"),
+            "a\\x80b\\xff");
+  const std::string utf8 = "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9d\x84\x9e";
+  EXPECT_EQ(trace::escape_non_utf8(utf8), utf8);
+  EXPECT_EQ(trace::escape_non_utf8("\xc0\xaf"), "\\xc0\\xaf");                    // overlong
+  EXPECT_EQ(trace::escape_non_utf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(trace::escape_non_utf8("\xe2\x9c"), "\\xe2\\x9c");                    // cut short
+  EXPECT_EQ(trace::escape_non_utf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // > U+10FFFF
+  const std::string e = import_error(std::string("\x80\x81 binary"), "b.bin");
+  EXPECT_NE(e.find("b.bin: not JSON"), std::string::npos) << e;
+  EXPECT_NE(e.find("'\\x80'"), std::string::npos) << e;
+  EXPECT_EQ(trace::escape_non_utf8(e), e);
 }
 
 TEST(KinetoImportBadInput, TruncatedGzip) {
