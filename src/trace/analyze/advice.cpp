@@ -130,8 +130,7 @@ void add_device_syncs(const TraceReport& rep, Candidates* cands) {
 // graph removes. Never from a cold profile, nor where the host waits on other work.
 void add_launch_bound(const TraceReport& rep, Candidates* cands) {
   const Diagnosis& d = rep.diagnosis;
-  const bool bound =
-      d.launch_bound || (d.verdict == Bound::PerOpHost && std::string(d.regime) == "host-side");
+  const bool bound = d.launch_bound || (d.verdict == Bound::PerOpHost && d.host_side());
   if (!bound || d.cold_profile || !rep.total.a.launches) return;
   Finding f;
   f.kind = Finding::Kind::LaunchBound;

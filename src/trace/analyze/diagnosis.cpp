@@ -14,23 +14,10 @@ namespace {
 size_t at(Bound b) { return static_cast<size_t>(b); }
 size_t at(KernelClass c) { return static_cast<size_t>(c); }
 
-bool has(const std::string& s, std::initializer_list<const char*> words) {
-  for (const char* w : words)
-    if (s.find(w) != std::string::npos) return true;
-  return false;
-}
-
 std::string percent(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * x);
   return buf;
-}
-
-uint64_t median(std::vector<uint64_t> v) {
-  if (v.empty()) return 0;
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
 }
 
 // Host items of several windows as one list, most time first.
@@ -78,13 +65,6 @@ std::string item_name(const HostWait* h) {
 uint64_t per_step(const Diagnosis& d, uint64_t ns) {
   const size_t n = d.windows - d.cold_windows;
   return n ? ns / n : ns;
-}
-
-// Kernel names that are FP32 GEMMs on CUDA cores: candidates for TF32 or bf16 (R17).
-bool is_fp32_gemm(const std::string& name) {
-  std::string n(name);
-  for (auto& c : n) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return has(n, {"sgemm", "scudnn", "f32f32", "gemm_fp32"}) && !has(n, {"tf32", "bf16", "f16"});
 }
 
 struct KernelMix {
@@ -139,11 +119,12 @@ Diagnosed other_host(const Diagnosis& d) {
   f.what = std::string("other host work ") + percent(d.steady.share(Bound::OtherHost));
   f.where = item_name(h);
   const std::string n = h ? h->name : "";
-  if (has(n, {"DataLoader", "dataloader", "__next__"})) {
+  const HostWork kind = host_work(n);
+  if (kind == HostWork::DataLoading) {
     f.fix =
         "load data in DataLoader workers (num_workers, pin_memory, prefetch_factor) so the "
         "next batch is ready while the GPU runs";
-  } else if (has(n, {"Malloc", "Free", "HostAlloc"})) {
+  } else if (kind == HostWork::Allocation) {
     f.fix =
         "keep the allocator's cache between steps (no torch.cuda.empty_cache() in the loop, "
         "stable shapes)";
@@ -172,8 +153,7 @@ Diagnosed per_op_host(const Diagnosis& d, const DiagnosisOptions& o) {
   f.where = item_name(top_item(d, Bound::PerOpHost));
   const uint64_t step = d.steady_step_ns;
   const uint64_t gpu = per_step(d, d.steady.gpu_busy_ns());
-  const bool host_side = std::string(d.regime) == "host-side";
-  if (d.launch_bound || (host_side && d.steady.share(Bound::PerOpHost) >= 0.5)) {
+  if (d.launch_bound || (d.host_side() && d.steady.share(Bound::PerOpHost) >= 0.5)) {
     f.fix =
         "capture the step in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), or "
         "torch.cuda.graphs in C++/Python)";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace/analyze/attribution.h"
@@ -33,8 +34,9 @@ struct Diagnosis {
   uint64_t steady_step_ns = 0;  // their median wall time
   Bound verdict = Bound::Untraced, runner_up = Bound::Untraced;
   const char* regime = "host-side";  // "host-side", "host ahead", "GPU-bound" (R7)
-  bool launch_bound = false;         // R8
-  uint64_t launch_call_ns = 0;       // launch calls' own time in the steady windows
+  bool host_side() const { return std::string_view(regime) == "host-side"; }
+  bool launch_bound = false;    // R8
+  uint64_t launch_call_ns = 0;  // launch calls' own time in the steady windows
   // Cold start over every window (R11): its cost, its largest items, and whether it is most of
   // the profile (a cold profile: the advice is to profile the steady state).
   uint64_t cold_ns = 0, all_wall_ns = 0;

@@ -5,6 +5,7 @@
 #include <queue>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "trace/analyze/blocking_calls.h"
 
@@ -110,14 +111,25 @@ bool is_first_use_call(const std::string& n) {
                  "cublasCreate"});
 }
 
-uint64_t median(std::vector<uint64_t>& v) {
+}  // namespace
+
+uint64_t median(std::vector<uint64_t> v) {
   if (v.empty()) return 0;
   auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }
 
-}  // namespace
+bool is_fp32_gemm(std::string_view kernel) {
+  const std::string n = lower(kernel);
+  return has(n, {"sgemm", "scudnn", "f32f32", "gemm_fp32"}) && !has(n, {"tf32", "bf16", "f16"});
+}
+
+HostWork host_work(std::string_view name) {
+  if (has(name, {"DataLoader", "dataloader", "__next__"})) return HostWork::DataLoading;
+  if (has(name, {"Malloc", "Free", "HostAlloc"})) return HostWork::Allocation;
+  return HostWork::Other;
+}
 
 const char* to_string(Bound b) {
   switch (b) {
@@ -287,7 +299,7 @@ void BoundsIndex::mark_cold() {
   for (const auto& h : host_)
     if (h.level >= 2) lengths[key(h)].push_back(h.end - h.start);
   std::unordered_map<uint64_t, uint64_t> median_of;
-  for (auto& [k, v] : lengths) median_of[k] = median(v);
+  for (auto& [k, v] : lengths) median_of[k] = median(std::move(v));
   // The first op of each thread, and the first call of the trace (R11: profiler start-up, and
   // the context the first CUDA call creates).
   std::unordered_map<uint32_t, uint32_t> first_op;
@@ -377,8 +389,8 @@ std::vector<BoundsIndex::Edge> BoundsIndex::gpu_edges(uint64_t w0, uint64_t w1,
       if (g.kind == GpuWorkKind::Kernel) lengths.push_back(g.end - g.start), ++s.kernels;
     }
   }
-  s.lag_p50_ns = median(lags);
-  s.kernel_p50_ns = median(lengths);
+  s.lag_p50_ns = median(std::move(lags));
+  s.kernel_p50_ns = median(std::move(lengths));
   s.host_ahead = s.lag_p50_ns > o_.host_ahead_lag_ns;
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
   return edges;

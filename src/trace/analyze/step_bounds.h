@@ -38,6 +38,15 @@ enum class KernelClass : uint8_t { Gemm, Attention, Reduction, Elementwise, Comm
 inline constexpr size_t kKernelClasses = 6;
 const char* to_string(KernelClass c);
 KernelClass kernel_class(std::string_view name);
+// An FP32 GEMM on CUDA cores (sgemm, scudnn, f32f32; not tf32, bf16 or f16): TF32's candidates.
+bool is_fp32_gemm(std::string_view kernel);
+
+// What host work the GPU waits on is, from its name (R10, R15).
+enum class HostWork : uint8_t { DataLoading, Allocation, Other };
+HostWork host_work(std::string_view name);
+
+// The upper middle value (0 for none).
+uint64_t median(std::vector<uint64_t> v);
 
 // Host time the GPU waited on, by the host event that was innermost meanwhile.
 struct HostWait {

@@ -3,11 +3,10 @@
 #include <cstdio>
 
 #include "trace/analyze/finding.h"
+#include "trace/model/units.h"
 
 namespace trace {
 namespace {
-
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
 std::string ms(uint64_t ns) { return ms_or_us(static_cast<int64_t>(ns)); }
 
