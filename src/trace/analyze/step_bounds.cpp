@@ -245,8 +245,7 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
       h.bound = Bound::PerOpHost, h.glue = true;
     host_.push_back(h);
   };
-  std::unordered_map<uint32_t, uint32_t> copy_of;  // correlation -> memcpy
-  for (uint32_t i = 0; i < r.memcpys.size(); ++i) copy_of.emplace(r.memcpys[i].correlation_id, i);
+  const auto copy_of = copies_by_correlation(r);
   const CallOrder order = order_calls(r.api);
   for (uint32_t i = 0; i < r.api.size(); ++i) {
     const ApiRecord& a = r.api[i];
@@ -254,11 +253,19 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     const uint32_t id = name(a.name);
     if (kinds_[id].poll) continue;
     const auto c = a.kind == ApiKind::Memcpy ? copy_of.find(a.correlation_id) : copy_of.end();
-    host_.push_back(
-        {a.start_ns, a.end_ns, a.thread_id, id, 3,
-         call_bound(a, kinds_[id].setup, c == copy_of.end() ? nullptr : &r.memcpys[c->second]),
-         false, false});
+    const MemcpyRecord* copy = c == copy_of.end() ? nullptr : &r.memcpys[c->second];
+    const Bound b = call_bound(a, kinds_[id].setup, copy);
+    host_.push_back({a.start_ns, a.end_ns, a.thread_id, id, 3, b, false, false});
+    if (b == Bound::Copies && copy) add_held(a, *copy);
+    if (waits_for_queued_gpu_work(blocking_kind(a, copy), copy))
+      waits_.push_back({a.end_ns, a.start_ns});
   }
+  std::sort(held_.begin(), held_.end(),
+            [](const Held& x, const Held& y) { return x.start < y.start; });
+  if (held_.empty())
+    waits_ = {};
+  else
+    std::sort(waits_.begin(), waits_.end()), index_backlogs();
   const std::vector<bool> op_issues = chains_issue(r.cpu_ops, issues);
   for (uint32_t i = 0; i < r.cpu_ops.size(); ++i) {
     const CpuOpRecord& op = r.cpu_ops[i];
@@ -290,6 +297,75 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     if (g.has_call && g.call_end < g.start)
       longest_queue_ns_ = std::max(longest_queue_ns_, g.start - g.call_end);
   }
+}
+
+uint64_t BoundsIndex::stream_key(const AttributionIndex::GpuWork& g) const {
+  const auto key = [](uint32_t device, uint32_t stream) {
+    return uint64_t{device} << 32 | stream;
+  };
+  switch (g.kind) {
+    case GpuWorkKind::Kernel:
+      return key(r_.kernels[g.index].device_id, r_.kernels[g.index].stream_id);
+    case GpuWorkKind::Memcpy:
+      return key(r_.memcpys[g.index].device_id, r_.memcpys[g.index].stream_id);
+    case GpuWorkKind::Memset:
+      break;
+  }
+  return key(r_.memsets[g.index].device_id, r_.memsets[g.index].stream_id);
+}
+
+void BoundsIndex::add_held(const ApiRecord& call, const MemcpyRecord& copy) {
+  Held h{call.start_ns, call.end_ns, call.thread_id,
+         uint64_t{copy.device_id} << 32 | copy.stream_id, kNoKey};
+  // While the copy waits behind its own stream's earlier work, it waits on the GPU (which may
+  // wait on other streams in turn): held only from when that work is done. A copy that starts
+  // just after another stream's work ended waited behind it too (the legacy default stream's
+  // implicit sync): that stream stays on its path.
+  const auto& work = index_.gpu_work();
+  auto it = std::lower_bound(
+      work.begin(), work.end(), copy.start_ns,
+      [](const AttributionIndex::GpuWork& g, uint64_t t) { return g.start < t; });
+  const bool late = copy.start_ns > call.start_ns + o_.wake_ns;
+  for (int scanned = 0; it != work.begin() && scanned < 256; ++scanned) {
+    --it;
+    const uint64_t k = stream_key(*it);
+    if (k == h.stream) {
+      h.start = std::max(h.start, std::min(it->end, h.end));
+      break;
+    }
+    if (late && h.waited == kNoKey && it->end <= copy.start_ns &&
+        it->end + o_.wake_ns >= copy.start_ns)
+      h.waited = k;
+  }
+  longest_held_ns_ = std::max(longest_held_ns_, h.end - h.start);
+  held_.push_back(h);
+}
+
+void BoundsIndex::index_backlogs() {
+  for (const auto& g : index_.gpu_work()) {
+    const uint64_t from = g.has_call && g.call_end < g.start ? g.call_end : g.start;
+    Stretches& runs = backlog_[stream_key(g)];
+    if (!runs.empty() && from <= runs.back().second + o_.wake_ns) {
+      runs.back().first = std::min(runs.back().first, from);
+      runs.back().second = std::max(runs.back().second, g.end);
+    } else {
+      runs.emplace_back(from, g.end);
+    }
+  }
+}
+
+bool BoundsIndex::awaited(uint64_t stream, uint64_t t, uint64_t w1) const {
+  const auto it = backlog_.find(stream);
+  if (it == backlog_.end()) return true;
+  const Stretches& runs = it->second;
+  auto run = std::upper_bound(runs.begin(), runs.end(), std::make_pair(t, UINT64_MAX));
+  if (run == runs.begin()) return true;
+  const uint64_t end = std::prev(run)->second;
+  if (end >= w1) return true;  // still running when the window ends: on its path
+  for (auto w = std::lower_bound(waits_.begin(), waits_.end(), std::make_pair(end, uint64_t{0}));
+       w != waits_.end() && w->first <= end + o_.return_ns; ++w)
+    if (w->second <= end) return true;
+  return false;
 }
 
 void BoundsIndex::mark_cold() {
@@ -361,6 +437,31 @@ std::vector<BoundsIndex::Edge> BoundsIndex::gpu_edges(uint64_t w0, uint64_t w1,
   // and what is queued (8: launched and not started).
   std::vector<Edge> edges;
   std::vector<uint64_t> lags, lengths;
+  // R3: while a thread is held in a blocking copy, what it queued on other streams runs beside
+  // the copy: those stretches are left out, and the instant is the copy's.
+  std::vector<const Held*> held;
+  for (auto h = std::lower_bound(held_.begin(), held_.end(),
+                                 w0 > longest_held_ns_ ? w0 - longest_held_ns_ : 0,
+                                 [](const Held& x, uint64_t t) { return x.start < t; });
+       h != held_.end() && h->start < w1; ++h)
+    if (h->end > w0) held.push_back(&*h);
+  const auto push = [&](uint64_t a, uint64_t b, uint8_t kind, const AttributionIndex::GpuWork& g) {
+    if (!held.empty() && g.has_call) {
+      const uint64_t key = stream_key(g);
+      int beside = -1;  // whether no one waits for this work: looked up once, when needed
+      for (const Held* h : held) {  // one thread's calls do not overlap: in start order
+        if (h->thread != g.call_thread || h->stream == key || h->waited == key) continue;
+        if (h->end <= a || h->start >= b) continue;
+        if (beside < 0) beside = awaited(key, a, w1) ? 0 : 1;
+        if (!beside) break;
+        if (h->start > a) edges.push_back({a, 1, kind}), edges.push_back({h->start, -1, kind});
+        a = h->end;
+        if (a >= b) return;
+      }
+    }
+    edges.push_back({a, 1, kind});
+    edges.push_back({b, -1, kind});
+  };
   // Work that can touch the window: started at most the longest work's length before it, or
   // queued at most the longest queue wait after it.
   const auto by_start = [](const AttributionIndex::GpuWork& g, uint64_t x) { return g.start < x; };
@@ -373,16 +474,12 @@ std::vector<BoundsIndex::Edge> BoundsIndex::gpu_edges(uint64_t w0, uint64_t w1,
     if (g.start >= w1 && !queued) {
       if (g.call_end >= w1 || !g.has_call) continue;
     }
-    if (queued) {
-      edges.push_back({std::max(g.call_end, w0), 1, 8});
-      edges.push_back({std::min(g.start, w1), -1, 8});
-    }
+    if (queued) push(std::max(g.call_end, w0), std::min(g.start, w1), 8, g);
     if (g.start < w1 && g.end > w0) {
       uint8_t kind = 7;
       if (g.kind == GpuWorkKind::Kernel) kind = static_cast<uint8_t>(kernel_class_[g.index]);
       if (g.kind == GpuWorkKind::Memset) kind = 6;
-      edges.push_back({std::max(g.start, w0), 1, kind});
-      edges.push_back({std::min(g.end, w1), -1, kind});
+      push(std::max(g.start, w0), std::min(g.end, w1), kind, g);
     }
     if (g.start >= w0 && g.start < w1) {
       if (g.has_call) lags.push_back(g.start > g.call_end ? g.start - g.call_end : 0), ++s.launched;

@@ -3,6 +3,8 @@
 // or memset runs (compute before copies before communication alone), else "queued" when GPU work
 // was launched and has not started, else the host's, named by its innermost event over every
 // thread (a runtime call before an op, an op before a Python frame, a frame before a range).
+// One exception: while a thread is held in a blocking copy, the work it queued on other streams
+// runs beside the copy and is not on the path the thread waits on: the instant is the copy's.
 // Where one resource holds the step up at each instant, as in the launch-bound and GPU-bound
 // steps these traces show, this is the step's critical path split by what is on it; the replay
 // (replay/what_if.h) follows the dependencies where two resources wait on each other.
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/analyze/attribution.h"
@@ -92,6 +95,12 @@ struct BoundsOptions {
   // first-call outlier; shorter first calls are noise.
   uint64_t cold_min_ns = 1'000'000;
   double cold_times_median = 10.0;
+  // R3: a blocking copy whose GPU copy starts this soon after another stream's work ended
+  // waited for that work (the replay's rule for a wait between streams, replay/graph.h).
+  uint64_t wake_ns = 10'000;
+  // ... and a host wait that returns this soon after a stream's backlog ran out waited for it
+  // (the replay's wake-up window for a thread, replay/graph.h).
+  uint64_t return_ns = 100'000;
 };
 
 // Prepared once per record set; then each window costs its records.
@@ -120,6 +129,21 @@ class BoundsIndex {
     uint8_t kind;
   };
   using Stretches = std::vector<std::pair<uint64_t, uint64_t>>;
+  // A thread held in a blocking copy (R3): what it queued on other streams runs beside the
+  // copy, off the path the thread waits on, unless the copy waited behind it.
+  struct Held {
+    uint64_t start, end;
+    uint32_t thread;
+    uint64_t stream, waited;  // the copy's stream; a stream it waited behind, or kNoKey
+  };
+  static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint64_t stream_key(const AttributionIndex::GpuWork& g) const;
+  void add_held(const ApiRecord& call, const MemcpyRecord& copy);
+  // Work beside a held copy is off the path only when no one waits for it: its stream's backlog
+  // (work running or queued, gaps up to wake_ns) runs out before the window ends with no host
+  // wait returning then. Indexed only when the trace holds a held copy.
+  void index_backlogs();
+  bool awaited(uint64_t stream, uint64_t t, uint64_t w1) const;
   void mark_cold();
   std::vector<Edge> gpu_edges(uint64_t w0, uint64_t w1, StepBounds* s) const;
   // The GPU's classes over the window; returns the stretches where the GPU is idle with nothing
@@ -138,6 +162,10 @@ class BoundsIndex {
   static constexpr uint64_t kLongNs = 10'000'000;
   uint64_t longest_work_ns_ = 0, longest_queue_ns_ = 0;
   std::vector<uint32_t> long_host_;
+  std::vector<Held> held_;  // by start
+  uint64_t longest_held_ns_ = 0;
+  std::unordered_map<uint64_t, Stretches> backlog_;    // per stream key, by start
+  std::vector<std::pair<uint64_t, uint64_t>> waits_;  // blocking calls' (end, start), by end
   std::vector<std::string> names_;
   struct NameKinds {
     bool poll, setup, first_use, compile, launch;

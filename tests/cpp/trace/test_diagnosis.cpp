@@ -10,6 +10,7 @@
 #include "trace/analyze/diagnosis.h"
 #include "trace/analyze/step_report.h"
 #include "trace/import/trace_file.h"
+#include "synthetic_records.h"
 #include "trace_test_util.h"
 
 namespace {
@@ -111,18 +112,59 @@ TEST(Diagnosis, PreprocessingIsOtherHostWorkAndNamed) {
   EXPECT_FALSE(advises(rep, "graph-steps"));
 }
 
-// 3.24: pageable copies: pinned memory, not "read the value less often".
+// 3.24-3.25: pageable copies: pinned memory, not "read the value less often". The thread is held
+// in each pageable copy while its GEMMs run out on a side stream that no one waits for: the
+// copies are the path, the GEMMs beside it (R3).
 TEST(Diagnosis, PageableCopiesGetPinnedMemory) {
   const auto& rep = diagnosed("traces_copies/a100-sidestreams-blocking.json.gz");
   const auto& d = rep.diagnosis;
-  // Copies on side streams run beside the GEMMs: copies is the verdict or, within a point or
-  // two, named with it (R20).
-  EXPECT_TRUE(d.verdict == Bound::Copies ||
-              (d.runner_up == Bound::Copies &&
-               d.steady.share(d.verdict) - d.steady.share(Bound::Copies) < 0.02))
-      << trace::verdict_line(d);
+  EXPECT_EQ(d.verdict, Bound::Copies) << trace::verdict_line(d);
+  EXPECT_GT(d.steady.share(Bound::Copies), 0.6) << trace::verdict_line(d);
   EXPECT_TRUE(finding_fix_has(d, "pin the host memory"));
   for (const auto& f : rep.advice) EXPECT_EQ(f.what_if.rfind("no-syncs", 0), std::string::npos);
+  // The same program with the device-to-host copies non-blocking: the pageable host-to-device
+  // copies left are named, with the GEMMs within a point or two (R20).
+  const auto& after = diagnosed("traces_copies/a100-sidestreams-nonblocking.json.gz").diagnosis;
+  EXPECT_TRUE(after.verdict == Bound::Copies || (after.runner_up == Bound::Copies &&
+                                                 after.steady.share(after.verdict) -
+                                                         after.steady.share(Bound::Copies) <
+                                                     0.02))
+      << trace::verdict_line(after);
+  EXPECT_TRUE(finding_fix_has(after, "pin the host memory"));
+}
+
+// R3 on hand-built records: kernels queued on stream 20, then a pageable copy on stream 7 that
+// holds the thread 10 ms. When no one waits for the kernels, they run beside the copy; when a
+// sync returns as they run out, they are the path.
+trace::RecordSet held_copy(bool sync_after) {
+  using testdata::api;
+  using testdata::kernel;
+  trace::RecordSet r;
+  const uint64_t ms = 1'000'000;
+  for (uint32_t i = 0; i < 8; ++i) {
+    r.api.push_back(api("cudaLaunchKernel", i * 10'000, i * 10'000 + 5'000, i + 1));
+    r.kernels.push_back(kernel(100'000 + i * ms, 100'000 + (i + 1) * ms, i + 1, 20, "sgemm"));
+  }
+  r.api.push_back(api("cudaMemcpyAsync", ms, 11 * ms, 100));
+  r.memcpys.push_back({9 * ms, 11 * ms, 100, 0, 7, 1 << 20, trace::CopyKind::HtoD,
+                       trace::MemoryKind::Pageable, trace::MemoryKind::Device});
+  if (sync_after) {  // the copy returns later than the kernels: a sync waits for them after it
+    r.api.back().end_ns = 7 * ms;
+    r.memcpys.back().start_ns = 6 * ms, r.memcpys.back().end_ns = 7 * ms;
+    r.api.push_back(api("cudaDeviceSynchronize", 7 * ms, 8 * ms + 150'000, 0));
+  }
+  return r;
+}
+
+TEST(Diagnosis, WorkBesideAHeldCopyIsOffItsPathUnlessAwaited) {
+  const trace::RecordSet beside = held_copy(false);
+  const trace::AttributionIndex index_beside(beside);
+  const auto d = trace::diagnose(beside, index_beside, {});
+  EXPECT_EQ(d.verdict, Bound::Copies) << trace::verdict_line(d);
+  const trace::RecordSet awaited = held_copy(true);
+  const trace::AttributionIndex index_awaited(awaited);
+  const auto e = trace::diagnose(awaited, index_awaited, {});
+  EXPECT_EQ(e.verdict, Bound::GpuCompute) << trace::verdict_line(e);
 }
 
 // 3.7-3.9: records missing: GPU idle with work queued, said as a caveat; one rank of several.
