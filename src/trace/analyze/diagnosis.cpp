@@ -58,6 +58,7 @@ std::string item_name(const HostWait* h) {
   if (!h) return "";
   if (h->name.empty()) return "(no event on any thread)";
   if (std::string(h->level) == "range") return "range " + h->name + " with no op open";
+  if (std::string(h->level) == "sample") return h->name + " (in CPU samples, nothing traced)";
   return h->name + " (" + h->level + ")";
 }
 
@@ -264,28 +265,88 @@ Diagnosed one_class(const Diagnosis& d, Bound b, const KernelMix& m, uint64_t pa
 
 using Windows = std::vector<std::pair<uint64_t, uint64_t>>;
 
+// The starts of a marker's occurrences, each nested or overlapping one left out.
+std::vector<uint64_t> occurrence_starts(std::vector<std::pair<uint64_t, uint64_t>> spans) {
+  std::sort(spans.begin(), spans.end());
+  std::vector<uint64_t> starts;
+  uint64_t open_until = 0;
+  for (const auto& [s, e] : spans) {
+    if (s < open_until) continue;  // inside the previous occurrence
+    starts.push_back(s), open_until = e;
+  }
+  return starts;
+}
+
+// The GPU work that starts at or after t, as a share of all of it.
+double gpu_share_from(const RecordSet& r, uint64_t t) {
+  uint64_t all = 0, after = 0;
+  const auto add = [&](uint64_t s, uint64_t e) { all += e - s, after += s >= t ? e - s : 0; };
+  for (const auto& k : r.kernels) add(k.start_ns, k.end_ns);
+  for (const auto& c : r.memcpys) add(c.start_ns, c.end_ns);
+  return all ? static_cast<double>(after) / static_cast<double>(all) : 0.0;
+}
+
 // R1: a trace without steps: its iterations from a marker the program repeats, each occurrence
-// (outermost on its thread) to the next, the last to the trace's end. At least 3, or none.
-Windows marker_windows(const RecordSet& r, std::string* from) {
-  static const char* kMarkers[] = {"Torch-Compiled Region", "Optimizer.step#", "Optimizer.step"};
+// to the next, the last to the trace's end; at least 3, or none. A marker the frameworks name
+// (a compiled region, an optimizer step) first; else the host range the program repeats least
+// often, at least 3 times, with its counters read as one name (the outermost period: an MPI
+// iteration, "Step k to k+10"), that holds at least half of the GPU work, its windows alike;
+// the earliest on a tie. Compile and collective ranges, ops and library calls are no iterations.
+Windows marker_windows(const RecordSet& r, bool ops_are_ranges, std::string* from) {
   const uint64_t end = record_span(r).second;
+  const auto windows = [&](const std::vector<uint64_t>& starts) {
+    Windows w;
+    for (size_t i = 0; i < starts.size(); ++i)
+      w.push_back({starts[i], i + 1 < starts.size() ? starts[i + 1] : end});
+    return w;
+  };
+  static const char* kMarkers[] = {"Torch-Compiled Region", "Optimizer.step#", "Optimizer.step"};
   for (const char* m : kMarkers) {
     std::vector<std::pair<uint64_t, uint64_t>> spans;
     for (const auto& op : r.cpu_ops)
       if (op.name.rfind(m, 0) == 0) spans.push_back({op.start_ns, op.end_ns});
-    std::sort(spans.begin(), spans.end());
-    std::vector<uint64_t> starts;
-    uint64_t open_until = 0;
-    for (const auto& [s, e] : spans) {
-      if (s < open_until) continue;  // nested in the previous occurrence
-      starts.push_back(s), open_until = e;
-    }
+    for (const auto& a : r.annotations)
+      if (!a.gpu && a.name.rfind(m, 0) == 0) spans.push_back({a.start_ns, a.end_ns});
+    const auto starts = occurrence_starts(std::move(spans));
     if (starts.size() < 3) continue;
-    Windows w;
-    for (size_t i = 0; i < starts.size(); ++i)
-      w.push_back({starts[i], i + 1 < starts.size() ? starts[i + 1] : end});
     *from = std::string("each \"") + m + "\" to the next";
-    return w;
+    return windows(starts);
+  }
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> repeated;  // counters as #
+  const auto add = [&](const std::string& name, uint64_t s, uint64_t e) {
+    // An op or a library call (aten::sum, cub::DeviceReduce::Sum) is no iteration marker.
+    if (name.rfind("ProfilerStep", 0) == 0 || name.find("::") != std::string::npos ||
+        is_compile_range(name) || is_collective_range(name))
+      return;
+    repeated[counters_as_hash(name)].push_back({s, e});
+  };
+  if (ops_are_ranges)
+    for (const auto& op : r.cpu_ops) add(op.name, op.start_ns, op.end_ns);
+  for (const auto& a : r.annotations)
+    if (!a.gpu) add(a.name, a.start_ns, a.end_ns);
+  // A loop's iterations are alike: no window over 3x their median (one that long holds
+  // something else: a last phase, the teardown).
+  const auto alike = [&](const std::vector<uint64_t>& starts) {
+    std::vector<uint64_t> walls;
+    for (const auto& [a, b] : windows(starts)) walls.push_back(b - a);
+    const uint64_t mid = median(walls);
+    return std::all_of(walls.begin(), walls.end(), [&](uint64_t w) { return w <= 3 * mid; });
+  };
+  // The fewest occurrences first, the earliest on a tie; the GPU work's share (a pass over
+  // every kernel) only for those.
+  std::vector<std::pair<std::vector<uint64_t>, const std::string*>> candidates;
+  for (auto& [name, spans] : repeated) {
+    auto starts = occurrence_starts(std::move(spans));
+    if (starts.size() >= 3 && alike(starts)) candidates.push_back({std::move(starts), &name});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) {
+    return std::make_pair(x.first.size(), x.first.front()) <
+           std::make_pair(y.first.size(), y.first.front());
+  });
+  for (const auto& [starts, name] : candidates) {
+    if (gpu_share_from(r, starts.front()) < 0.5) continue;
+    *from = "each \"" + *name + "\" to the next (a range the program repeats)";
+    return windows(starts);
   }
   return {};
 }
@@ -446,7 +507,7 @@ Diagnosis diagnose(const RecordSet& r, const AttributionIndex& index, const Wind
   Diagnosis d;
   d.gpu = !r.kernels.empty() || !r.memcpys.empty() || !r.memsets.empty();
   if (!d.gpu) return d;
-  Windows w = windows.empty() ? marker_windows(r, &d.steps_from) : windows;
+  Windows w = windows.empty() ? marker_windows(r, o.bounds.ops_are_ranges, &d.steps_from) : windows;
   bool startup = false;
   if (w.empty()) {
     // One window from the first event to the last; the stretch before the first launch apart,

@@ -1,6 +1,7 @@
 #include "trace/analyze/step_bounds.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -32,11 +33,6 @@ bool is_setup_call(const std::string& n) {
   return has(n, {"Malloc", "Free", "HostAlloc", "HostRegister", "StreamCreate", "ModuleLoad",
                  "LibraryLoad", "GetDeviceProperties", "DeviceGetStreamPriorityRange", "CtxCreate",
                  "PrimaryCtx", "Init", "cudnnCreate", "cublasCreate", "DeviceReset"});
-}
-
-// A host range that is compilation (torch.compile's dynamo_timed ranges, Inductor's compile).
-bool is_compile_range(const std::string& n) {
-  return has(n, {"(dynamo_timed)", "compile_fx", "_compile", "async_compile", "autotune"});
 }
 
 bool is_step_name(const std::string& n, const std::string& step_phase) {
@@ -123,6 +119,25 @@ uint64_t median(std::vector<uint64_t> v) {
 bool is_fp32_gemm(std::string_view kernel) {
   const std::string n = lower(kernel);
   return has(n, {"sgemm", "scudnn", "f32f32", "gemm_fp32"}) && !has(n, {"tf32", "bf16", "f16"});
+}
+
+bool is_compile_range(std::string_view n) {
+  return has(n, {"(dynamo_timed)", "compile_fx", "_compile", "async_compile", "autotune"});
+}
+
+std::string counters_as_hash(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c < '0' || c > '9')
+      out += c;
+    else if (out.empty() || out.back() != '#')
+      out += '#';
+  }
+  return out;
+}
+
+bool is_collective_range(std::string_view n) {
+  return has(n, {"nccl:", "rccl:", "gloo:", "c10d::", "record_param_comms"});
 }
 
 HostWork host_work(std::string_view name) {
@@ -216,31 +231,13 @@ Bound StepBounds::runner_up() const {
 
 BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, const BoundsOptions& o)
     : r_(r), index_(index), o_(o) {
-  // Names are classified once each: a trace repeats a few hundred names millions of times.
-  std::unordered_map<std::string_view, KernelClass> class_of;
-  kernel_class_.reserve(r.kernels.size());
-  for (const auto& k : r.kernels) {
-    const std::string& n = kernel_name(r, k);
-    auto it = class_of.find(n);
-    if (it == class_of.end()) it = class_of.emplace(n, kernel_class(n)).first;
-    kernel_class_.push_back(it->second);
-  }
-
+  classify_kernels();
   Issues issues{issue_starts(r)};
-  std::unordered_map<std::string_view, uint32_t> name_id;  // views of the records' names
-  const auto name = [&](const std::string& n) {
-    const auto it = name_id.find(n);
-    if (it != name_id.end()) return it->second;
-    const auto id = static_cast<uint32_t>(names_.size());
-    names_.push_back(n);
-    kinds_.push_back({is_poll(n), is_setup_call(n), is_first_use_call(n), is_compile_range(n),
-                      classify_api(n) == ApiKind::Launch});
-    name_id.emplace(n, id);
-    return id;
-  };
+  const auto name = [&](const std::string& n) { return name_of(n); };
+  const auto range_name = [&](const std::string& n) { return range_name_of(n); };
   const auto range_event = [&](uint64_t s, uint64_t e, uint32_t thread, const std::string& n,
                                uint8_t level) {
-    HostEvent h{s, e, thread, name(n), level, Bound::OtherHost, false, false};
+    HostEvent h{s, e, thread, range_name(n), level, Bound::OtherHost, false, false};
     if (!is_step_name(n, r.step_phase) && !kinds_[h.name].compile && issues.inside(thread, s, e))
       h.bound = Bound::PerOpHost, h.glue = true;
     host_.push_back(h);
@@ -255,7 +252,7 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     const auto c = a.kind == ApiKind::Memcpy ? copy_of.find(a.correlation_id) : copy_of.end();
     const MemcpyRecord* copy = c == copy_of.end() ? nullptr : &r.memcpys[c->second];
     const Bound b = call_bound(a, kinds_[id].setup, copy);
-    host_.push_back({a.start_ns, a.end_ns, a.thread_id, id, 3, b, false, false});
+    host_.push_back({a.start_ns, a.end_ns, a.thread_id, id, kCall, b, false, false});
     if (b == Bound::Copies && copy) add_held(a, *copy);
     if (waits_for_queued_gpu_work(blocking_kind(a, copy), copy))
       waits_.push_back({a.end_ns, a.start_ns});
@@ -270,10 +267,10 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
   for (uint32_t i = 0; i < r.cpu_ops.size(); ++i) {
     const CpuOpRecord& op = r.cpu_ops[i];
     if (is_step_name(op.name, r.step_phase) || o.ops_are_ranges) {
-      range_event(op.start_ns, op.end_ns, op.thread_id, op.name, 0);
+      range_event(op.start_ns, op.end_ns, op.thread_id, op.name, kRange);
       continue;
     }
-    host_.push_back({op.start_ns, op.end_ns, op.thread_id, name(op.name), 2,
+    host_.push_back({op.start_ns, op.end_ns, op.thread_id, name(op.name), kOp,
                      op_issues[i] ? Bound::PerOpHost : Bound::OtherHost, false, false});
   }
   const std::vector<bool> frame_issues = chains_issue(r.py_frames, issues);
@@ -281,18 +278,58 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     const PyFrameRecord& f = r.py_frames[i];
     const uint32_t id = name(r.frame_names[f.name_id]);
     const bool glue = frame_issues[i] && !kinds_[id].compile;
-    host_.push_back({f.start_ns, f.end_ns, f.thread_id, id, 1,
+    host_.push_back({f.start_ns, f.end_ns, f.thread_id, id, kFrame,
                      glue ? Bound::PerOpHost : Bound::OtherHost, glue, false});
   }
   for (const auto& a : r.annotations)
-    if (!a.gpu) range_event(a.start_ns, a.end_ns, a.thread_id, a.name, 0);
-  for (const auto& h : r.ranges) range_event(h.start_ns, h.end_ns, h.thread_id, h.name, 0);
+    if (!a.gpu) range_event(a.start_ns, a.end_ns, a.thread_id, a.name, kRange);
+  for (const auto& h : r.ranges) range_event(h.start_ns, h.end_ns, h.thread_id, h.name, kRange);
+  for (const auto& h : r.sampled) range_event(h.start_ns, h.end_ns, h.thread_id, h.name, kSample);
   std::sort(host_.begin(), host_.end(),
             [](const HostEvent& a, const HostEvent& b) { return a.start < b.start; });
   mark_cold();
+  index_spans();
+}
+
+uint32_t BoundsIndex::name_of(const std::string& n) {
+  const auto it = name_id_.find(n);
+  if (it != name_id_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(names_.size());
+  names_.push_back(n);
+  kinds_.push_back({is_poll(n), is_setup_call(n), is_first_use_call(n), is_compile_range(n),
+                    classify_api(n) == ApiKind::Launch});
+  name_id_.emplace(n, id);
+  return id;
+}
+
+// One name for a range the program numbers ("IO 190" is "IO #"): its time adds up.
+uint32_t BoundsIndex::range_name_of(const std::string& n) {
+  if (n.find_first_of("0123456789") == std::string::npos) return name_of(n);
+  const auto it = numbered_id_.find(n);
+  if (it != numbered_id_.end()) return it->second;
+  numbered_.push_back(counters_as_hash(n));
+  const uint32_t id = name_of(numbered_.back());
+  numbered_.push_back(n);
+  numbered_id_.emplace(numbered_.back(), id);
+  return id;
+}
+
+void BoundsIndex::classify_kernels() {
+  // Names are classified once each: a trace repeats a few hundred names millions of times.
+  std::unordered_map<std::string_view, KernelClass> class_of;
+  kernel_class_.reserve(r_.kernels.size());
+  for (const auto& k : r_.kernels) {
+    const std::string& n = kernel_name(r_, k);
+    auto it = class_of.find(n);
+    if (it == class_of.end()) it = class_of.emplace(n, kernel_class(n)).first;
+    kernel_class_.push_back(it->second);
+  }
+}
+
+void BoundsIndex::index_spans() {
   for (uint32_t i = 0; i < host_.size(); ++i)
     if (host_[i].end - host_[i].start > kLongNs) long_host_.push_back(i);
-  for (const auto& g : index.gpu_work()) {
+  for (const auto& g : index_.gpu_work()) {
     longest_work_ns_ = std::max(longest_work_ns_, g.end - g.start);
     if (g.has_call && g.call_end < g.start)
       longest_queue_ns_ = std::max(longest_queue_ns_, g.start - g.call_end);
@@ -300,9 +337,7 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
 }
 
 uint64_t BoundsIndex::stream_key(const AttributionIndex::GpuWork& g) const {
-  const auto key = [](uint32_t device, uint32_t stream) {
-    return uint64_t{device} << 32 | stream;
-  };
+  const auto key = [](uint32_t device, uint32_t stream) { return uint64_t{device} << 32 | stream; };
   switch (g.kind) {
     case GpuWorkKind::Kernel:
       return key(r_.kernels[g.index].device_id, r_.kernels[g.index].stream_id);
@@ -322,9 +357,9 @@ void BoundsIndex::add_held(const ApiRecord& call, const MemcpyRecord& copy) {
   // just after another stream's work ended waited behind it too (the legacy default stream's
   // implicit sync): that stream stays on its path.
   const auto& work = index_.gpu_work();
-  auto it = std::lower_bound(
-      work.begin(), work.end(), copy.start_ns,
-      [](const AttributionIndex::GpuWork& g, uint64_t t) { return g.start < t; });
+  auto it =
+      std::lower_bound(work.begin(), work.end(), copy.start_ns,
+                       [](const AttributionIndex::GpuWork& g, uint64_t t) { return g.start < t; });
   const bool late = copy.start_ns > call.start_ns + o_.wake_ns;
   for (int scanned = 0; it != work.begin() && scanned < 256; ++scanned) {
     --it;
@@ -373,7 +408,7 @@ void BoundsIndex::mark_cold() {
   std::unordered_map<uint64_t, std::vector<uint64_t>> lengths;  // (level, name) -> lengths
   const auto key = [](const HostEvent& h) { return uint64_t{h.level} << 32 | h.name; };
   for (const auto& h : host_)
-    if (h.level >= 2) lengths[key(h)].push_back(h.end - h.start);
+    if (h.level >= kOp) lengths[key(h)].push_back(h.end - h.start);
   std::unordered_map<uint64_t, uint64_t> median_of;
   for (auto& [k, v] : lengths) median_of[k] = median(std::move(v));
   // The first op of each thread, and the first call of the trace (R11: profiler start-up, and
@@ -382,13 +417,13 @@ void BoundsIndex::mark_cold() {
   uint32_t first_call = UINT32_MAX;
   for (uint32_t i = 0; i < host_.size(); ++i) {
     const HostEvent& h = host_[i];
-    if (h.level == 2) first_op.emplace(h.thread, i);
-    if (h.level == 3 && first_call == UINT32_MAX) first_call = i;
+    if (h.level == kOp) first_op.emplace(h.thread, i);
+    if (h.level == kCall && first_call == UINT32_MAX) first_call = i;
   }
   const Issues calls{[&] {
     std::unordered_map<uint32_t, std::vector<uint64_t>> starts;
     for (const auto& h : host_)
-      if (h.level == 3) starts[h.thread].push_back(h.start);
+      if (h.level == kCall) starts[h.thread].push_back(h.start);
     return starts;
   }()};
   for (uint32_t i = 0; i < host_.size(); ++i) {
@@ -397,16 +432,17 @@ void BoundsIndex::mark_cold() {
     const NameKinds& kind = kinds_[h.name];
     const bool long_enough = len >= o_.cold_min_ns;
     const bool outlier =
-        h.level >= 2 && long_enough &&
+        h.level >= kOp && long_enough &&
         static_cast<double>(len) >= o_.cold_times_median * static_cast<double>(median_of[key(h)]);
     const HostEvent& first = host_[first_op[h.thread]];
-    const bool first_op_stall = h.level == 2 && long_enough && h.start >= first.start &&
+    const bool first_op_stall = h.level == kOp && long_enough && h.start >= first.start &&
                                 h.end <= first.end && !calls.inside(h.thread, h.start, h.end);
     // A warm launch takes microseconds; one of a millisecond or more while the GPU waits is
     // loading the kernel's module (lazy loading) or initialising (R11, 3.5, 3.10).
-    const bool slow_launch = h.level == 3 && long_enough && kind.launch;
+    const bool slow_launch = h.level == kCall && long_enough && kind.launch;
     h.cold = outlier || first_op_stall || slow_launch || (i == first_call && long_enough) ||
-             (h.level == 3 && kind.first_use) || (h.level <= 1 && kind.compile);
+             (h.level == kCall && kind.first_use) ||
+             ((h.level == kRange || h.level == kFrame) && kind.compile);
   }
   // What runs inside cold work on its thread is cold too (a cudaFree in cuDNN's first
   // convolution, an autotuning launch in a compile range). Cold work is rare: each cold event's
@@ -442,7 +478,7 @@ std::vector<BoundsIndex::Edge> BoundsIndex::gpu_edges(uint64_t w0, uint64_t w1,
   std::vector<const Held*> held;
   for (auto h = std::lower_bound(held_.begin(), held_.end(),
                                  w0 > longest_held_ns_ ? w0 - longest_held_ns_ : 0,
-                                 [](const Held& x, uint64_t t) { return x.start < t; });
+                                 [](const Held&x, uint64_t t) { return x.start < t; });
        h != held_.end() && h->start < w1; ++h)
     if (h->end > w0) held.push_back(&*h);
   const auto push = [&](uint64_t a, uint64_t b, uint8_t kind, const AttributionIndex::GpuWork& g) {
@@ -556,7 +592,7 @@ void BoundsIndex::split_host(const Stretches& host_idle, uint64_t w0, StepBounds
   // The host's stretches: the innermost event over every thread (a higher level first, then
   // the latest start), runs of one event merged so that a glue stretch is judged whole.
   using Top = std::pair<uint64_t, uint32_t>;  // (start, index into host_)
-  std::array<std::priority_queue<Top>, 4> open;
+  std::array<std::priority_queue<Top>, kNone> open;
   size_t next_event = std::lower_bound(host_.begin(), host_.end(), w0,
                                        [](const HostEvent& h, uint64_t x) { return h.start < x; }) -
                       host_.begin();
@@ -582,7 +618,7 @@ void BoundsIndex::split_host(const Stretches& host_idle, uint64_t w0, StepBounds
   const auto add = [&](uint32_t event, uint64_t ns, bool long_glue) {
     Bound b = Bound::Untraced;
     uint32_t nm = UINT32_MAX;
-    uint8_t level = 4;
+    uint8_t level = kNone;
     if (event != UINT32_MAX) {
       const HostEvent& h = host_[event];
       b = h.glue && long_glue ? Bound::OtherHost : h.bound;
@@ -607,14 +643,14 @@ void BoundsIndex::split_host(const Stretches& host_idle, uint64_t w0, StepBounds
       uint64_t until = b;
       if (next_event < host_.size()) until = std::min(until, host_[next_event].start);
       uint32_t inner = UINT32_MAX;
-      for (int level = 3; level >= 0; --level) {
+      for (int level = kCall; level >= kSample; --level) {
         auto& q = open[static_cast<size_t>(level)];
         while (!q.empty() && host_[q.top().second].end <= u) q.pop();
         if (q.empty()) continue;
         until = std::min(until, host_[q.top().second].end);
         if (inner == UINT32_MAX) inner = q.top().second;
       }
-      const bool in_op = inner != UINT32_MAX && host_[inner].level >= 2;
+      const bool in_op = inner != UINT32_MAX && host_[inner].level >= kOp;
       if (in_op || stretch_end != u) end_stretch();
       if (in_op) {
         add(inner, until - u, false);
@@ -629,7 +665,7 @@ void BoundsIndex::split_host(const Stretches& host_idle, uint64_t w0, StepBounds
     }
   }
   end_stretch();
-  static const char* kLevels[] = {"range", "frame", "op", "call", "none"};
+  static const char* kLevels[] = {"sample", "range", "frame", "op", "call", "none"};
   for (const auto& [key, ns] : items) {
     const auto& [nm, level, b] = key;
     s.host.push_back(

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,6 +45,13 @@ KernelClass kernel_class(std::string_view name);
 // An FP32 GEMM on CUDA cores (sgemm, scudnn, f32f32; not tf32, bf16 or f16): TF32's candidates.
 bool is_fp32_gemm(std::string_view kernel);
 
+// A host range that is compilation (torch.compile's dynamo_timed ranges, Inductor's compile).
+bool is_compile_range(std::string_view name);
+// A name with each run of digits read as one counter: "Step 10 to 20" is "Step # to #".
+std::string counters_as_hash(std::string_view name);
+// A host range around a collective (nccl:all_reduce, gloo:..., c10d::...).
+bool is_collective_range(std::string_view name);
+
 // What host work the GPU waits on is, from its name (R10, R15).
 enum class HostWork : uint8_t { DataLoading, Allocation, Other };
 HostWork host_work(std::string_view name);
@@ -54,7 +62,7 @@ uint64_t median(std::vector<uint64_t> v);
 // Host time the GPU waited on, by the host event that was innermost meanwhile.
 struct HostWait {
   std::string name;
-  const char* level = "none";  // "call", "op", "frame", "range", or "none" (untraced)
+  const char* level = "none";  // "call", "op", "frame", "range", "sample", or "none" (untraced)
   Bound bound = Bound::Untraced;
   uint64_t ns = 0;
 };
@@ -110,11 +118,14 @@ class BoundsIndex {
               const BoundsOptions& options = {});
   StepBounds window(uint64_t w0, uint64_t w1) const;
 
+  // How deep a host event is: the innermost open one names the instant. A sampled stretch
+  // (RecordSet::sampled) names only what no traced event covers.
+  enum Level : uint8_t { kSample, kRange, kFrame, kOp, kCall, kNone };
   // A host event that can be innermost while the GPU waits.
   struct HostEvent {
     uint64_t start, end;
     uint32_t thread, name;  // name: index into names_
-    uint8_t level;          // 0 range, 1 frame, 2 op, 3 call
+    uint8_t level;          // Level
     Bound bound;            // its class when innermost; PerOpHost for glue candidates
     bool glue;              // a frame or range that launches kernels: per-op while short
     bool cold;              // first-use work, or inside it (R11)
@@ -137,6 +148,10 @@ class BoundsIndex {
     uint64_t stream, waited;  // the copy's stream; a stream it waited behind, or kNoKey
   };
   static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint32_t name_of(const std::string& name);        // its index in names_, added once
+  uint32_t range_name_of(const std::string& name);  // ... with its counters as '#'
+  void classify_kernels();
+  void index_spans();  // long_host_ and the longest work and queue wait
   uint64_t stream_key(const AttributionIndex::GpuWork& g) const;
   void add_held(const ApiRecord& call, const MemcpyRecord& copy);
   // Work beside a held copy is off the path only when no one waits for it: its stream's backlog
@@ -164,9 +179,13 @@ class BoundsIndex {
   std::vector<uint32_t> long_host_;
   std::vector<Held> held_;  // by start
   uint64_t longest_held_ns_ = 0;
-  std::unordered_map<uint64_t, Stretches> backlog_;    // per stream key, by start
+  std::unordered_map<uint64_t, Stretches> backlog_;   // per stream key, by start
   std::vector<std::pair<uint64_t, uint64_t>> waits_;  // blocking calls' (end, start), by end
   std::vector<std::string> names_;
+  // Views of the records' names, and of the numbered ones kept in numbered_ (a deque: its
+  // strings do not move).
+  std::unordered_map<std::string_view, uint32_t> name_id_, numbered_id_;
+  std::deque<std::string> numbered_;
   struct NameKinds {
     bool poll, setup, first_use, compile, launch;
   };

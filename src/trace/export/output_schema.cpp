@@ -292,11 +292,12 @@ std::vector<Table> make_tables() {
                {f("class", K::Text, "", "its name"),
                 f("us", K::Number, "us", "its time over the steady steps"),
                 f("share", K::Number, "", "its share of their wall time")}});
-  t.push_back({"cold_item",
-               "one piece of cold-start work",
-               {f("name", K::Text, "", "the call, op, frame or range"),
-                of("level", K::Words, "call|op|frame|range|none", "what kind of event it is"),
-                f("us", K::Number, "us", "the GPU-idle time it covers")}});
+  t.push_back(
+      {"cold_item",
+       "one piece of cold-start work",
+       {f("name", K::Text, "", "the call, op, frame or range"),
+        of("level", K::Words, "call|op|frame|range|sample|none", "what kind of event it is"),
+        f("us", K::Number, "us", "the GPU-idle time it covers")}});
   t.push_back({"diagnosed",
                "one finding of the diagnosis: the mechanism, where, the fix and what it saves",
                {f("what", K::Text, "", "the mechanism and its share"),

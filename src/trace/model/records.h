@@ -147,8 +147,12 @@ struct RecordSet {
   std::vector<PyFrameRecord> py_frames;   // imported traces with Python stacks only
   std::vector<CallStack> call_stacks;     // Nsight Systems exports with CUDA backtraces only
   std::vector<std::string> frame_names;   // each distinct frame name or module once
-  uint64_t dropped_records = 0;           // CUPTI records lost (buffer full); never silently zero
-  std::string clock = "steady";           // "cupti" or "steady": which clock the times are on
+  // Nsight Systems exports with CPU sampling only: stretches of a thread whose samples have one
+  // function of the program innermost (HostRange::name; depth 0): what the host ran where no
+  // call or range is traced.
+  std::vector<HostRange> sampled;
+  uint64_t dropped_records = 0;  // CUPTI records lost (buffer full); never silently zero
+  std::string clock = "steady";  // "cupti" or "steady": which clock the times are on
 };
 
 // A kernel's name, wherever the importer put it ("" when it kept none).

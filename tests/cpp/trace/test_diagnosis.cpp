@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "synthetic_records.h"
 #include "trace/analyze/advice.h"
 #include "trace/analyze/diagnosis.h"
 #include "trace/analyze/step_report.h"
 #include "trace/import/trace_file.h"
-#include "synthetic_records.h"
 #include "trace_test_util.h"
 
 namespace {
@@ -125,12 +125,35 @@ TEST(Diagnosis, PageableCopiesGetPinnedMemory) {
   // The same program with the device-to-host copies non-blocking: the pageable host-to-device
   // copies left are named, with the GEMMs within a point or two (R20).
   const auto& after = diagnosed("traces_copies/a100-sidestreams-nonblocking.json.gz").diagnosis;
-  EXPECT_TRUE(after.verdict == Bound::Copies || (after.runner_up == Bound::Copies &&
-                                                 after.steady.share(after.verdict) -
-                                                         after.steady.share(Bound::Copies) <
-                                                     0.02))
+  EXPECT_TRUE(after.verdict == Bound::Copies ||
+              (after.runner_up == Bound::Copies &&
+               after.steady.share(after.verdict) - after.steady.share(Bound::Copies) < 0.02))
       << trace::verdict_line(after);
   EXPECT_TRUE(finding_fix_has(after, "pin the host memory"));
+}
+
+// 3.4, 3.12, 3.13: no ProfilerStep; the iterations are a range the program repeats (R1). The
+// MPI loop's GPU waits on CPU loops in main, seen only in CPU samples: other host work, named,
+// not idle; the power iteration's IO ranges, numbered per step, are one item.
+TEST(Diagnosis, RepeatedRangesAreTheStepsAndSamplesNameUntracedHostWork) {
+  const auto& gp100 = diagnosed("traces/gp100-steps-annotations.json.gz").diagnosis;
+  EXPECT_FALSE(gp100.whole_trace);
+  EXPECT_EQ(gp100.windows, 5u) << gp100.steps_from;
+  EXPECT_EQ(gp100.verdict, Bound::PerOpHost) << trace::verdict_line(gp100);
+  const auto& mpi = diagnosed("nsys/a100-saxpy-mpi.sqlite.gz").diagnosis;
+  EXPECT_EQ(mpi.windows, 5u) << mpi.steps_from;
+  EXPECT_EQ(mpi.verdict, Bound::OtherHost) << trace::verdict_line(mpi);
+  ASSERT_FALSE(mpi.findings.empty());
+  EXPECT_EQ(mpi.findings.front().where.rfind("main (in CPU samples", 0), 0u)
+      << mpi.findings.front().where;
+  EXPECT_FALSE(mpi.launch_bound);
+  const auto& power = diagnosed("nsys/t4-power-iteration.sqlite.gz").diagnosis;
+  EXPECT_GE(power.windows, 40u) << power.steps_from;
+  EXPECT_EQ(power.verdict, Bound::GpuCompute) << trace::verdict_line(power);
+  EXPECT_EQ(power.runner_up, Bound::OtherHost);
+  bool io = false;
+  for (const auto& f : power.findings) io |= f.where == "range IO # with no op open";
+  EXPECT_TRUE(io);
 }
 
 // R3 on hand-built records: kernels queued on stream 20, then a pageable copy on stream 7 that

@@ -145,6 +145,42 @@ TEST(NsysImport, BacktraceCopiesOfCallsCountOnce) {
   EXPECT_EQ(trace::build_report(t).syncs.calls.size(), 1u);
 }
 
+TEST(NsysImport, CpuSamplesNameTheProgramsOwnFunction) {
+  // Samples every 100 ns on one thread: 3 in the program's loop (under libc at depth 0 for the
+  // second), 1 inside libcuda with no frame of the program, then the loop again.
+  const std::string schema =
+      "CREATE TABLE COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER NOT NULL, cpu "
+      "INTEGER, threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL);"
+      "CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module "
+      "INTEGER NOT NULL, kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry "
+      "INTEGER, originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER NOT NULL, "
+      "symbolName TEXT, PRIMARY KEY (id, stackDepth));"
+      "INSERT INTO StringIds VALUES (1, 'main'), (2, '/app/saxpy'), (3, 'memcpy'), "
+      "(4, '/lib64/libc-2.31.so'), (5, '0x7fd9'), (6, '/usr/lib64/libcuda.so.525'), "
+      "(7, 'check'), (8, '[vdso]');";
+  std::string rows;
+  const long long t = gtid(1, 1);
+  const std::vector<std::vector<std::pair<int, int>>> stacks = {
+      {{1, 2}}, {{3, 4}, {1, 2}}, {{7, 2}, {1, 2}}, {{5, 6}, {5, 8}}, {{1, 2}}};
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    rows += "INSERT INTO COMPOSITE_EVENTS VALUES (" + std::to_string(i + 1) + "," +
+            std::to_string(1000 + 100 * i) + ",0,1," + std::to_string(t) + ",1);";
+    for (size_t d = 0; d < stacks[i].size(); ++d)
+      rows += "INSERT INTO SAMPLING_CALLCHAINS VALUES (" + std::to_string(i + 1) + "," +
+              std::to_string(stacks[i][d].first) + "," + std::to_string(stacks[i][d].second) +
+              ",0,0,0,0,0,0," + std::to_string(d) + ",NULL);";
+  }
+  const auto r = import_sql(with({tracetest::kRuntimeTable, schema, rows})).records;
+  ASSERT_EQ(r.sampled.size(), 3u);
+  EXPECT_EQ(r.sampled[0].name, "main");  // samples 1-2: main, then main under libc's memcpy
+  EXPECT_EQ(r.sampled[0].start_ns, 1000u);
+  EXPECT_EQ(r.sampled[0].end_ns, 1200u);
+  EXPECT_EQ(r.sampled[1].name, "check");  // the innermost frame of the program
+  EXPECT_EQ(r.sampled[2].name, "main");   // after a sample with no frame of the program
+  EXPECT_EQ(r.sampled[2].start_ns, 1400u);
+  EXPECT_EQ(r.sampled[2].end_ns, 1500u);  // the last: one median interval
+}
+
 TEST(NsysImport, ProcessesKeepTheirCorrelationIdsAndThreadsApart) {
   // Two processes (two GPUs of one job) number their correlations alike, and two machines (or
   // containers) can reuse a thread id.

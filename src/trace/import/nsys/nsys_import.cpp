@@ -27,6 +27,8 @@ constexpr const char* kMemset = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr const char* kSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr const char* kNvtx = "NVTX_EVENTS";
 constexpr const char* kCallchains = "CUDA_CALLCHAINS";
+constexpr const char* kSamples = "COMPOSITE_EVENTS";
+constexpr const char* kSampleChains = "SAMPLING_CALLCHAINS";
 
 // A value that must fit 32 bits (a device, a stream): out of range is bad input, except the
 // stream -1 CUPTI writes for work on no stream (kNoStream, as in a Kineto trace).
@@ -69,6 +71,7 @@ class Reader {
     if (db_.has_table(kMemset)) memsets();
     if (db_.has_table(kSync)) syncs();
     if (db_.has_table(kNvtx)) nvtx();
+    if (db_.has_table(kSamples) && db_.has_table(kSampleChains)) samples();
     shift_times();
     finish();
   }
@@ -218,6 +221,57 @@ class Reader {
       cs.api_index = call->second;
       for (const auto& [depth, f] : frames) cs.frames.push_back(f);
       out_->records.call_stacks.push_back(std::move(cs));
+    }
+  }
+
+  // CPU samples: each sample named by its innermost frame in the program's own code (a module
+  // that is no shared library and no [vdso]/[kernel] pseudo-module); samples without one name
+  // nothing. A sample stands for the time to the next one on its thread, at most twice the
+  // thread's median interval; runs of one name are one stretch (RecordSet::sampled).
+  void samples() {
+    std::unordered_map<int64_t, std::pair<int64_t, std::string>> own;  // id -> (depth, symbol)
+    auto chain = db_.query(
+        nsys::select_sql(db_, kSampleChains,
+                         {{"id", true}, {"symbol", true}, {"module", true}, {"stackDepth", true}}),
+        kSampleChains);
+    while (chain.next()) {
+      const std::string module = string_at(chain.req_int(3, "module"));
+      if (module.empty() || module.front() == '[' || module.find(".so") != std::string::npos)
+        continue;
+      const int64_t depth = chain.req_int(4, "stackDepth");
+      auto [it, added] = own.try_emplace(chain.req_int(1, "id"), depth, std::string());
+      if (added || depth < it->second.first)
+        it->second = {depth, string_at(chain.req_int(2, "symbol"))};
+    }
+    auto row = db_.query(
+        nsys::select_sql(db_, kSamples, {{"id", true}, {"start", true}, {"globalTid", true}}),
+        kSamples);
+    std::map<uint32_t, std::vector<std::pair<int64_t, const std::string*>>> by_thread;
+    while (row.next()) {
+      ++out_->events;
+      const auto it = own.find(row.rowid());
+      by_thread[thread(row.opt_int(3, "globalTid"))].push_back(
+          {row.req_int(2, "start"), it == own.end() ? nullptr : &it->second.second});
+    }
+    for (auto& [tid, list] : by_thread) {
+      std::sort(list.begin(), list.end());
+      std::vector<int64_t> gaps;
+      for (size_t i = 1; i < list.size(); ++i) gaps.push_back(list[i].first - list[i - 1].first);
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
+                       gaps.end());
+      const int64_t period = gaps.empty() ? 0 : gaps[gaps.size() / 2];
+      auto& out = out_->records.sampled;
+      for (size_t i = 0; i < list.size(); ++i) {
+        const auto& [t, name] = list[i];
+        if (!name) continue;
+        const int64_t next = i + 1 < list.size() ? list[i + 1].first : t + period;
+        const auto [start, end] = span(t, std::min(next, t + 2 * period));
+        if (!out.empty() && out.back().thread_id == tid && out.back().end_ns == start &&
+            out.back().name == *name)
+          out.back().end_ns = end;
+        else
+          out.push_back({start, end, tid, 0, *name});
+      }
     }
   }
 
@@ -403,7 +457,7 @@ class Reader {
     };
     move(r.api), move(r.kernels), move(r.memcpys), move(r.memsets), move(r.syncs), move(r.ranges),
         move(r.cpu_ops);
-    move(r.annotations), move(r.steps);
+    move(r.annotations), move(r.steps), move(r.sampled);
     out_->warnings.push_back("times moved " + std::to_string(by) +
                              " ns later: the export has times before its session's start");
   }
