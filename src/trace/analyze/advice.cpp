@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
+#include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/what_if.h"
 
 namespace trace {
@@ -154,6 +156,54 @@ void add_launch_bound(const TraceReport& rep, Candidates* cands) {
   add(cands, f, "graph-steps");
 }
 
+// Whether any outermost range (or frame) named `name` queues GPU work on its thread: then it is
+// part of the step's GPU path (a module's forward, `## backward ##`), not work a worker can take.
+bool queues_gpu_work(const RecordSet& r, const std::string& name) {
+  std::map<uint32_t, std::vector<uint64_t>> issues;  // per thread, its issuing calls' starts
+  for (const auto& a : r.api)
+    if (a.kind == ApiKind::Launch || a.kind == ApiKind::Memcpy || a.kind == ApiKind::Memset)
+      issues[a.thread_id].push_back(a.start_ns);
+  for (auto& [thread, starts] : issues) std::sort(starts.begin(), starts.end());
+  for (const auto& s : replay::named_regions(r, name)) {
+    const auto it = issues.find(s.thread);
+    if (it == issues.end()) continue;
+    const auto p = std::lower_bound(it->second.begin(), it->second.end(), s.start_ns);
+    if (p != it->second.end() && *p < s.end_ns) return true;
+  }
+  return false;
+}
+
+// Host work the GPU waits on in a range, an op or a Python frame that queues no GPU work (the
+// diagnosis' other host work, R10: data loading, preprocessing, IO), each of the two largest:
+// its host time made free, as DataLoader workers or a thread would overlap it. Never from a
+// cold profile.
+void add_host_work(const TraceReport& rep, Candidates* cands) {
+  const Diagnosis& d = rep.diagnosis;
+  if (!d.gpu || d.cold_profile || !d.steady.wall_ns) return;
+  size_t added = 0;
+  for (const auto& h : d.steady.host) {  // the most time first
+    const double share = static_cast<double>(h.ns) / static_cast<double>(d.steady.wall_ns);
+    if (share < 0.05 || added == 2) break;
+    const std::string level = h.level;
+    if (h.bound != Bound::OtherHost || h.name.empty() ||
+        (level != "range" && level != "op" && level != "frame") ||
+        queues_gpu_work(rep.trace->records, h.name))
+      continue;
+    Finding f;
+    f.kind = Finding::Kind::HostWork;
+    f.where = h.name;
+    char b[128];
+    std::snprintf(b, sizeof b, "the GPU waits %.0f%% of the steady steps while the host runs ",
+                  100.0 * share);
+    f.what = b + h.name + " (" + level + ")";
+    f.fix =
+        "overlap it with the GPU's work (in a worker or a thread, as DataLoader workers do for "
+        "loading) or move it to the GPU; a CUDA graph does not remove it";
+    add(cands, f, "scale-host=0:range=" + h.name);
+    ++added;
+  }
+}
+
 // Every candidate replayed on one graph; those that save enough, the largest savings first.
 std::vector<Finding> replayed(const ImportedTrace& t, const Candidates& cands,
                               const AdviceOptions& opt, std::vector<int64_t>* site_saving_ns) {
@@ -204,6 +254,8 @@ const char* to_string(Finding::Kind k) {
       return "pageable copies";
     case Finding::Kind::DeviceSync:
       return "device-wide sync";
+    case Finding::Kind::HostWork:
+      return "host work";
     case Finding::Kind::LaunchBound:
       break;
   }
@@ -219,6 +271,7 @@ std::vector<Finding> advise(const TraceReport& rep, const AdviceOptions& opt,
   add_pageable_copies(r, &cands);
   add_device_syncs(rep, &cands);
   add_launch_bound(rep, &cands);
+  add_host_work(rep, &cands);
   if (cands.empty()) return {};
   return replayed(*rep.trace, cands, opt, site_saving_ns);
 }
@@ -227,6 +280,11 @@ void add_advice(TraceReport* rep, AdviceMode mode) {
   if (mode == AdviceMode::On || (mode == AdviceMode::BySize && rep->trace->bytes < kAdviceBytes)) {
     rep->advice = advise(*rep, {}, &rep->site_saving_ns);
     rep->advice_ran = true;
+    // The diagnosis' host-work findings get the replayed saving of making their item free.
+    for (auto& d : rep->diagnosis.findings)
+      for (const auto& a : rep->advice)
+        if (!d.item.empty() && a.kind == Finding::Kind::HostWork && a.where == d.item)
+          d.what_if = a.what_if, d.replayed_ns = a.saving_ns;
     return;
   }
   rep->advice_skipped = mode == AdviceMode::Off

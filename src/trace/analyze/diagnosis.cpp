@@ -119,6 +119,7 @@ Diagnosed other_host(const Diagnosis& d) {
   Diagnosed f;
   f.what = std::string("other host work ") + percent(d.steady.share(Bound::OtherHost));
   f.where = item_name(h);
+  if (h) f.item = h->name;
   const std::string n = h ? h->name : "";
   const HostWork kind = host_work(n);
   if (kind == HostWork::DataLoading) {

@@ -23,6 +23,10 @@ struct Diagnosed {
   std::string fix;         // the fix that matches the mechanism
   uint64_t saving_ns = 0;  // per steady step, up to
   std::string assumption;  // what the saving rests on that the trace cannot confirm
+  // Host work: the item as its events name it, and, once the advice has replayed making it
+  // free (advice.h), that what-if and its saving over the whole trace (-1: not replayed).
+  std::string item, what_if;
+  int64_t replayed_ns = -1;
 };
 
 struct Diagnosis {

@@ -8,7 +8,7 @@
 namespace trace {
 
 struct Finding {
-  enum class Kind : uint8_t { ValueRead, Sync, PageableCopies, DeviceSync, LaunchBound };
+  enum class Kind : uint8_t { ValueRead, Sync, PageableCopies, DeviceSync, LaunchBound, HostWork };
   Kind kind = Kind::Sync;
   std::string where;                    // the site's label, the op, or "" for the whole trace
   std::string what;                     // what is happening, with its figures

@@ -4,10 +4,14 @@
 #include <utility>
 #include <vector>
 
+#include "trace/analyze/step_bounds.h"
+
 namespace trace {
 
 bool range_name_matches(const std::string& range, const std::string& name) {
   if (range == name) return true;
+  // "IO #": a range the program numbers, as the diagnosis names it (step_bounds.h).
+  if (name.find('#') != std::string::npos && counters_as_hash(range) == name) return true;
   // "Torch-Compiled Region: 0/1": torch.compile's frame and compile ids after the name.
   if (range.size() > name.size() + 2 && range.compare(0, name.size(), name) == 0 &&
       range.compare(name.size(), 2, ": ") == 0)

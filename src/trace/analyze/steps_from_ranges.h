@@ -3,7 +3,9 @@
 // a Kineto trace's record_function annotations). A range matches by its whole name, by its
 // name after an NVTX domain ("epoch" matches "iris:epoch"; "mm" does not match "aten::mm"), or
 // by its name before ": " ("Torch-Compiled Region" matches "Torch-Compiled Region: 0/1", the
-// frame and compile ids torch.compile appends).
+// frame and compile ids torch.compile appends), or, for a name with '#', with each number of
+// the range's name read as '#' ("IO #" matches "IO 190": the diagnosis' name for ranges a
+// program numbers).
 //
 // ./attribute --step-starts NAME [--step-every N]: a step runs from one start of such a range
 // (every N-th) to the next, for a program profiled without steps whose calls begin with a

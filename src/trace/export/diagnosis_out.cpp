@@ -26,6 +26,12 @@ std::string saving(const Diagnosis& d, const Diagnosed& f) {
          (f.assumption.empty() ? "" : " (if " + f.assumption + ")");
 }
 
+std::string replayed(const Diagnosed& f) {
+  if (f.replayed_ns < 0) return "";
+  return "replayed: saves " + ms_or_us(f.replayed_ns) + " over the trace [--what-if " + f.what_if +
+         "]";
+}
+
 // A warm-up worth a line: 1 ms, or 5 % of the profile (a first call's few us are noise).
 bool shows_warm_up(const Diagnosis& d) {
   return d.cold_ns >= 1'000'000 || d.cold_ns * 20 >= d.all_wall_ns;
@@ -48,8 +54,8 @@ std::string diagnosis_text(const Diagnosis& d) {
     out += "    " + std::to_string(++n) + ". " + f.what;
     if (!f.where.empty()) out += ", in " + f.where;
     out += "\n       fix: " + f.fix + "\n";
-    const std::string s = saving(d, f);
-    if (!s.empty()) out += "       " + s + "\n";
+    for (const std::string& s : {saving(d, f), replayed(f)})
+      if (!s.empty()) out += "       " + s + "\n";
   }
   for (const auto& c : d.caveats) out += "    caveat: " + c + "\n";
   return out;
@@ -90,7 +96,13 @@ void write_diagnosis_json(JsonOut& o, const Diagnosis& d) {
   for (const auto& f : d.findings) {
     o.begin_object().key("what").value(f.what).key("where").value(f.where);
     o.key("fix").value(f.fix).key("saving_us").value(us(f.saving_ns));
-    o.key("assumption").value(f.assumption).end_object();
+    o.key("assumption").value(f.assumption).key("what_if").value(f.what_if);
+    o.key("replayed_saving_us");
+    if (f.replayed_ns >= 0)
+      o.value(static_cast<double>(f.replayed_ns) / 1000.0);
+    else
+      o.null();
+    o.end_object();
   }
   o.end_array();
   o.key("caveats").begin_array();
@@ -110,7 +122,8 @@ std::string diagnosis_html(const Diagnosis& d, std::string (*esc)(const std::str
     for (const auto& f : d.findings)
       out += "<li>" + esc(f.what) + (f.where.empty() ? "" : ", in " + esc(f.where)) +
              "<br><span class=\"fix\">fix: " + esc(f.fix) + "</span>" +
-             (f.saving_ns ? "<br>" + esc(saving(d, f)) : "") + "</li>";
+             (f.saving_ns ? "<br>" + esc(saving(d, f)) : "") +
+             (f.replayed_ns >= 0 ? "<br>" + esc(replayed(f)) : "") + "</li>";
     out += "</ol>\n";
   }
   for (const auto& c : d.caveats) out += "<p class=\"muted\">Caveat: " + esc(c) + "</p>\n";

@@ -304,7 +304,11 @@ std::vector<Table> make_tables() {
                 f("where", K::Text, "", "the largest item inside it"),
                 f("fix", K::Text, "", "the fix that matches the mechanism"),
                 f("saving_us", K::Number, "us", "up to this much a steady step (0: not priced)"),
-                f("assumption", K::Text, "", "what the saving rests on")}});
+                f("assumption", K::Text, "", "what the saving rests on"),
+                f("what_if", K::Text, "",
+                  "host work: the --what-if that replays making it free (\"\": none)"),
+                null(f("replayed_saving_us", K::Number, "us",
+                       "that what-if's saving over the whole trace (null: not replayed)"))}});
   t.push_back({"advice_skipped",
                "why the advice did not run",
                {f("skipped", K::Text, "", "the reason (--advice runs it)")}});

@@ -98,6 +98,10 @@ TEST(WhatIfSpec, ParsesEveryForm) {
   EXPECT_EQ(w.region, "Torch-Compiled Region: 0/1");  // options peeled off the end only
   EXPECT_EQ(w.node_ns, 400);
   EXPECT_EQ(w.launch_ns, 3000);
+  w = parse_what_if("scale-host=0:range=transformers/image_transforms.py(390): normalize");
+  EXPECT_EQ(w.kind, WhatIf::Kind::ScaleHost);
+  EXPECT_EQ(w.factor, 0.0);
+  EXPECT_EQ(w.region, "transformers/image_transforms.py(390): normalize");  // colons kept
 }
 
 TEST(WhatIfSpec, SaysWhatWasExpected) {
@@ -123,6 +127,29 @@ TEST(WhatIfSpec, SaysWhatWasExpected) {
   EXPECT_NE(error("graph-steps=2").find("takes no value"), std::string::npos);
   EXPECT_NE(error("graph-steps:node-us=x").find("node-us=US"), std::string::npos);
   EXPECT_NE(error("graph-steps:node-us=1:node-us=2").find("twice"), std::string::npos);
+  EXPECT_NE(error("scale-host=0").find(":range=NAME"), std::string::npos);
+  EXPECT_NE(error("scale-host=0:op=x").find(":range=NAME"), std::string::npos);
+  EXPECT_NE(error("scale-host=:range=x").find("scale-host=FACTOR"), std::string::npos);
+}
+
+TEST(ReplayWhatIf, ScalingAHostRangeScalesTheCpuTimeInsideItOnly) {
+  // Preprocessing [60, 160] between two launches, numbered per step as programs do ("IO 3"):
+  // the second launch waits for it. Made free, the step loses its 100 ns; halved, 50.
+  trace::RecordSet r;
+  r.api = {call("cudaLaunchKernel", 0, 10, 1), call("cudaLaunchKernel", 160, 170, 2)};
+  r.kernels = {kernel(20, 50, 1), kernel(175, 200, 2)};
+  r.annotations = {{60, 160, 7, false, "IO 3"}};
+  step(&r, "ProfilerStep#1", 0, 200);
+  const auto t = imported(r);
+  const auto rep = replay_trace(
+      t, {parse_what_if("scale-host=0:range=IO #"), parse_what_if("scale-host=0.5:range=IO 3"),
+          parse_what_if("scale-host=0:range=nothing")});
+  ASSERT_EQ(rep.what_ifs.size(), 3u);
+  const int64_t replayed = rep.replay.steps[0].predicted_ns;
+  EXPECT_EQ(rep.what_ifs[0].steps[0].predicted_ns, replayed - 100);
+  EXPECT_EQ(rep.what_ifs[1].steps[0].predicted_ns, replayed - 50);
+  EXPECT_EQ(rep.what_ifs[2].steps[0].predicted_ns, replayed);
+  EXPECT_NE(rep.what_ifs[2].note.find("nothing to scale"), std::string::npos);
 }
 
 TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {

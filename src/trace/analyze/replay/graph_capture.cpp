@@ -90,6 +90,8 @@ std::vector<Span> named_regions(const RecordSet& r, const std::string& name) {
       found.emplace_back(a.thread_id, a.start_ns, a.end_ns);
   for (const auto& h : r.ranges)
     if (range_name_matches(h.name, name)) found.emplace_back(h.thread_id, h.start_ns, h.end_ns);
+  for (const auto& f : r.py_frames)
+    if (r.frame_names[f.name_id] == name) found.emplace_back(f.thread_id, f.start_ns, f.end_ns);
   // By thread and start, the longest first: a range inside the one before it is not outermost.
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     return std::make_tuple(std::get<0>(a), std::get<1>(a), ~std::get<2>(a)) <

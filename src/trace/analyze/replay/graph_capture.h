@@ -55,7 +55,7 @@ std::vector<Capture> region_captures(const Graph& graph, const std::vector<SpanN
                                      uint64_t* split);
 
 // The outermost host ranges (ops, annotations, our phases) named `name` (steps_from_ranges.h
-// range_name_matches), as spans for build_graph.
+// range_name_matches), and Python frames of that name, as spans for build_graph.
 std::vector<Span> named_regions(const RecordSet& records, const std::string& name);
 
 struct GraphOptions {

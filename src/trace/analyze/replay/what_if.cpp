@@ -40,7 +40,8 @@ std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
                                                        const std::vector<WhatIf>& what_ifs) {
   std::map<std::string, std::vector<Span>> out;
   for (const WhatIf& w : what_ifs)
-    if (w.kind == WhatIf::Kind::GraphSteps && !w.region.empty() && !out.count(w.region))
+    if ((w.kind == WhatIf::Kind::GraphSteps || w.kind == WhatIf::Kind::ScaleHost) &&
+        !w.region.empty() && !out.count(w.region))
       out[w.region] = named_regions(r, w.region);
   return out;
 }
@@ -150,6 +151,30 @@ ScenarioResult steps_in_graphs(const WhatIfRun& run, const WhatIf& w) {
   return x;
 }
 
+// The host time inside each range (its CPU work and calls, the chain edges between its ends)
+// scaled; what it waits for and the GPU work it queued stay.
+ScenarioResult host_scaled(const WhatIfRun& run, const WhatIf& w) {
+  const Graph& g = run.replay.graph;
+  Scenario s;
+  s.flags.assign(g.size(), 0);
+  s.cpu_scale = w.factor;
+  uint64_t ranges = 0;
+  for (const SpanNodes& n : run.replay.regions.at(w.region)) {
+    if (!n.in_graph() || n.close <= n.open) continue;
+    ++ranges;
+    for (uint32_t v = n.open + 1; v <= n.close; ++v) s.flags[v] |= kScaled;
+  }
+  ScenarioResult x = run.eval(s, w.text);
+  char factor[32];
+  std::snprintf(factor, sizeof factor, "%g", w.factor);
+  x.note = ranges ? count(ranges, "host range", "host ranges") + " named " + w.region +
+                        ": the host time inside each x " + factor +
+                        " (its waits and the GPU work it queued stay)"
+                  : "nothing to scale: no host range named " + w.region +
+                        " holds a traced call; the replay is unchanged";
+  return x;
+}
+
 }  // namespace
 
 ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>& what_ifs,
@@ -203,6 +228,9 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         break;
       case WhatIf::Kind::GraphSteps:
         rep.what_ifs.push_back(steps_in_graphs(run, w));
+        break;
+      case WhatIf::Kind::ScaleHost:
+        rep.what_ifs.push_back(host_scaled(run, w));
         break;
     }
   }

@@ -27,14 +27,16 @@ struct WhatIf {
     ScaleLaunches,
     GraphSteps,
     PinCopies,
-    StreamSyncs
+    StreamSyncs,
+    ScaleHost
   };
   Kind kind = Kind::NoSyncs;
   SiteSelector sites;           // NoSyncs, LogEvery
   std::vector<uint32_t> every;  // LogEvery: keep every N-th site; 0 = never
-  double factor = 1.0;          // ScaleKernels, ScaleLaunches
+  double factor = 1.0;          // ScaleKernels, ScaleLaunches, ScaleHost
   std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
-  std::string region;           // GraphSteps: the range captured (graph=REGION); "" = each step
+  std::string region;           // GraphSteps: the range captured (graph=REGION); "" = each step;
+                                // ScaleHost: the range whose host time is scaled
   int64_t launch_ns = -1;       // GraphSteps: a graph launch's cost; -1 = graph_capture.h's
   int64_t node_ns = -1;         // GraphSteps: the gap between graph nodes; -1 = graph_capture.h's
   double gbps = -1;             // PinCopies: the pinned bandwidth; -1 = the trace's, or a default

@@ -87,7 +87,7 @@ struct SpecParts {
 SpecParts cut_option(const std::string& spec) {
   SpecParts p{spec, "", ""};
   size_t cut = std::string::npos;
-  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":gbps="}) {
+  for (const char* k : {":op=", ":api=", ":site=", ":name=", ":gbps=", ":range="}) {
     const size_t at = spec.find(k);
     if (at != std::string::npos && at < cut)
       cut = at, p.key = std::string(k + 1, std::char_traits<char>::length(k) - 2);
@@ -112,7 +112,10 @@ const char* const kWhatIfSpecs =
     "  graph=REGION[:launch-us=US][:node-us=US]  each host range REGION\n"
     "       (\"Torch-Compiled Region\") captured so\n"
     "  pin-copies[:gbps=N]            pageable copies pinned and async\n"
-    "  stream-syncs                   device syncs wait for one stream\n";
+    "  stream-syncs                   device syncs wait for one stream\n"
+    "  scale-host=F:range=NAME        host time inside each range NAME\n"
+    "       takes F times as long (0: as if overlapped, as DataLoader\n"
+    "       workers would; '#' in NAME stands for a number: \"IO #\")\n";
 
 WhatIf parse_what_if(const std::string& spec) {
   if (spec.rfind("graph-steps", 0) == 0 || spec.rfind("graph=", 0) == 0) return parse_graph(spec);
@@ -163,10 +166,15 @@ WhatIf parse_what_if(const std::string& spec) {
       w.gbps = positive_number(spec, value, "gbps=N");
       if (w.gbps <= 0) bad(spec, "gbps=N: the bandwidth must be above 0");
     }
+  } else if (name == "scale-host") {
+    w.kind = WhatIf::Kind::ScaleHost;
+    w.factor = positive_number(spec, arg, "scale-host=FACTOR");
+    if (key != "range") bad(spec, "scale-host=F takes :range=NAME, the host range to scale");
+    w.region = value;
   } else {
     bad(spec,
         "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F, graph-steps, "
-        "graph=REGION, pin-copies or stream-syncs");
+        "graph=REGION, pin-copies, stream-syncs or scale-host=F:range=NAME");
   }
   return w;
 }
