@@ -127,6 +127,62 @@ struct Member {
 
 uint32_t name_at(const CallSite& s, int32_t p) { return p < 0 ? kNoFrame : s.stack[p]; }
 
+// The k-th occurrences of one (caller, callee, op) in a step are told apart only where they
+// differ: a row whose blocked time per occurrence is at least twice the median row's and
+// kStandsOutNs more, or that happens in fewer steps than the most frequent (the article's
+// print `.item()` every 100th step beside the logged one in every step), stays its own site;
+// the rest fold into one row, order 0 ("the others in its step"), or, when none stands out,
+// into one plain site. An optimizer's 80 alike `.item()` are one row.
+constexpr uint64_t kStandsOutNs = 50'000;
+
+std::vector<SiteRow> fold_orders(std::vector<SiteRow> rows,
+                                 std::map<size_t, std::unordered_set<int>>& steps_of,
+                                 std::map<size_t, std::unordered_set<uint64_t>>& occurrences_of) {
+  std::map<std::tuple<uint32_t, uint32_t, std::string>, std::vector<size_t>> by_key;
+  for (size_t i = 0; i < rows.size(); ++i)
+    by_key[{rows[i].caller, rows[i].callee, rows[i].op}].push_back(i);
+  std::vector<bool> gone(rows.size(), false);
+  const auto per = [&](size_t i) {
+    return rows[i].blocked_ns / std::max<uint64_t>(1, rows[i].occurrences);
+  };
+  for (const auto& [key, list] : by_key) {
+    if (list.size() < 2) continue;
+    std::vector<uint64_t> costs;
+    for (size_t i : list) costs.push_back(per(i));
+    std::nth_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(costs.size() / 2),
+                     costs.end());
+    const uint64_t mid = costs[costs.size() / 2];
+    uint64_t usual_steps = 0;  // how many steps the most frequent occurrence is in
+    for (size_t i : list) usual_steps = std::max(usual_steps, rows[i].steps);
+    std::vector<size_t> alike;
+    for (size_t i : list)
+      if ((per(i) < 2 * mid || per(i) < mid + kStandsOutNs) && rows[i].steps == usual_steps)
+        alike.push_back(i);
+    if (alike.size() < 2) continue;
+    const size_t into = alike.front();
+    rows[into].order = alike.size() == list.size() ? 1 : 0;
+    for (size_t k = 1; k < alike.size(); ++k) {
+      const size_t from = alike[k];
+      SiteRow& a = rows[into];
+      SiteRow& b = rows[from];
+      a.calls += b.calls, a.blocked_ns += b.blocked_ns, a.gpu_queued_ns += b.gpu_queued_ns;
+      a.members.insert(a.members.end(), b.members.begin(), b.members.end());
+      for (const auto& api : b.apis)
+        if (std::find(a.apis.begin(), a.apis.end(), api) == a.apis.end()) a.apis.push_back(api);
+      steps_of[into].insert(steps_of[from].begin(), steps_of[from].end());
+      occurrences_of[into].insert(occurrences_of[from].begin(), occurrences_of[from].end());
+      gone[from] = true;
+    }
+    rows[into].steps = steps_of[into].size();
+    rows[into].occurrences = occurrences_of[into].size();
+    std::sort(rows[into].members.begin(), rows[into].members.end());
+  }
+  std::vector<SiteRow> out;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!gone[i]) out.push_back(std::move(rows[i]));
+  return out;
+}
+
 // Members grouped into sites (caller, callee, op, order), by `cost` descending.
 template <typename Add>
 std::vector<SiteRow> group(const std::vector<Member>& members, bool steps, Add add) {
@@ -172,6 +228,7 @@ std::vector<SiteRow> group(const std::vector<Member>& members, bool steps, Add a
     rows[i].steps = steps_of[i].size();
     rows[i].occurrences = occurrences_of[i].size();
   }
+  rows = fold_orders(std::move(rows), steps_of, occurrences_of);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const SiteRow& a, const SiteRow& b) { return a.blocked_ns > b.blocked_ns; });
   return rows;
@@ -308,6 +365,7 @@ std::string site_label(const RecordSet& r, const SiteRow& s) {
   std::string out = s.caller == kNoFrame ? "(no caller frame)" : name(s.caller);
   if (s.callee != kNoFrame) out += " -> " + name(s.callee);
   out += ", " + s.op;
+  if (s.order == 0) out += " (the others in its step)";
   if (s.order > 1) {
     const uint32_t n = s.order;
     const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"

@@ -47,7 +47,8 @@ struct CallSite {
 struct SiteRow {
   uint32_t caller = kNoFrame, callee = kNoFrame, user = kNoFrame, module = kNoFrame;  // names
   std::string op;            // outermost op around the calls, or the API when none
-  uint32_t order = 1;        // the k-th occurrence of (caller, callee, op) in its step
+  uint32_t order = 1;        // the k-th occurrence of (caller, callee, op) in its step; 0: the
+                             // occurrences that do not stand out, folded (call_sites.cpp)
   uint64_t calls = 0;        // blocking calls (ops, for would-sync rows)
   uint64_t occurrences = 0;  // occurrences of the callee that made them
   uint64_t blocked_ns = 0;   // host time blocked (would-sync rows: the ops' host time)

@@ -155,7 +155,8 @@ std::string sites_table(const TraceReport& rep) {
                                : x.order == 3 ? "rd"
                                               : "th") +
                               " in its step)</span>"
-                        : std::string()) +
+            : x.order == 0 ? " <span class=\"muted\">(the others in its step)</span>"
+                           : std::string()) +
            "</td></tr>";
   }
   return out + "</table>";

@@ -215,7 +215,9 @@ std::vector<Table> make_tables() {
       null(f("user_frame", K::Text, "", "the innermost frame of the user's own code")),
       null(f("module", K::Text, "", "the nn.Module whose forward made it")),
       f("op", K::Text, "", "the op that blocked"),
-      f("order", K::Count, "", "its order in the step among the site's calls (0: not split)"),
+      f("order", K::Count, "",
+        "its order in the step among the site's calls (1: one site; 0: the occurrences that "
+        "do not stand out, folded)"),
       f("calls", K::Count, "", "API calls"),
       f("occurrences", K::Count, "", "times the callee ran")};
   std::vector<Field> blocked_site = site;

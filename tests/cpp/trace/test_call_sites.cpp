@@ -110,6 +110,52 @@ TEST(FrameKinds, FromTheProfilersNames) {
   EXPECT_FALSE(trace::is_user_code("torch/optim/adam.py(12): step"));
 }
 
+// Ten `.item()` calls from one line in each of two steps: alike, they are one site; when the
+// third of each step waits 500 us (behind the forward pass), it is its own site and the other
+// nine fold into one row.
+TEST(CallSites, AlikeOccurrencesFoldAndOneThatStandsOutStaysApart) {
+  const auto loop = [](uint64_t third_us) {
+    trace::RecordSet r;
+    uint32_t corr = 1;
+    frame(&r, "train.py(1): <module>", 0, 14000 * us);
+    for (int s = 0; s < 2; ++s) {
+      const uint64_t t = static_cast<uint64_t>(s) * 7000 * us;
+      r.steps.push_back({t, t + 6900 * us, "ProfilerStep#" + std::to_string(s)});
+      for (int k = 0; k < 10; ++k) {
+        const uint64_t at = t + static_cast<uint64_t>(k) * 600 * us;
+        const uint64_t wait = k == 2 ? third_us : 25;
+        frame(&r, "<built-in method item of Tensor object>", at, at + (wait + 20) * us);
+        r.cpu_ops.push_back({at + 1 * us, at + (wait + 19) * us, 7, "aten::item"});
+        r.api.push_back(api("cudaMemcpyAsync", at + 2 * us, at + 5 * us, corr));
+        r.memcpys.push_back({at + 4 * us, at + 5 * us, corr++, 0, 7, 4, trace::CopyKind::DtoH,
+                             trace::MemoryKind::Device, trace::MemoryKind::Pinned});
+        r.api.push_back(api("cudaStreamSynchronize", at + 5 * us, at + (wait + 5) * us, 0));
+      }
+    }
+    return r;
+  };
+  const trace::RecordSet alike = loop(25);
+  const auto one = trace::find_call_sites(alike, trace::find_syncs(alike));
+  ASSERT_EQ(one.sites.size(), 1u);
+  EXPECT_EQ(one.sites[0].calls, 20u);
+  EXPECT_EQ(one.sites[0].order, 1u);
+  EXPECT_EQ(trace::site_label(alike, one.sites[0]),
+            "train.py(1): <module> -> <built-in method item of Tensor object>, aten::item");
+  const trace::RecordSet apart = loop(500);
+  const auto two = trace::find_call_sites(apart, trace::find_syncs(apart));
+  ASSERT_EQ(two.sites.size(), 2u);
+  EXPECT_EQ(trace::site_label(apart, two.sites[0]),
+            "train.py(1): <module> -> <built-in method item of Tensor object>, aten::item "
+            "(3rd in its step)");
+  EXPECT_EQ(two.sites[0].calls, 2u);
+  EXPECT_EQ(trace::site_label(apart, two.sites[1]),
+            "train.py(1): <module> -> <built-in method item of Tensor object>, aten::item "
+            "(the others in its step)");
+  EXPECT_EQ(two.sites[1].calls, 18u);
+  EXPECT_EQ(two.sites[1].occurrences, 18u);
+  EXPECT_EQ(two.sites[1].steps, 2u);
+}
+
 TEST(CallSites, TheArticlesTwoItemSitesAndTheOptimisersApart) {
   const trace::RecordSet r = article_loop();
   const auto syncs = trace::find_syncs(r);
