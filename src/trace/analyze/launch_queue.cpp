@@ -107,11 +107,12 @@ LaunchQueue::LaunchQueue(const std::vector<Work>& work, const QueueOptions& opti
   // Calls made into a full stream queue; a stream with fewer pieces than that never fills.
   for (size_t k = 0; k < streams_.size(); ++k) {
     const Lane& s = streams_[k];
-    if (s.enter.size() < options_.max_queue) continue;
+    const size_t full = options_.max_queue - std::min(options_.full_within, options_.max_queue);
+    if (s.enter.size() < full) continue;
     for (const Work* w : sorted_pieces[k]) {
       if (!w->has_call) continue;
       const size_t depth = count_upto(s.enter, w->call_start) - count_upto(s.leave, w->call_start);
-      if (depth >= options_.max_queue)
+      if (depth >= full)
         full_calls_.push_back({w->call_start, w->call_end - w->call_start, s.device});
     }
   }

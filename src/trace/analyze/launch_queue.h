@@ -10,9 +10,9 @@
 // - depth(t): the pieces in the queue at t. Per window [w0, w1]: empty_ns, the time the depth was
 //   0 (the GPU had nothing to do and nothing waiting: it starved); depth_p50 / depth_p90 / max,
 //   time-weighted (the smallest depth d such that the depth was at most d for p % of the window).
-// - a launch call blocked on a full queue: its stream held max_queue pieces or more when the
-//   call started (CUDA's per-stream launch queue, 1024 entries, the figure HTA uses); its whole
-//   call time is counted, by the window the call started in.
+// - a launch call blocked on a full queue: its stream held max_queue - full_within pieces or
+//   more when the call started (CUDA's per-stream launch queue, 1024 entries, the figure HTA uses);
+//   its whole call time is counted, by the window the call started in.
 // - the regime of a window, from the GPU whose queue was empty the least (the one the step kept
 //   busiest): launch-bound when that queue was empty for at least launch_bound_empty_share of
 //   the window (the GPU waited for launches); GPU-bound when it was empty for less than
@@ -29,6 +29,10 @@ namespace trace {
 
 struct QueueOptions {
   uint32_t max_queue = 1024;
+  // A queue within this many pieces of max_queue counts as full: the records do not show every
+  // entry a launch takes (the call's own piece, events), and real traces block short of the
+  // figure (a100-sidestreams: launch calls of 5 us grow to ~100 us at depth 1021-1022).
+  uint32_t full_within = 2;
   double launch_bound_empty_share = 0.25;
   double gpu_bound_empty_share = 0.05;
   uint32_t gpu_bound_median_depth = 2;

@@ -73,6 +73,7 @@ TEST(LaunchQueue, AWindowStartsWithTheDepthQueuedBeforeIt) {
 TEST(LaunchQueue, CallsIntoAFullQueueAreCountedWithTheirTime) {
   trace::QueueOptions o;
   o.max_queue = 2;
+  o.full_within = 0;
   // Calls at 0, 11 and 13, kernels far later: the third call starts with two queued (the
   // first two calls returned at 10 and 12); the second starts with one.
   const LaunchQueue q({piece(0, 10, 100, 110), piece(11, 12, 110, 120), piece(13, 20, 120, 130)},
@@ -81,6 +82,11 @@ TEST(LaunchQueue, CallsIntoAFullQueueAreCountedWithTheirTime) {
   EXPECT_EQ(g.full_queue_calls, 1u);
   EXPECT_EQ(g.full_queue_ns, 7u);
   EXPECT_EQ(q.figures(14, 200).gpus[0].full_queue_calls, 0u);  // by the call's start
+  // Within one piece of the limit counts as full: the second call too.
+  o.full_within = 1;
+  const LaunchQueue near({piece(0, 10, 100, 110), piece(11, 12, 110, 120), piece(13, 20, 120, 130)},
+                         o);
+  EXPECT_EQ(near.figures(0, 200).gpus[0].full_queue_calls, 2u);
 }
 
 TEST(LaunchQueue, RegimeRule) {
