@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+
+#include "trace/analyze/blocking_calls.h"
+#include "trace/analyze/finding.h"
 
 namespace trace {
 namespace {
@@ -144,6 +148,66 @@ Diagnosed other_host(const Diagnosis& d) {
   return f;
 }
 
+// The steady steps' kernel sequences and blocking calls (CaptureCheck). Kernels in start order,
+// each to the window it starts in: one pass, whatever the number of windows.
+CaptureCheck check_capture(const RecordSet& r,
+                           const std::vector<std::pair<uint64_t, uint64_t>>& steady) {
+  CaptureCheck c;
+  c.checked = true, c.steps = steady.size();
+  if (steady.empty()) return c;
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < r.kernels.size(); ++i)
+    if (inside(steady, r.kernels[i].start_ns)) order.push_back(i);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return r.kernels[a].start_ns < r.kernels[b].start_ns; });
+  std::vector<uint64_t> hash(steady.size(), 1469598103934665603ull), count(steady.size(), 0);
+  const auto window_of = [&](uint64_t t) {
+    return static_cast<size_t>(
+        std::prev(std::upper_bound(steady.begin(), steady.end(), std::make_pair(t, UINT64_MAX))) -
+        steady.begin());
+  };
+  for (uint32_t i : order) {
+    const size_t w = window_of(r.kernels[i].start_ns);
+    hash[w] =
+        (hash[w] ^ std::hash<std::string_view>{}(kernel_name(r, r.kernels[i]))) * 1099511628211ull;
+    ++count[w];
+  }
+  std::map<std::pair<uint64_t, uint64_t>, size_t> sequences;  // (hash, count) -> steps
+  for (size_t w = 0; w < steady.size(); ++w) ++sequences[{hash[w], count[w]}];
+  for (const auto& [seq, n] : sequences)
+    if (n > c.same) c.same = n, c.kernels = seq.second;
+  const auto copy_of = copies_by_correlation(r);
+  for (const auto& a : r.api) {
+    if (!inside(steady, a.start_ns)) continue;
+    const auto it = a.kind == ApiKind::Memcpy ? copy_of.find(a.correlation_id) : copy_of.end();
+    if (blocking_kind(a, it == copy_of.end() ? nullptr : &r.memcpys[it->second]) != Blocking::No)
+      ++c.blocking;
+  }
+  return c;
+}
+
+// What the capture check found, for the graph's saving to rest on.
+std::string capture_found(const Diagnosis& d) {
+  const CaptureCheck& c = d.capture;
+  std::string out;
+  if (c.steps < 2)
+    out = "one steady step: whether its kernels repeat is not seen";
+  else if (c.same == c.steps)
+    out = "the " + std::to_string(c.steps) + " steady steps launch the same " +
+          std::to_string(c.kernels) + " kernels in the same order (shapes look static)";
+  else
+    out = std::to_string(c.same) + " of the " + std::to_string(c.steps) +
+          " steady steps launch the same " + std::to_string(c.kernels) +
+          " kernels in the same order; the others differ (shapes or control flow that change "
+          "need a graph each; a cut last step differs too)";
+  if (c.blocking)
+    out += "; " + std::to_string(c.blocking) +
+           " blocking call(s) in them (host reads of GPU data) must move out of the captured part";
+  else
+    out += "; no blocking call in them";
+  return out;
+}
+
 Diagnosed per_op_host(const Diagnosis& d, const DiagnosisOptions& o) {
   Diagnosed f;
   f.what = std::string("per-op host overhead ") + percent(d.steady.share(Bound::PerOpHost));
@@ -159,11 +223,13 @@ Diagnosed per_op_host(const Diagnosis& d, const DiagnosisOptions& o) {
     f.fix =
         "capture the step in a CUDA graph (torch.compile(mode=\"reduce-overhead\"), or "
         "torch.cuda.graphs in C++/Python)";
-    const uint64_t graph_step = std::max(gpu, o.graph_replay_ns);
+    // A graph holds only the per-op path: the other host work stays on the host.
+    const uint64_t other = per_step(d, d.steady.ns[at(Bound::OtherHost)]);
+    const uint64_t graph_step = std::max(gpu, o.graph_replay_ns + other);
     f.saving_ns = step > graph_step ? step - graph_step : 0;
-    f.assumption = "the step is capturable: static shapes, no host read of GPU data inside it";
-    if (d.steady.ns[at(Bound::SyncWait)])
-      f.assumption += " (this step syncs: move the read out of the captured part first)";
+    f.assumption = "the step is capturable: " + capture_found(d);
+    if (other)
+      f.assumption += "; its other host work (" + ms_or_us(static_cast<int64_t>(other)) + ") stays";
   } else {
     f.fix = "fewer, larger ops: fuse them (torch.compile) or batch the work";
     f.saving_ns = per_step(d, d.steady.ns[at(Bound::PerOpHost)]) / 2;
@@ -463,6 +529,7 @@ void findings(const RecordSet& r, const Windows& steady, const DiagnosisOptions&
     d->findings.push_back(f);
     return;
   }
+  if (d->steady.share(Bound::PerOpHost) >= 0.05) d->capture = check_capture(r, steady);
   const KernelMix mix = kernel_mix(r, steady);
   const uint64_t pageable = pageable_copy_ns(r, steady);
   std::vector<Diagnosed> found;

@@ -29,6 +29,16 @@ struct Diagnosed {
   int64_t replayed_ns = -1;
 };
 
+// What a CUDA graph of the steady steps could hold (R9, item "honest savings"): whether they
+// launch the same kernels in the same order (static shapes, no data-dependent control flow),
+// and the blocking calls a capture cannot hold. Checked only where per-op host time matters.
+struct CaptureCheck {
+  bool checked = false;
+  size_t steps = 0, same = 0;  // steady steps, and those that launch the most common sequence
+  uint64_t kernels = 0;        // the kernels of that sequence
+  uint64_t blocking = 0;       // blocking calls (syncs, blocking copies) in the steady steps
+};
+
 struct Diagnosis {
   bool gpu = false;             // false: no GPU activity, no GPU verdict (R19)
   size_t windows = 0;           // steps, or 1 for the whole trace
@@ -50,6 +60,7 @@ struct Diagnosis {
   std::string steps_from;           // how the windows were found (R1), "" for ProfilerStep
   std::vector<Diagnosed> findings;  // the largest savings first, at most kMaxFindings
   std::vector<std::string> caveats;
+  CaptureCheck capture;
   static constexpr size_t kMaxFindings = 3;
 };
 

@@ -159,6 +159,28 @@ TEST(Diagnosis, RepeatedRangesAreTheStepsAndSamplesNameUntracedHostWork) {
   EXPECT_TRUE(io);
 }
 
+// The graph's saving says what the capture check found: whether the steady steps launch the
+// same kernels in the same order, and the blocking calls a capture cannot hold; the other host
+// work stays out of the saving (a graph holds the per-op path only).
+TEST(Diagnosis, TheGraphSavingSaysWhatTheCaptureCheckFound) {
+  const auto& compiled = diagnosed("traces_pairs/h100-toyblock-compile-default.json.gz").diagnosis;
+  ASSERT_TRUE(compiled.capture.checked);
+  EXPECT_EQ(compiled.capture.steps, 4u);
+  EXPECT_EQ(compiled.capture.same, 4u);
+  EXPECT_EQ(compiled.capture.kernels, 25u);
+  ASSERT_FALSE(compiled.findings.empty());
+  EXPECT_NE(compiled.findings.front().assumption.find("launch the same 25 kernels"),
+            std::string::npos)
+      << compiled.findings.front().assumption;
+  const auto& loop = diagnosed("traces/gp100-steps-annotations.json.gz").diagnosis;
+  EXPECT_EQ(loop.capture.steps, 5u);
+  EXPECT_EQ(loop.capture.same, 4u);  // the last step is cut
+  EXPECT_GT(loop.capture.blocking, 0u);
+  const uint64_t other =
+      loop.steady.ns[static_cast<size_t>(Bound::OtherHost)] / (loop.windows - loop.cold_windows);
+  EXPECT_LE(loop.findings.front().saving_ns + other, loop.steady_step_ns);
+}
+
 // R3 on hand-built records: kernels queued on stream 20, then a pageable copy on stream 7 that
 // holds the thread 10 ms. When no one waits for the kernels, they run beside the copy; when a
 // sync returns as they run out, they are the path.
