@@ -592,8 +592,11 @@ Diagnosis diagnose(const RecordSet& r, const AttributionIndex& index, const Wind
   const BoundsIndex bounds(r, index, o.bounds);
   const Windows steady = measure(bounds, w, o, &d, startup);
   d.verdict = d.steady.largest(), d.runner_up = d.steady.runner_up();
-  d.cold_profile = d.no_warm_step && static_cast<double>(d.cold_ns) >=
-                                         o.cold_profile_share * static_cast<double>(d.all_wall_ns);
+  // A cold profile: every window cold, or a one-shot run (no iterations to tell a warm step
+  // by) whose cold work is most of it; either way its cold part says nothing of a warm step.
+  const bool mostly_cold =
+      static_cast<double>(d.cold_ns) >= o.cold_profile_share * static_cast<double>(d.all_wall_ns);
+  d.cold_profile = mostly_cold && (d.no_warm_step || d.whole_trace);
   regime(o, &d);
   findings(r, steady, o, &d);
   caveats(r, &d);
