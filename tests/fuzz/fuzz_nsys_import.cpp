@@ -82,6 +82,12 @@ const std::vector<Table>& tables() {
         {"textId", Kind::StringId},
         {"globalTid", Kind::Tid},
         {"domainId", Kind::Small}}},
+      {"COMPOSITE_EVENTS", {{"id", Kind::Small}, {"start", Kind::Time}, {"globalTid", Kind::Tid}}},
+      {"SAMPLING_CALLCHAINS",
+       {{"id", Kind::Small},
+        {"symbol", Kind::StringId},
+        {"module", Kind::StringId},
+        {"stackDepth", Kind::Small}}},
   };
   return t;
 }
@@ -96,7 +102,11 @@ const char* kNames[] = {"iris",
                         "cuCtxSynchronize",
                         "aten::item, op_id = 1",
                         "ProfilerStep#1",
-                        "MPI"};
+                        "MPI",
+                        "/app/saxpy",
+                        "/lib64/libc-2.31.so",
+                        "[vdso]"};
+constexpr int kNameCount = sizeof kNames / sizeof kNames[0];
 
 // One cell, of the type and value the input chooses.
 void bind(FuzzedDataProvider& in, sqlite3_stmt* st, int i, Kind kind) {
@@ -137,7 +147,7 @@ void bind(FuzzedDataProvider& in, sqlite3_stmt* st, int i, Kind kind) {
           in.ConsumeIntegralInRange<int64_t>(1, 3);
       break;
     case Kind::StringId:
-      v = in.ConsumeIntegralInRange<int64_t>(0, 12);
+      v = in.ConsumeIntegralInRange<int64_t>(0, kNameCount + 1);
       break;
     case Kind::Text: {
       const std::string t = in.ConsumeBool() ? std::string(in.PickValueInArray(kNames))
@@ -162,11 +172,11 @@ std::string build(FuzzedDataProvider& in) {
   sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO StringIds VALUES (?1, ?2)", -1, &st, nullptr);
-  for (int id = 0; st && id < 12; ++id) {
+  for (int id = 0; st && id < kNameCount + 1; ++id) {
     if (in.ConsumeBool()) continue;  // a missing string
     sqlite3_bind_int(st, 1, id);
     const std::string v =
-        in.ConsumeBool() ? std::string(kNames[id % 11]) : in.ConsumeRandomLengthString(24);
+        in.ConsumeBool() ? std::string(kNames[id % kNameCount]) : in.ConsumeRandomLengthString(24);
     sqlite3_bind_text(st, 2, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     sqlite3_step(st);
     sqlite3_reset(st);

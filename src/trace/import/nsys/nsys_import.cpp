@@ -249,23 +249,33 @@ class Reader {
     std::map<uint32_t, std::vector<std::pair<int64_t, const std::string*>>> by_thread;
     while (row.next()) {
       ++out_->events;
-      const auto it = own.find(row.rowid());
+      const auto it = own.find(row.req_int(1, "id"));
       by_thread[thread(row.opt_int(3, "globalTid"))].push_back(
           {row.req_int(2, "start"), it == own.end() ? nullptr : &it->second.second});
     }
     for (auto& [tid, list] : by_thread) {
       std::sort(list.begin(), list.end());
-      std::vector<int64_t> gaps;
-      for (size_t i = 1; i < list.size(); ++i) gaps.push_back(list[i].first - list[i - 1].first);
+      // In unsigned arithmetic: the times are someone else's, and may span all of int64.
+      std::vector<uint64_t> gaps;
+      for (size_t i = 1; i < list.size(); ++i)
+        gaps.push_back(static_cast<uint64_t>(list[i].first) -
+                       static_cast<uint64_t>(list[i - 1].first));
       std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
                        gaps.end());
-      const int64_t period = gaps.empty() ? 0 : gaps[gaps.size() / 2];
+      const uint64_t period = gaps.empty() ? 0 : gaps[gaps.size() / 2];
+      const auto after = [](int64_t t, uint64_t ns) {  // t + ns, at most INT64_MAX
+        const uint64_t room =
+            static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - static_cast<uint64_t>(t);
+        return ns >= room ? std::numeric_limits<int64_t>::max()
+                          : static_cast<int64_t>(static_cast<uint64_t>(t) + ns);
+      };
       auto& out = out_->records.sampled;
       for (size_t i = 0; i < list.size(); ++i) {
         const auto& [t, name] = list[i];
         if (!name) continue;
-        const int64_t next = i + 1 < list.size() ? list[i + 1].first : t + period;
-        const auto [start, end] = span(t, std::min(next, t + 2 * period));
+        const int64_t next = i + 1 < list.size() ? list[i + 1].first : after(t, period);
+        const uint64_t twice = period > UINT64_MAX / 2 ? UINT64_MAX : 2 * period;
+        const auto [start, end] = span(t, std::min(next, after(t, twice)));
         if (!out.empty() && out.back().thread_id == tid && out.back().end_ns == start &&
             out.back().name == *name)
           out.back().end_ns = end;
