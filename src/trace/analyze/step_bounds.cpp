@@ -136,6 +136,10 @@ std::string counters_as_hash(std::string_view name) {
   return out;
 }
 
+bool is_pinning_call(std::string_view n) {
+  return has(n, {"HostAlloc", "MallocHost", "HostRegister"});
+}
+
 bool is_collective_range(std::string_view n) {
   return has(n, {"nccl:", "rccl:", "gloo:", "c10d::", "record_param_comms"});
 }
@@ -254,6 +258,11 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
     const Bound b = call_bound(a, kinds_[id].setup, copy);
     host_.push_back({a.start_ns, a.end_ns, a.thread_id, id, kCall, b, false, false});
     if (b == Bound::Copies && copy) add_held(a, *copy);
+    // Pinning host memory holds the thread on host work of its own and waits for no stream.
+    if (is_pinning_call(a.name)) {
+      held_.push_back({a.start_ns, a.end_ns, a.thread_id, kNoKey, kNoKey});
+      longest_held_ns_ = std::max(longest_held_ns_, a.end_ns - a.start_ns);
+    }
     if (waits_for_queued_gpu_work(blocking_kind(a, copy), copy))
       waits_.push_back({a.end_ns, a.start_ns});
   }

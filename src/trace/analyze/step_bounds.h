@@ -49,6 +49,9 @@ bool is_fp32_gemm(std::string_view kernel);
 bool is_compile_range(std::string_view name);
 // A name with each run of digits read as one counter: "Step 10 to 20" is "Step # to #".
 std::string counters_as_hash(std::string_view name);
+// A call that pins host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister): host work of
+// its own that waits for no stream, unlike cudaFree or cudaMalloc, which may synchronise.
+bool is_pinning_call(std::string_view name);
 // A host range around a collective (nccl:all_reduce, gloo:..., c10d::...).
 bool is_collective_range(std::string_view name);
 
@@ -140,8 +143,9 @@ class BoundsIndex {
     uint8_t kind;
   };
   using Stretches = std::vector<std::pair<uint64_t, uint64_t>>;
-  // A thread held in a blocking copy (R3): what it queued on other streams runs beside the
-  // copy, off the path the thread waits on, unless the copy waited behind it.
+  // A thread held in a blocking copy or in pinning host memory (R3): what it queued on other
+  // streams runs beside the call, off the path the thread waits on, unless the call waited
+  // behind it.
   struct Held {
     uint64_t start, end;
     uint32_t thread;
