@@ -22,13 +22,14 @@ struct Diagnosed {
   trace::TraceReport report;
 };
 
-// The report of one test trace, its advice replayed (the what-ifs the diagnosis gates).
+// The report of one test trace, its advice replayed (the what-ifs the diagnosis gates). Read as
+// ./attribute reads every file: with bench's step phase, which only bench's own traces hold.
 const trace::TraceReport& diagnosed(const std::string& file) {
   static std::map<std::string, std::unique_ptr<Diagnosed>> cache;
   auto& slot = cache[file];
   if (!slot) {
     slot = std::make_unique<Diagnosed>();
-    slot->trace = trace::import_file(tracetest::data(file));
+    slot->trace = trace::import_file(tracetest::data(file), tracetest::bench_files());
     slot->report = trace::build_report(slot->trace);
     trace::add_advice(&slot->report, trace::AdviceMode::On);
   }
@@ -222,6 +223,39 @@ TEST(Diagnosis, WorkBesideAHeldCopyIsOffItsPathUnlessAwaited) {
   const auto p = trace::diagnose(pinning, index_pinning, {});
   EXPECT_LT(p.steady.ns[static_cast<size_t>(Bound::GpuCompute)], 2'000'000u);
   EXPECT_GE(p.cold_ns, 9'000'000u);
+}
+
+// 3.2, 3.7-3.8, 3.14, 3.19, 3.21, 3.23 and our H200 epoch (3.26): each headline as
+// docs/diagnosis.md wrote it by hand.
+TEST(Diagnosis, TheOtherSharedTracesHeadlines) {
+  const auto verdict = [](const char* file) { return diagnosed(file).diagnosis.verdict; };
+  const auto line = [](const char* file) { return trace::verdict_line(diagnosed(file).diagnosis); };
+  // 3.2: a gap no event covers, not a sync or launch verdict.
+  EXPECT_EQ(verdict("traces/a100-event-sync-multistream.json.gz"), Bound::Untraced)
+      << line("traces/a100-event-sync-multistream.json.gz");
+  // 3.7-3.8: GPU idle with work queued (records missing), exposed communication runner-up.
+  for (const char* rank : {"traces/two-ranks/rank-0.json.gz", "traces/two-ranks/rank-1.json.gz"}) {
+    EXPECT_EQ(verdict(rank), Bound::QueuedIdle) << line(rank);
+    EXPECT_EQ(diagnosed(rank).diagnosis.runner_up, Bound::Communication) << line(rank);
+  }
+  // 3.14: copies, not compute.
+  EXPECT_EQ(verdict("nsys/h100-pytorch-2gpu.sqlite.gz"), Bound::Copies)
+      << line("nsys/h100-pytorch-2gpu.sqlite.gz");
+  // 3.19, 3.23: GPU compute; 3.21: per-op host overhead.
+  EXPECT_EQ(verdict("traces_warmup/rtx4090d-resnet18-compile-warm.json.gz"), Bound::GpuCompute);
+  EXPECT_EQ(verdict("traces_pairs/h100-toyblock-compile-max-autotune.json.gz"), Bound::GpuCompute);
+  EXPECT_EQ(verdict("traces_pairs/h100-toyblock-compile-default.json.gz"), Bound::PerOpHost);
+  // 3.26: the article's epoch on the H200: per-op host overhead, launch-bound, with the launch
+  // calls' own share, over bench's epochs.
+  const auto& h200 =
+      diagnosed(
+          "../../results/nvidia-h200/traces/ItemSync_cuda_interval-1_print100-0_batch-120"
+          ".trace.json")
+          .diagnosis;
+  EXPECT_EQ(h200.verdict, Bound::PerOpHost) << trace::verdict_line(h200);
+  EXPECT_TRUE(h200.launch_bound);
+  EXPECT_GT(h200.launch_call_ns, 0u);
+  EXPECT_FALSE(h200.whole_trace);
 }
 
 // 3.7-3.9: records missing: GPU idle with work queued, said as a caveat; one rank of several.
