@@ -143,13 +143,52 @@ def sites(events):
         if steps:
             seen = occurrences[(step,) + key]
             order = seen.setdefault(occurrence, len(seen) + 1)
-        row = rows.setdefault(key + (order,), {"calls": 0, "blocked_us": 0.0})
+        row = rows.setdefault(
+            key + (order,), {"calls": 0, "blocked_us": 0.0, "steps": set(), "occ": set()}
+        )
         row["calls"] += 1
         row["blocked_us"] += c["dur"]
+        if step is not None:
+            row["steps"].add(step)
+        row["occ"].add(occurrence)
+    rows = fold(rows)
     return [
         {"caller": k[0], "callee": k[1], "op": k[2], "order": k[3], **v}
         for k, v in sorted(rows.items(), key=lambda kv: -kv[1]["blocked_us"])
     ]
+
+
+def fold(rows):
+    """The k-th occurrences of one (caller, callee, op) stay apart only where they differ: blocked
+    time per occurrence at least twice the lower median of the key's rows and 50 us more, or in
+    fewer steps than the most frequent; the rest become one row, order 0, or order 1 when none
+    differs."""
+    by_key = defaultdict(list)
+    for k in rows:
+        by_key[k[:3]].append(k)
+    out = {}
+    for key, ks in by_key.items():
+        per = {k: rows[k]["blocked_us"] / max(1, len(rows[k]["occ"])) for k in ks}
+        costs = sorted(per.values())
+        mid = costs[(len(costs) - 1) // 2]
+        usual = max(len(rows[k]["steps"]) for k in ks)
+        alike = [
+            k
+            for k in ks
+            if (per[k] < 2 * mid or per[k] < mid + 50) and len(rows[k]["steps"]) == usual
+        ]
+        if len(alike) < 2:
+            alike = []
+        for k in ks:
+            if k not in alike:
+                out[k] = {"calls": rows[k]["calls"], "blocked_us": rows[k]["blocked_us"]}
+        if alike:
+            order = 1 if len(alike) == len(ks) else 0
+            out[key + (order,)] = {
+                "calls": sum(rows[k]["calls"] for k in alike),
+                "blocked_us": sum(rows[k]["blocked_us"] for k in alike),
+            }
+    return out
 
 
 if __name__ == "__main__":

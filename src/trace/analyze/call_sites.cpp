@@ -128,7 +128,7 @@ struct Member {
 uint32_t name_at(const CallSite& s, int32_t p) { return p < 0 ? kNoFrame : s.stack[p]; }
 
 // The k-th occurrences of one (caller, callee, op) in a step are told apart only where they
-// differ: a row whose blocked time per occurrence is at least twice the median row's and
+// differ: a row whose blocked time per occurrence is at least twice the (lower) median row's and
 // kStandsOutNs more, or that happens in fewer steps than the most frequent (the article's
 // print `.item()` every 100th step beside the logged one in every step), stays its own site;
 // the rest fold into one row, order 0 ("the others in its step"), or, when none stands out,
@@ -149,9 +149,10 @@ std::vector<SiteRow> fold_orders(std::vector<SiteRow> rows,
     if (list.size() < 2) continue;
     std::vector<uint64_t> costs;
     for (size_t i : list) costs.push_back(per(i));
-    std::nth_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(costs.size() / 2),
-                     costs.end());
-    const uint64_t mid = costs[costs.size() / 2];
+    // The lower median: of two rows, the cheaper one is what the other stands out from.
+    const size_t m = (costs.size() - 1) / 2;
+    std::nth_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(m), costs.end());
+    const uint64_t mid = costs[m];
     uint64_t usual_steps = 0;  // how many steps the most frequent occurrence is in
     for (size_t i : list) usual_steps = std::max(usual_steps, rows[i].steps);
     std::vector<size_t> alike;
