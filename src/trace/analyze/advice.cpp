@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "trace/analyze/replay/graph_capture.h"
@@ -158,18 +157,9 @@ void add_launch_bound(const TraceReport& rep, Candidates* cands) {
 
 // Whether any outermost range (or frame) named `name` queues GPU work on its thread: then it is
 // part of the step's GPU path (a module's forward, `## backward ##`), not work a worker can take.
-bool queues_gpu_work(const RecordSet& r, const std::string& name) {
-  std::map<uint32_t, std::vector<uint64_t>> issues;  // per thread, its issuing calls' starts
-  for (const auto& a : r.api)
-    if (a.kind == ApiKind::Launch || a.kind == ApiKind::Memcpy || a.kind == ApiKind::Memset)
-      issues[a.thread_id].push_back(a.start_ns);
-  for (auto& [thread, starts] : issues) std::sort(starts.begin(), starts.end());
-  for (const auto& s : replay::named_regions(r, name)) {
-    const auto it = issues.find(s.thread);
-    if (it == issues.end()) continue;
-    const auto p = std::lower_bound(it->second.begin(), it->second.end(), s.start_ns);
-    if (p != it->second.end() && *p < s.end_ns) return true;
-  }
+bool queues_gpu_work(const RecordSet& r, const ThreadStarts& issues, const std::string& name) {
+  for (const auto& s : replay::named_regions(r, name))
+    if (issues.inside(s.thread, s.start_ns, s.end_ns)) return true;
   return false;
 }
 
@@ -180,6 +170,7 @@ bool queues_gpu_work(const RecordSet& r, const std::string& name) {
 void add_host_work(const TraceReport& rep, Candidates* cands) {
   const Diagnosis& d = rep.diagnosis;
   if (!d.gpu || d.cold_profile || !d.steady.wall_ns) return;
+  const ThreadStarts issues = issue_starts(rep.trace->records);
   size_t added = 0;
   for (const auto& h : d.steady.host) {  // the most time first
     const double share = static_cast<double>(h.ns) / static_cast<double>(d.steady.wall_ns);
@@ -187,7 +178,7 @@ void add_host_work(const TraceReport& rep, Candidates* cands) {
     const std::string level = h.level;
     if (h.bound != Bound::OtherHost || h.name.empty() ||
         (level != "range" && level != "op" && level != "frame") ||
-        queues_gpu_work(rep.trace->records, h.name))
+        queues_gpu_work(rep.trace->records, issues, h.name))
       continue;
     Finding f;
     f.kind = Finding::Kind::HostWork;

@@ -25,6 +25,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// One stream of one device, as one key.
+uint64_t stream_key_of(uint32_t device, uint32_t stream) { return uint64_t{device} << 32 | stream; }
+
 // Host calls that are neither work nor a wait: polling (an NCCL watchdog's cudaEventQuery).
 bool is_poll(const std::string& name) { return name.find("Query") != std::string::npos; }
 
@@ -39,32 +42,12 @@ bool is_step_name(const std::string& n, const std::string& step_phase) {
   return n.rfind("ProfilerStep#", 0) == 0 || (!step_phase.empty() && n == step_phase);
 }
 
-// For each thread, the starts of the calls that queue GPU work (launches, copies, sets).
-std::unordered_map<uint32_t, std::vector<uint64_t>> issue_starts(const RecordSet& r) {
-  std::unordered_map<uint32_t, std::vector<uint64_t>> out;
-  for (const auto& a : r.api)
-    if (a.kind == ApiKind::Launch || a.kind == ApiKind::Memcpy || a.kind == ApiKind::Memset)
-      out[a.thread_id].push_back(a.start_ns);
-  for (auto& [t, v] : out) std::sort(v.begin(), v.end());
-  return out;
-}
-
-struct Issues {
-  std::unordered_map<uint32_t, std::vector<uint64_t>> starts;
-  bool inside(uint32_t thread, uint64_t s, uint64_t e) const {
-    const auto it = starts.find(thread);
-    if (it == starts.end()) return false;
-    const auto p = std::lower_bound(it->second.begin(), it->second.end(), s);
-    return p != it->second.end() && *p < e;
-  }
-};
-
 // Per event of one kind (ops, or Python frames), nested by time on each thread: whether it or
 // an event around it queues GPU work. An op so is on the per-op path (dispatch, aten::empty from
 // the cache, ...); a frame so is inside a call that launches (a module's forward), where short
 // stretches of Python are glue between launches (R4).
 template <typename Event>
-std::vector<bool> chains_issue(const std::vector<Event>& ev, const Issues& issues) {
+std::vector<bool> chains_issue(const std::vector<Event>& ev, const ThreadStarts& issues) {
   std::vector<uint32_t> order(ev.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -142,6 +125,22 @@ bool is_pinning_call(std::string_view n) {
 
 bool is_collective_range(std::string_view n) {
   return has(n, {"nccl:", "rccl:", "gloo:", "c10d::", "record_param_comms"});
+}
+
+bool ThreadStarts::inside(uint32_t thread, uint64_t s, uint64_t e) const {
+  const auto it = starts.find(thread);
+  if (it == starts.end()) return false;
+  const auto p = std::lower_bound(it->second.begin(), it->second.end(), s);
+  return p != it->second.end() && *p < e;
+}
+
+ThreadStarts issue_starts(const RecordSet& r) {
+  ThreadStarts out;
+  for (const auto& a : r.api)
+    if (a.kind == ApiKind::Launch || a.kind == ApiKind::Memcpy || a.kind == ApiKind::Memset)
+      out.starts[a.thread_id].push_back(a.start_ns);
+  for (auto& [t, v] : out.starts) std::sort(v.begin(), v.end());
+  return out;
 }
 
 HostWork host_work(std::string_view name) {
@@ -236,12 +235,10 @@ Bound StepBounds::runner_up() const {
 BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, const BoundsOptions& o)
     : r_(r), index_(index), o_(o) {
   classify_kernels();
-  Issues issues{issue_starts(r)};
-  const auto name = [&](const std::string& n) { return name_of(n); };
-  const auto range_name = [&](const std::string& n) { return range_name_of(n); };
+  const ThreadStarts issues = issue_starts(r);
   const auto range_event = [&](uint64_t s, uint64_t e, uint32_t thread, const std::string& n,
                                uint8_t level) {
-    HostEvent h{s, e, thread, range_name(n), level, Bound::OtherHost, false, false};
+    HostEvent h{s, e, thread, range_name_of(n), level, Bound::OtherHost, false, false};
     if (!is_step_name(n, r.step_phase) && !kinds_[h.name].compile && issues.inside(thread, s, e))
       h.bound = Bound::PerOpHost, h.glue = true;
     host_.push_back(h);
@@ -251,7 +248,7 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
   for (uint32_t i = 0; i < r.api.size(); ++i) {
     const ApiRecord& a = r.api[i];
     if (order.nested_driver[i]) continue;
-    const uint32_t id = name(a.name);
+    const uint32_t id = name_of(a.name);
     if (kinds_[id].poll) continue;
     const auto c = a.kind == ApiKind::Memcpy ? copy_of.find(a.correlation_id) : copy_of.end();
     const MemcpyRecord* copy = c == copy_of.end() ? nullptr : &r.memcpys[c->second];
@@ -279,13 +276,13 @@ BoundsIndex::BoundsIndex(const RecordSet& r, const AttributionIndex& index, cons
       range_event(op.start_ns, op.end_ns, op.thread_id, op.name, kRange);
       continue;
     }
-    host_.push_back({op.start_ns, op.end_ns, op.thread_id, name(op.name), kOp,
+    host_.push_back({op.start_ns, op.end_ns, op.thread_id, name_of(op.name), kOp,
                      op_issues[i] ? Bound::PerOpHost : Bound::OtherHost, false, false});
   }
   const std::vector<bool> frame_issues = chains_issue(r.py_frames, issues);
   for (uint32_t i = 0; i < r.py_frames.size(); ++i) {
     const PyFrameRecord& f = r.py_frames[i];
-    const uint32_t id = name(r.frame_names[f.name_id]);
+    const uint32_t id = name_of(r.frame_names[f.name_id]);
     const bool glue = frame_issues[i] && !kinds_[id].compile;
     host_.push_back({f.start_ns, f.end_ns, f.thread_id, id, kFrame,
                      glue ? Bound::PerOpHost : Bound::OtherHost, glue, false});
@@ -346,21 +343,20 @@ void BoundsIndex::index_spans() {
 }
 
 uint64_t BoundsIndex::stream_key(const AttributionIndex::GpuWork& g) const {
-  const auto key = [](uint32_t device, uint32_t stream) { return uint64_t{device} << 32 | stream; };
   switch (g.kind) {
     case GpuWorkKind::Kernel:
-      return key(r_.kernels[g.index].device_id, r_.kernels[g.index].stream_id);
+      return stream_key_of(r_.kernels[g.index].device_id, r_.kernels[g.index].stream_id);
     case GpuWorkKind::Memcpy:
-      return key(r_.memcpys[g.index].device_id, r_.memcpys[g.index].stream_id);
+      return stream_key_of(r_.memcpys[g.index].device_id, r_.memcpys[g.index].stream_id);
     case GpuWorkKind::Memset:
       break;
   }
-  return key(r_.memsets[g.index].device_id, r_.memsets[g.index].stream_id);
+  return stream_key_of(r_.memsets[g.index].device_id, r_.memsets[g.index].stream_id);
 }
 
 void BoundsIndex::add_held(const ApiRecord& call, const MemcpyRecord& copy) {
-  Held h{call.start_ns, call.end_ns, call.thread_id,
-         uint64_t{copy.device_id} << 32 | copy.stream_id, kNoKey};
+  Held h{call.start_ns, call.end_ns, call.thread_id, stream_key_of(copy.device_id, copy.stream_id),
+         kNoKey};
   // While the copy waits behind its own stream's earlier work, it waits on the GPU (which may
   // wait on other streams in turn): held only from when that work is done. A copy that starts
   // just after another stream's work ended waited behind it too (the legacy default stream's
@@ -429,7 +425,7 @@ void BoundsIndex::mark_cold() {
     if (h.level == kOp) first_op.emplace(h.thread, i);
     if (h.level == kCall && first_call == UINT32_MAX) first_call = i;
   }
-  const Issues calls{[&] {
+  const ThreadStarts calls{[&] {
     std::unordered_map<uint32_t, std::vector<uint64_t>> starts;
     for (const auto& h : host_)
       if (h.level == kCall) starts[h.thread].push_back(h.start);

@@ -55,6 +55,16 @@ bool is_pinning_call(std::string_view name);
 // A host range around a collective (nccl:all_reduce, gloo:..., c10d::...).
 bool is_collective_range(std::string_view name);
 
+// Per thread, the sorted times at which something starts: whether one starts inside a host
+// event on its thread.
+struct ThreadStarts {
+  std::unordered_map<uint32_t, std::vector<uint64_t>> starts;
+  bool inside(uint32_t thread, uint64_t start, uint64_t end) const;  // one in [start, end)
+};
+// Each thread's calls that queue GPU work (launches, copies, sets): a host event with one
+// inside is on the GPU's path (R4).
+ThreadStarts issue_starts(const RecordSet& records);
+
 // What host work the GPU waits on is, from its name (R10, R15).
 enum class HostWork : uint8_t { DataLoading, Allocation, Other };
 HostWork host_work(std::string_view name);
