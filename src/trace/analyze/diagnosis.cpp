@@ -76,10 +76,15 @@ struct KernelMix {
   uint64_t fp32_gemm_ns = 0, softmax_ns = 0, attention_ns = 0;
 };
 
-// Whether t falls in one of the windows (sorted by start, not overlapping).
-bool inside(const std::vector<std::pair<uint64_t, uint64_t>>& w, uint64_t t) {
+// The window t falls in (windows sorted by start, not overlapping), or SIZE_MAX.
+size_t window_of(const std::vector<std::pair<uint64_t, uint64_t>>& w, uint64_t t) {
   auto it = std::upper_bound(w.begin(), w.end(), std::make_pair(t, UINT64_MAX));
-  return it != w.begin() && t < std::prev(it)->second;
+  if (it == w.begin() || t >= std::prev(it)->second) return SIZE_MAX;
+  return static_cast<size_t>(std::prev(it) - w.begin());
+}
+
+bool inside(const std::vector<std::pair<uint64_t, uint64_t>>& w, uint64_t t) {
+  return window_of(w, t) != SIZE_MAX;
 }
 
 KernelMix kernel_mix(const RecordSet& r, const std::vector<std::pair<uint64_t, uint64_t>>& w) {
@@ -149,25 +154,20 @@ Diagnosed other_host(const Diagnosis& d) {
 }
 
 // The steady steps' kernel sequences and blocking calls (CaptureCheck). Kernels in start order,
-// each to the window it starts in: one pass, whatever the number of windows.
+// each to the window it starts in, found once.
 CaptureCheck check_capture(const RecordSet& r,
                            const std::vector<std::pair<uint64_t, uint64_t>>& steady) {
   CaptureCheck c;
   c.checked = true, c.steps = steady.size();
   if (steady.empty()) return c;
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < r.kernels.size(); ++i)
-    if (inside(steady, r.kernels[i].start_ns)) order.push_back(i);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return r.kernels[a].start_ns < r.kernels[b].start_ns; });
+  std::vector<std::tuple<uint64_t, uint32_t, size_t>> order;  // (start, kernel, its window)
+  for (uint32_t i = 0; i < r.kernels.size(); ++i) {
+    const size_t w = window_of(steady, r.kernels[i].start_ns);
+    if (w != SIZE_MAX) order.emplace_back(r.kernels[i].start_ns, i, w);
+  }
+  std::sort(order.begin(), order.end());
   std::vector<uint64_t> hash(steady.size(), 1469598103934665603ull), count(steady.size(), 0);
-  const auto window_of = [&](uint64_t t) {
-    return static_cast<size_t>(
-        std::prev(std::upper_bound(steady.begin(), steady.end(), std::make_pair(t, UINT64_MAX))) -
-        steady.begin());
-  };
-  for (uint32_t i : order) {
-    const size_t w = window_of(r.kernels[i].start_ns);
+  for (const auto& [start, i, w] : order) {
     hash[w] =
         (hash[w] ^ std::hash<std::string_view>{}(kernel_name(r, r.kernels[i]))) * 1099511628211ull;
     ++count[w];
