@@ -234,10 +234,16 @@ class Reader {
         nsys::select_sql(db_, kSampleChains,
                          {{"id", true}, {"symbol", true}, {"module", true}, {"stackDepth", true}}),
         kSampleChains);
+    std::unordered_map<int64_t, bool> program_module;  // per module string: the program's own
     while (chain.next()) {
-      const std::string module = string_at(chain.req_int(3, "module"));
-      if (module.empty() || module.front() == '[' || module.find(".so") != std::string::npos)
-        continue;
+      const int64_t module_id = chain.req_int(3, "module");
+      auto [m, first] = program_module.try_emplace(module_id, false);
+      if (first) {
+        const std::string module = string_at(module_id);
+        m->second =
+            !module.empty() && module.front() != '[' && module.find(".so") == std::string::npos;
+      }
+      if (!m->second) continue;
       const int64_t depth = chain.req_int(4, "stackDepth");
       auto [it, added] = own.try_emplace(chain.req_int(1, "id"), depth, std::string());
       if (added || depth < it->second.first)
