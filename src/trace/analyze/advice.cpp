@@ -163,10 +163,19 @@ bool queues_gpu_work(const RecordSet& r, const ThreadStarts& issues, const std::
   return false;
 }
 
+// Worker processes enough to load one step's host work while the rest of the step runs: the
+// work over the rest, rounded up to a power of two (DataLoader's usual counts), at most 8.
+uint32_t workers_for(int64_t work_ns, int64_t step_ns) {
+  const int64_t rest = std::max<int64_t>(1, step_ns - work_ns);
+  uint32_t n = 1;
+  while (n < 8 && static_cast<int64_t>(n) * rest < work_ns) n *= 2;
+  return n;
+}
+
 // Host work the GPU waits on in a range, an op or a Python frame that queues no GPU work (the
 // diagnosis' other host work, R10: data loading, preprocessing, IO), each of the two largest:
-// its host time made free, as DataLoader workers or a thread would overlap it. Never from a
-// cold profile.
+// run ahead by worker processes, as DataLoader workers run loading and the preprocessing in a
+// Dataset. Never from a cold profile.
 void add_host_work(const TraceReport& rep, Candidates* cands) {
   const Diagnosis& d = rep.diagnosis;
   if (!d.gpu || d.cold_profile || !d.steady.wall_ns) return;
@@ -187,10 +196,12 @@ void add_host_work(const TraceReport& rep, Candidates* cands) {
     std::snprintf(b, sizeof b, "the GPU waits %.0f%% of the steady steps while the host runs ",
                   100.0 * share);
     f.what = b + h.name + " (" + level + ")";
-    f.fix =
-        "overlap it with the GPU's work (in a worker or a thread, as DataLoader workers do for "
-        "loading) or move it to the GPU; a CUDA graph does not remove it";
-    add(cands, f, "scale-host=0:range=" + h.name);
+    const uint32_t workers = workers_for(h.ns, d.steady.wall_ns);
+    const std::string n = std::to_string(workers);
+    f.fix = "run it ahead of the step in " + count(workers, "worker process", "worker processes") +
+            " (DataLoader(num_workers=" + n + "), with the preprocessing in the Dataset) or move "
+            "it to the GPU; a CUDA graph does not remove it";
+    add(cands, f, "workers=" + n + ":range=" + h.name);
     ++added;
   }
 }

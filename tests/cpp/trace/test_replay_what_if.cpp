@@ -102,6 +102,10 @@ TEST(WhatIfSpec, ParsesEveryForm) {
   EXPECT_EQ(w.kind, WhatIf::Kind::ScaleHost);
   EXPECT_EQ(w.factor, 0.0);
   EXPECT_EQ(w.region, "transformers/image_transforms.py(390): normalize");  // colons kept
+  w = parse_what_if("workers=4:range=enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(w.kind, WhatIf::Kind::Workers);
+  EXPECT_EQ(w.workers, 4u);
+  EXPECT_EQ(w.region, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
 }
 
 TEST(WhatIfSpec, SaysWhatWasExpected) {
@@ -130,6 +134,10 @@ TEST(WhatIfSpec, SaysWhatWasExpected) {
   EXPECT_NE(error("scale-host=0").find(":range=NAME"), std::string::npos);
   EXPECT_NE(error("scale-host=0:op=x").find(":range=NAME"), std::string::npos);
   EXPECT_NE(error("scale-host=:range=x").find("scale-host=FACTOR"), std::string::npos);
+  EXPECT_NE(error("workers=0:range=x").find("from 1 to"), std::string::npos);
+  EXPECT_NE(error("workers=1.5:range=x").find("'1.5'"), std::string::npos);
+  EXPECT_NE(error("workers=-2:range=x").find("workers=N"), std::string::npos);
+  EXPECT_NE(error("workers=2").find(":range=NAME"), std::string::npos);
 }
 
 TEST(ReplayWhatIf, ScalingAHostRangeScalesTheCpuTimeInsideItOnly) {
@@ -150,6 +158,64 @@ TEST(ReplayWhatIf, ScalingAHostRangeScalesTheCpuTimeInsideItOnly) {
   EXPECT_EQ(rep.what_ifs[1].steps[0].predicted_ns, replayed - 50);
   EXPECT_EQ(rep.what_ifs[2].steps[0].predicted_ns, replayed);
   EXPECT_NE(rep.what_ifs[2].note.find("nothing to scale"), std::string::npos);
+}
+
+// `steps` steps of a loop that loads its batch on the host (a range "load", `load` long, no CUDA
+// call), then launches a kernel of `work` and waits for it: DataLoader without workers.
+trace::RecordSet loading_loop(int steps, uint64_t load, uint64_t work) {
+  trace::RecordSet r;
+  uint64_t t = 0;
+  for (uint32_t i = 0; i < static_cast<uint32_t>(steps); ++i) {
+    const uint64_t s = t, l = s + load, k0 = l + 7 * us, k1 = k0 + work;
+    r.annotations.push_back({s, l, 7, false, "load"});
+    r.api.push_back(call("cudaLaunchKernel", l, l + 5 * us, 2 * i + 1));
+    r.kernels.push_back(kernel(k0, k1, 2 * i + 1));
+    r.api.push_back(call("cudaStreamSynchronize", l + 5 * us, k1 + 3 * us, 2 * i + 2));
+    t = k1 + 5 * us;
+    step(&r, "ProfilerStep#" + std::to_string(i), s, t);
+  }
+  return r;
+}
+
+TEST(ReplayWhatIf, WorkersRunALoadingRangeAheadOfTheStep) {
+  // Loading 100 us, the rest of a step 75 us. The first step still waits for its batch. One
+  // worker loads back to back, so the steps after it follow at its pace, 100 us; two load
+  // faster than the step needs, so the load leaves every later step.
+  const auto t = imported(loading_loop(6, 100 * us, 60 * us));
+  const auto rep = replay_trace(t, {parse_what_if("workers=1:range=load"),
+                                    parse_what_if("workers=2:range=load"),
+                                    parse_what_if("scale-host=0:range=load")});
+  ASSERT_EQ(rep.what_ifs.size(), 3u);
+  const auto& one = rep.what_ifs[0].steps;
+  const auto& two = rep.what_ifs[1].steps;
+  const auto& free = rep.what_ifs[2].steps;
+  const auto& replayed = rep.replay.steps;
+  ASSERT_EQ(one.size(), 6u);
+  EXPECT_EQ(one[0].predicted_ns, replayed[0].predicted_ns);
+  EXPECT_EQ(two[0].predicted_ns, replayed[0].predicted_ns);
+  for (size_t i = 2; i < one.size(); ++i) {
+    EXPECT_NEAR(static_cast<double>(one[i].predicted_ns), 100.0 * us, 1.0 * us) << i;
+    EXPECT_EQ(two[i].predicted_ns, free[i].predicted_ns) << i;
+    EXPECT_EQ(two[i].predicted_ns, replayed[i].predicted_ns - static_cast<int64_t>(100 * us));
+  }
+  EXPECT_NE(rep.what_ifs[0].note.find("6 host ranges named load on 1 thread run ahead by 1 "
+                                      "worker"),
+            std::string::npos)
+      << rep.what_ifs[0].note;
+}
+
+TEST(ReplayWhatIf, WorkersLeaveARangeThatQueuesGpuWorkOnItsThread) {
+  // A "load" that launches a kernel is part of the step's GPU path: no worker process can hold
+  // it, so nothing moves.
+  trace::RecordSet r = loading_loop(3, 100 * us, 60 * us);
+  for (auto& a : r.annotations) a.end_ns += 10 * us;  // now around the launch
+  const auto t = imported(r);
+  const auto rep = replay_trace(t, {parse_what_if("workers=2:range=load")});
+  ASSERT_EQ(rep.what_ifs.size(), 1u);
+  for (size_t i = 0; i < rep.replay.steps.size(); ++i)
+    EXPECT_EQ(rep.what_ifs[0].steps[i].predicted_ns, rep.replay.steps[i].predicted_ns);
+  EXPECT_NE(rep.what_ifs[0].note.find("queues or waits for GPU work"), std::string::npos)
+      << rep.what_ifs[0].note;
 }
 
 TEST(ReplaySites, OneItemIsOneSiteThoughItBlocksTwice) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace trace::replay {
 
@@ -10,6 +11,34 @@ namespace {
 int64_t scaled(int64_t ns, double f) {
   return f == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * f));
 }
+
+// Where each prefetched instance's end is (simulate's gate) and when each is loaded.
+class Loaders {
+ public:
+  Loaders(const std::vector<Prefetch>& p, size_t nodes) : p_(p), ready_(p.size()) {
+    if (p.empty()) return;
+    at_.assign(nodes, {kNone, 0});
+    for (uint32_t i = 0; i < p.size(); ++i) {
+      ready_[i].assign(p[i].close.size(), 0);
+      for (uint32_t k = 0; k < p[i].close.size(); ++k) at_[p[i].close[k]] = {i, k};
+    }
+  }
+  // The earliest start of node v: when its instance is loaded (INT64_MIN when v is no end).
+  int64_t gate(uint32_t v, const Timeline& t) {
+    if (at_.empty() || at_[v].first == kNone) return INT64_MIN;
+    const auto [i, k] = at_[v];
+    const Prefetch& p = p_[i];
+    const uint32_t ahead = p.workers * p.depth;
+    const int64_t asked = k < ahead ? t.start[p.open[0]] : t.start[p.close[k - ahead]];
+    const int64_t free = k < p.workers ? INT64_MIN : ready_[i][k - p.workers];
+    return ready_[i][k] = std::max(asked, free) + p.load_ns[k];
+  }
+
+ private:
+  const std::vector<Prefetch>& p_;
+  std::vector<std::vector<int64_t>> ready_;
+  std::vector<std::pair<uint32_t, uint32_t>> at_;  // per node: (loader, instance) of an end
+};
 
 }  // namespace
 
@@ -23,6 +52,7 @@ Timeline simulate(const Graph& g, const Scenario& s) {
     return g.typical.size() > static_cast<size_t>(k) ? g.typical[static_cast<size_t>(k)]
                                                      : INT64_MAX;
   };
+  Loaders loaders(s.prefetch, n);
   for (uint32_t v : g.topo) {
     const uint8_t f = s.flag(v);
     const bool host = v < g.host_count, removed = (f & kRemoved) != 0;
@@ -76,6 +106,7 @@ Timeline simulate(const Graph& g, const Scenario& s) {
       if (at > best) best = at, via = k;
     }
     if (via == kNone) best = removed && !host ? kNowhere : g.observed[v];
+    best = std::max(best, loaders.gate(v, t));  // waits on its chain: its thread's time
     t.start[v] = best;
     t.via[v] = via;
   }

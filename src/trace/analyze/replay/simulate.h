@@ -20,6 +20,17 @@ enum NodeFlag : uint8_t {
   kUnblocked = 4,  // host node ending a call that no longer waits for GPU work (pin-copies)
 };
 
+// A host range run ahead by worker processes, as DataLoader(num_workers) runs its loading: its
+// instances on one thread in order, worker k % workers loading instance k. Instance k is asked
+// for when instance k - workers * depth is taken (the first ones when the first is asked for),
+// starts when its worker is free, and takes its recorded host time; the thread waits at its
+// end until it is loaded. The host time inside the range is the scenario's to remove.
+struct Prefetch {
+  std::vector<uint32_t> open, close;  // the host nodes of each instance's ends
+  std::vector<int64_t> load_ns;       // each instance's recorded host time
+  uint32_t workers = 1, depth = 2;    // depth: DataLoader's prefetch_factor
+};
+
 struct Scenario {
   std::vector<uint8_t> flags;  // per node; empty: no flags
   double launch_scale = 1.0;   // every launch call's length
@@ -42,6 +53,7 @@ struct Scenario {
   // kind's typical value instead of the recorded one; durations and CPU time stay as recorded.
   // Replaying so asks how much of the trace the dependencies alone explain.
   bool typical_delays = false;
+  std::vector<Prefetch> prefetch;
   uint8_t flag(uint32_t v) const { return flags.empty() ? 0 : flags[v]; }
 };
 

@@ -13,6 +13,7 @@
 #include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/log_every.h"
 #include "trace/analyze/replay/replay_graph.h"
+#include "trace/analyze/replay/run_ahead.h"
 #include "trace/analyze/replay/simulate.h"
 #include "trace/analyze/replay/transforms.h"
 #include "trace/analyze/replay/what_if_notes.h"
@@ -40,7 +41,8 @@ std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
                                                        const std::vector<WhatIf>& what_ifs) {
   std::map<std::string, std::vector<Span>> out;
   for (const WhatIf& w : what_ifs)
-    if ((w.kind == WhatIf::Kind::GraphSteps || w.kind == WhatIf::Kind::ScaleHost) &&
+    if ((w.kind == WhatIf::Kind::GraphSteps || w.kind == WhatIf::Kind::ScaleHost ||
+         w.kind == WhatIf::Kind::Workers) &&
         !w.region.empty() && !out.count(w.region))
       out[w.region] = named_regions(r, w.region);
   return out;
@@ -175,6 +177,31 @@ ScenarioResult host_scaled(const WhatIfRun& run, const WhatIf& w) {
   return x;
 }
 
+// The range's host time moved to worker processes that run it ahead (run_ahead.h).
+ScenarioResult host_run_ahead(const WhatIfRun& run, const WhatIf& w) {
+  RunAheadFacts f;
+  ScenarioResult x =
+      run.eval(run_ahead(run.replay.graph, run.replay.regions.at(w.region), w.workers, &f), w.text);
+  if (!f.ranges) {
+    x.note = f.kept ? "nothing to move: every host range named " + w.region +
+                          " queues or waits for GPU work, which a worker process cannot hold; "
+                          "the replay is unchanged"
+                    : "nothing to move: no host range named " + w.region +
+                          " holds a traced call; the replay is unchanged";
+    return x;
+  }
+  x.note = count(f.ranges, "host range", "host ranges") + " named " + w.region + " on " +
+           count(f.threads, "thread", "threads") + " run ahead by " +
+           count(w.workers, "worker", "workers") + ", " + std::to_string(kPrefetchPerWorker) +
+           " asked ahead each (DataLoader's default prefetch_factor), each taking its recorded "
+           "host time; the thread waits for what is not loaded yet; handing a batch over is "
+           "taken as free";
+  if (f.kept)
+    x.note += "; " + count(f.kept, "range stays", "ranges stay") +
+              " on its thread from the first that queues or waits for GPU work";
+  return x;
+}
+
 }  // namespace
 
 ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>& what_ifs,
@@ -231,6 +258,9 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
         break;
       case WhatIf::Kind::ScaleHost:
         rep.what_ifs.push_back(host_scaled(run, w));
+        break;
+      case WhatIf::Kind::Workers:
+        rep.what_ifs.push_back(host_run_ahead(run, w));
         break;
     }
   }

@@ -28,7 +28,8 @@ struct WhatIf {
     GraphSteps,
     PinCopies,
     StreamSyncs,
-    ScaleHost
+    ScaleHost,
+    Workers
   };
   Kind kind = Kind::NoSyncs;
   SiteSelector sites;           // NoSyncs, LogEvery
@@ -36,7 +37,8 @@ struct WhatIf {
   double factor = 1.0;          // ScaleKernels, ScaleLaunches, ScaleHost
   std::string pattern;          // ScaleKernels: part of the kernel name, "" = every kernel
   std::string region;           // GraphSteps: the range captured (graph=REGION); "" = each step;
-                                // ScaleHost: the range whose host time is scaled
+                                // ScaleHost, Workers: the range whose host time is scaled / moved
+  uint32_t workers = 0;         // Workers: the worker processes that run the range ahead
   int64_t launch_ns = -1;       // GraphSteps: a graph launch's cost; -1 = graph_capture.h's
   int64_t node_ns = -1;         // GraphSteps: the gap between graph nodes; -1 = graph_capture.h's
   double gbps = -1;             // PinCopies: the pinned bandwidth; -1 = the trace's, or a default

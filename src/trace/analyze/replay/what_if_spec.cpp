@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "trace/analyze/replay/what_if.h"
 
@@ -21,6 +22,20 @@ double positive_number(const std::string& spec, const std::string& text, const c
   if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0 || v > 1e6)
     bad(spec, std::string("expected ") + what + " (a number from 0 to 1e6), got '" + text + "'");
   return v;
+}
+
+// More worker processes than a machine runs for one loader would be a typo.
+constexpr uint32_t kMaxWorkers = 1024;
+
+uint32_t whole_number(const std::string& spec, const std::string& text, const char* what,
+                      uint32_t max) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' || errno != 0 || v == 0 || v > max)
+    bad(spec, std::string("expected ") + what + " (a whole number from 1 to " +
+                  std::to_string(max) + "), got '" + text + "'");
+  return static_cast<uint32_t>(v);
 }
 
 // graph-steps[:launch-us=US][:node-us=US], graph=REGION[:launch-us=US][:node-us=US]: the options
@@ -115,7 +130,10 @@ const char* const kWhatIfSpecs =
     "  stream-syncs                   device syncs wait for one stream\n"
     "  scale-host=F:range=NAME        host time inside each range NAME\n"
     "       takes F times as long (0: as if overlapped, as DataLoader\n"
-    "       workers would; '#' in NAME stands for a number: \"IO #\")\n";
+    "       workers would; '#' in NAME stands for a number: \"IO #\")\n"
+    "  workers=N:range=NAME           each range NAME run ahead by N\n"
+    "       worker processes, as DataLoader(num_workers=N) runs its\n"
+    "       loading: the host waits only for what they have not done\n";
 
 WhatIf parse_what_if(const std::string& spec) {
   if (spec.rfind("graph-steps", 0) == 0 || spec.rfind("graph=", 0) == 0) return parse_graph(spec);
@@ -171,10 +189,15 @@ WhatIf parse_what_if(const std::string& spec) {
     w.factor = positive_number(spec, arg, "scale-host=FACTOR");
     if (key != "range") bad(spec, "scale-host=F takes :range=NAME, the host range to scale");
     w.region = value;
+  } else if (name == "workers") {
+    w.kind = WhatIf::Kind::Workers;
+    w.workers = whole_number(spec, arg, "workers=N", kMaxWorkers);
+    if (key != "range") bad(spec, "workers=N takes :range=NAME, the host range the workers run");
+    w.region = value;
   } else {
     bad(spec,
         "expected no-syncs, log-every=N,..., scale-kernels=F, scale-launches=F, graph-steps, "
-        "graph=REGION, pin-copies, stream-syncs or scale-host=F:range=NAME");
+        "graph=REGION, pin-copies, stream-syncs, scale-host=F:range=NAME or workers=N:range=NAME");
   }
   return w;
 }
