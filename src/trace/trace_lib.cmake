@@ -78,6 +78,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/sync_waits.cpp
   ${_t}/analyze/replay/simulate.cpp
   ${_t}/analyze/replay/sites.cpp
+  ${_t}/analyze/replay/queue_waits.cpp
   ${_t}/analyze/replay/run_ahead.cpp
   ${_t}/analyze/replay/transforms.cpp
   ${_t}/analyze/replay/graph_capture.cpp

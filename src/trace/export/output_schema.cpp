@@ -439,7 +439,7 @@ std::vector<Table> make_tables() {
        {"host_nodes", "gpu_nodes", "edges", "launches", "graph_launch_kernels", "unlaunched_gpu",
         "blocking_calls", "sync_targets_from_rows", "sync_targets_guessed",
         "syncs_waiting_on_nothing", "event_waits", "unnamed_event_waits", "gpu_waits",
-        "thread_waits", "overlapping_calls", "cycle_edges_dropped"})
+        "thread_waits", "queue_waits", "overlapping_calls", "cycle_edges_dropped"})
     graph.push_back(f(k, K::Count, "", "the graph's count of these (docs/what-if.md)"));
   t.push_back({"replay_graph", "what the replay's dependency graph holds", graph});
   const std::vector<Field> errors = {

@@ -77,7 +77,9 @@ void write_replay_json(JsonOut& o, const replay::ReplayReport& rep) {
       .key("gpu_waits")
       .value(g.gpu_waits)
       .key("thread_waits")
-      .value(g.thread_waits);
+      .value(g.thread_waits)
+      .key("queue_waits")
+      .value(g.queue_waits);
   o.key("overlapping_calls")
       .value(g.overlapping_calls)
       .key("cycle_edges_dropped")

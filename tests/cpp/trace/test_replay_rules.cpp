@@ -251,6 +251,61 @@ TEST(ReplayRules, GpuWorkThatWaitedForAnotherStreamWithoutARow) {
             static_cast<int64_t>(200 * us));
 }
 
+TEST(ReplayRules, OnASlowRuntimeACrossStreamWaitMayWakeLater) {
+  // Every launch here starts its kernel 15 us after returning (a slow runtime): a kernel that
+  // starts 20 us after another stream's work ended, long after its own launch, waited for it.
+  // With launches 1 us quick, 20 us is no such wait.
+  for (const uint64_t latency : {15u, 1u}) {
+    const uint64_t us = 1000;
+    trace::RecordSet r;
+    for (uint32_t i = 0; i < 5; ++i) {
+      const uint64_t t = i * 100 * us;
+      r.api.push_back(call("cudaLaunchKernel", t, t + 1 * us, i + 1));
+      r.kernels.push_back(kernel(t + (1 + latency) * us, t + 50 * us, i + 1, 7));
+    }
+    r.api.push_back(call("cudaLaunchKernel", 401 * us, 402 * us, 9));
+    r.kernels.push_back(kernel(470 * us, 480 * us, 9, 8));  // 20 us after kernel 4 ended
+    const Graph g = build_graph(r);
+    EXPECT_EQ(has_edge(g, kernel_node(g, 5), EdgeKind::GpuWait, kernel_node(g, 4)), latency == 15)
+        << latency;
+    expect_unchanged(g);
+  }
+}
+
+TEST(ReplayRules, ALaunchIntoAFullQueueWaitsForTheOldestWorkOnItsStream) {
+  // A host that launches 10 us kernels every 1 us fills its stream's queue; from then on each
+  // launch returns 0.5 us after the kernel 1022 places ahead ends. Halve the kernels and the
+  // host is held half as long: the whole run takes about half the time.
+  const uint64_t us = 1000, depth = 1022;
+  trace::RecordSet r;
+  uint64_t t = 0, full = 0;
+  for (uint32_t i = 0; i < 1600; ++i) {
+    uint64_t end = t + 1 * us;
+    if (i >= depth && r.kernels[i - depth].end_ns > t)
+      end = std::max(end, r.kernels[i - depth].end_ns + us / 2), ++full;
+    r.api.push_back(call("cudaLaunchKernel", t, end, i + 1));
+    const uint64_t k0 = std::max(end + 2 * us, i ? r.kernels.back().end_ns : 0);
+    r.kernels.push_back(kernel(k0, k0 + 10 * us, i + 1));
+    t = end;
+  }
+  const Graph g = build_graph(r);
+  ASSERT_GT(full, 300u);
+  EXPECT_EQ(g.stats.queue_waits, full);
+  const uint32_t last = 1599;
+  EXPECT_TRUE(has_edge(g, end_of(g, last), EdgeKind::QueueWait, kernel_node(g, last - depth)));
+  expect_unchanged(g);
+  // The launch's own price, once a slot is free: the unblocked launches' 1 us.
+  EXPECT_EQ(g.typical[static_cast<size_t>(EdgeKind::QueueCall)], static_cast<int64_t>(1 * us));
+  trace::replay::Scenario half;
+  half.flags.assign(g.size(), trace::replay::kScaled);
+  half.kernel_scale = 0.5;
+  const auto faster = simulate(g, half);
+  const double span = static_cast<double>(end_at(simulate(g), kernel_node(g, last))),
+               halved = static_cast<double>(end_at(faster, kernel_node(g, last)));
+  EXPECT_NEAR(halved / span, 0.5, 0.02);
+  EXPECT_LT(faster.start[end_of(g, last)], simulate(g).start[end_of(g, last)] / 2 + 20 * us);
+}
+
 TEST(ReplayRules, AnEdgeThatDidNotBindGetsTheTypicalDelay) {
   // Kernel 1 waited for its stream (1 ns after kernel 0); its launch returned 41 ns before it
   // started. The typical launch delay is kernel 0's 15 ns (the one launch that bound).

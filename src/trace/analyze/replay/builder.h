@@ -78,6 +78,9 @@ struct Builder {
   // sync_waits.cpp
   void add_sync_waits();
 
+  // queue_waits.cpp
+  void add_queue_waits();
+
   // Every edge, in the order added (a node's chain or stream edge first).
   std::vector<Candidate> edges;
   void edge(uint32_t from, uint32_t to, EdgeKind kind, int64_t slack) {

@@ -194,11 +194,38 @@ void add_event_waits(Builder& b, DependencyEnds* deps) {
   }
 }
 
+int64_t median_of(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// How soon after another stream's work ends a GPU op that waited for it starts: the GPU picks
+// released work up as it picks up a launch on an idle stream, so no sooner than this trace's
+// launches start after their call returns (twice their median, for the tail) nor its named
+// event waits (their median); at least the configured floor. A fixed figure misses GPUs and
+// runtimes slower than the one it came from (ROCm's waits take 12-23 us).
+int64_t wake_tolerance(const Builder& b, const DependencyEnds& deps) {
+  const Graph& g = b.g;
+  std::vector<int64_t> launches, events;
+  for (const Builder::GpuOp& op : b.ops) {
+    if (op.call == kNone || g.type[op.node] != NodeType::Kernel) continue;
+    const int64_t returned = g.observed[g.call_node[op.call] + 1];
+    if (deps.end[op.node - g.host_count] == returned)  // its launch was the last thing it waited for
+      launches.push_back(std::max<int64_t>(0, g.observed[op.node] - returned));
+  }
+  for (const Candidate& c : b.edges)
+    if (c.kind == EdgeKind::EventWait) events.push_back(std::max<int64_t>(0, c.slack));
+  const int64_t floor = static_cast<int64_t>(b.opt.gpu_wake_ns);
+  return std::max({floor, 2 * median_of(std::move(launches)), median_of(std::move(events))});
+}
+
 // GPU waits: the latest end on another stream of the same device just before the op started.
 void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
   Graph& g = b.g;
   const uint32_t h = g.host_count;
   const size_t n = b.ops.size();
+  const int64_t wake = wake_tolerance(b, deps);
   std::vector<uint32_t> by_end(n);
   for (uint32_t i = 0; i < n; ++i) by_end[i] = h + i;
   std::sort(by_end.begin(), by_end.end(),
@@ -214,7 +241,7 @@ void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
     const Resource& mine = g.resources[g.resource[v]];
     while (it != by_end.begin()) {
       const uint32_t u = *--it;
-      if (g.observed[v] - g.observed_end(u) > static_cast<int64_t>(b.opt.gpu_wake_ns) ||
+      if (g.observed[v] - g.observed_end(u) > wake ||
           g.observed_end(u) <= dep_end)
         break;
       const Resource& other = g.resources[g.resource[u]];

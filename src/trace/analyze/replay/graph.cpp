@@ -16,6 +16,8 @@ const char* to_string(EdgeKind k) {
       return "launch call";
     case EdgeKind::SyncCall:
       return "sync call";
+    case EdgeKind::QueueCall:
+      return "launch call into a full queue";
     case EdgeKind::WaitGap:
       return "idle";
     case EdgeKind::Launch:
@@ -30,6 +32,8 @@ const char* to_string(EdgeKind k) {
       return "gpu wait";
     case EdgeKind::SyncWait:
       return "sync wait";
+    case EdgeKind::QueueWait:
+      return "full-queue wait";
     case EdgeKind::ThreadWait:
       return "thread wait";
   }
@@ -105,7 +109,7 @@ constexpr size_t kKinds = static_cast<size_t>(EdgeKind::ThreadWait) + 1;
 // the edges of that kind that bound, Graph::typical), capped by their recorded one. Returns
 // which edges bind.
 std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
-  std::vector<int64_t> samples[kKinds];
+  std::vector<int64_t> samples[kKinds], launch_calls;
   std::vector<uint8_t> binds(sorted.size(), 0);
   for (size_t v = 0; v < g.size(); ++v) {
     size_t best = SIZE_MAX;
@@ -133,6 +137,7 @@ std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
   for (const Candidate& c : sorted) {
     int64_t& m = smallest[static_cast<size_t>(c.kind)];
     m = std::min(m, std::max<int64_t>(0, c.slack));
+    if (c.kind == EdgeKind::LaunchCall) launch_calls.push_back(std::max<int64_t>(0, c.slack));
   }
   for (size_t k = 0; k < kKinds; ++k)
     g.typical[k] = samples[k].empty() ? smallest[k] : median(&samples[k]);
@@ -142,6 +147,9 @@ std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
                sync_wait = static_cast<size_t>(EdgeKind::SyncWait);
   if (samples[sync_call].empty() && !samples[sync_wait].empty())
     g.typical[sync_call] = g.typical[sync_wait];
+  // A launch into a full queue costs, once a slot is free, what the other launches cost.
+  const size_t queue_call = static_cast<size_t>(EdgeKind::QueueCall);
+  if (!launch_calls.empty()) g.typical[queue_call] = median(&launch_calls);
   return binds;
 }
 
@@ -248,6 +256,7 @@ Graph build_graph(const RecordSet& records, const std::vector<Span>& spans,
   b.build_chains(spans);
   b.add_gpu_nodes();
   b.add_sync_waits();
+  b.add_queue_waits();
   b.add_thread_waits();
   b.finish();
   b.g.stats.host_nodes = b.g.host_count;

@@ -35,6 +35,8 @@ enum class EdgeKind : uint8_t {
   Call,        // host -> host, same thread: inside a call that does not wait (copy, memset, ...)
   LaunchCall,  // host -> host, same thread: inside a launch call
   SyncCall,    // host -> host, same thread: a blocking call's own price
+  QueueCall,   // host -> host, same thread: a launch call's own price where it waited for a
+               // slot in its stream's full launch queue (QueueWait)
   WaitGap,     // host -> host, same thread: an idle gap that waits for another thread (weight 0)
   Launch,      // host -> GPU: a kernel starts after its launch call returns
   Enqueue,     // host -> GPU: a copy or memset starts after its call began (queued inside it)
@@ -42,6 +44,7 @@ enum class EdgeKind : uint8_t {
   EventWait,   // GPU -> GPU: cudaStreamWaitEvent (Kineto's Stream Wait Event row)
   GpuWait,     // GPU -> GPU: an unexplained wait that ended right after another stream's work
   SyncWait,    // GPU -> host: a blocking call returns after the work it waits for
+  QueueWait,   // GPU -> host: a launch into a full queue returns after the work that freed a slot
   ThreadWait,  // host -> host: an idle gap ends after another thread's event
 };
 const char* to_string(EdgeKind k);
@@ -51,7 +54,8 @@ inline bool is_delay(EdgeKind k) { return k >= EdgeKind::Launch; }
 // Delays taken as recorded, never by the binding rule: CPU work, and the waits that only exist
 // because they were seen (an idle gap's end after another thread's event).
 inline bool is_fixed(EdgeKind k) {
-  return (is_chain(k) && k != EdgeKind::SyncCall) || k == EdgeKind::ThreadWait;
+  return (is_chain(k) && k != EdgeKind::SyncCall && k != EdgeKind::QueueCall) ||
+         k == EdgeKind::ThreadWait;
 }
 
 struct Edge {
@@ -90,9 +94,15 @@ struct BuildOptions {
   uint64_t thread_wait_min_gap_ns = 50000;
   uint64_t thread_wake_ns = 100000;
   // GPU work that started more than gpu_wait_min_ns after its launch returned and its stream
-  // was free, within gpu_wake_ns after another stream's work ended, waited for that work.
+  // was free, within a wake-up after another stream's work ended, waited for that work; the
+  // wake-up is at least gpu_wake_ns, longer where the trace's launches or named event waits
+  // are slower (gpu_edges.cpp).
   uint64_t gpu_wait_min_ns = 10000;
   uint64_t gpu_wake_ns = 10000;
+  // A launch call made while its stream held this many pieces of work waits for the oldest to
+  // finish (CUDA's 1024-entry per-stream launch queue, less the entries the records do not
+  // show: launch_queue.h's full_within).
+  uint32_t full_queue = 1022;
 };
 
 // Counts per rule, for the page's account of the graph.
@@ -102,6 +112,7 @@ struct GraphStats {
   uint64_t blocking_calls = 0, sync_targets_from_rows = 0, sync_targets_guessed = 0,
            syncs_waiting_on_nothing = 0;
   uint64_t event_waits = 0, gpu_waits = 0, thread_waits = 0;
+  uint64_t queue_waits = 0;  // launch calls that waited for a slot in a full launch queue
   uint64_t unnamed_event_waits = 0;  // cudaStreamWaitEvent calls with no Stream Wait Event row
   uint64_t overlapping_calls = 0;    // calls on one thread that overlap (clamped to follow)
   uint64_t cycle_edges_dropped = 0;  // dependencies dropped to break a cycle (inconsistent times)

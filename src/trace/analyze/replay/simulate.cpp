@@ -84,7 +84,7 @@ Timeline simulate(const Graph& g, const Scenario& s) {
                  : (x.kind == EdgeKind::Launch || x.kind == EdgeKind::Enqueue))
           continue;
         w = 0;
-      } else if (x.kind == EdgeKind::LaunchCall) {
+      } else if (x.kind == EdgeKind::LaunchCall || x.kind == EdgeKind::QueueCall) {
         w = scaled(w, s.launch_scale);
       }
       if (host && set >= 0 && k == b && g.first_is_chain[v] && !removed)
