@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "trace/analyze/nest_index.h"
@@ -46,8 +47,8 @@ int step_of(const RecordSet& r, uint64_t t) {
 
 // From the start of the region's cache lookup (when one ends right before it) to the start of
 // the first op or GPU-facing call it runs that is not bookkeeping (its end when none).
-int64_t entry_of(const RecordSet& r, const ThreadOps& t, const Region& g,
-                 const std::vector<uint64_t>& api_starts) {
+std::pair<uint64_t, uint64_t> entry_of(const RecordSet& r, const ThreadOps& t, const Region& g,
+                                       const std::vector<uint64_t>& api_starts) {
   const auto& ops = r.cpu_ops;
   uint64_t from = g.start;
   const auto at = std::lower_bound(t.ops.begin(), t.ops.end(), g.op, [&](uint32_t a, uint32_t b) {
@@ -70,7 +71,7 @@ int64_t entry_of(const RecordSet& r, const ThreadOps& t, const Region& g,
     }
   const auto a = std::lower_bound(api_starts.begin(), api_starts.end(), g.start);
   if (a != api_starts.end() && *a < first) first = *a;
-  return static_cast<int64_t>(first - from);
+  return {from, first};
 }
 
 }  // namespace
@@ -165,7 +166,8 @@ GraphBreakReport find_graph_breaks(const RecordSet& r, const SyncReport& syncs) 
       continue;
     }
     b.before = r.cpu_ops[before->op].name, b.after = r.cpu_ops[next->op].name;
-    b.entry_ns = entry_of(r, t, *next, api_starts[b.thread]);
+    std::tie(b.entry_start_ns, b.entry_end_ns) = entry_of(r, t, *next, api_starts[b.thread]);
+    b.entry_ns = static_cast<int64_t>(b.entry_end_ns - b.entry_start_ns);
     out.breaks.push_back(std::move(b));
   }
   return out;

@@ -35,6 +35,7 @@ struct GraphBreak {
   std::string before, after;          // the region it is in (or the one before it), and the next
   int step = -1;                      // index into RecordSet::steps, -1 if none
   int64_t entry_ns = 0;               // the next region's entry (above)
+  uint64_t entry_start_ns = 0, entry_end_ns = 0;
 };
 
 // Breaks of one place in the code: the call site (with stacks), else the op and where it is.

@@ -463,7 +463,7 @@ std::vector<Table> make_tables() {
                 opt(f("assumed", K::Text, "", "what its prediction assumes")),
                 opt(f("graph_breaks", K::Count, "", "graph breaks among the syncs it removes")),
                 opt(f("merge_saving_us", K::Number, "us",
-                      "what merging their regions would also save, not replayed")),
+                      "the entries of the regions they merge, removed with them")),
                 of("windows", K::Array, "predicted_window", "each window"),
                 of("total", K::Object, "predicted_window", "the whole trace")}});
   const std::vector<Field> window_head = {

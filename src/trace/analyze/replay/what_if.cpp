@@ -64,25 +64,41 @@ struct WhatIfRun {
   const SyncReport& syncs;
   const ReplayGraph& replay;
   const Evaluator& eval;
-  GraphBreakReport breaks;  // found when a no-syncs what-if first needs them
-  bool breaks_found = false;
+  const GraphBreakReport& breaks;  // found when a what-if removes syncs
 };
 
-ScenarioResult without_syncs(WhatIfRun& run, const WhatIf& w) {
+// The regions' key for the graph breaks' entries (one span each, in the breaks' order): no host
+// range has a name with a newline.
+const char* const kBreakEntries = "\ngraph-break entries";
+
+// The entry into the next region of every graph break, to be removed with its break.
+std::vector<Span> break_entries(const GraphBreakReport& breaks) {
+  std::vector<Span> out;
+  for (const GraphBreak& b : breaks.breaks) out.push_back({b.thread, b.entry_start_ns, b.entry_end_ns});
+  return out;
+}
+
+ScenarioResult without_syncs(const WhatIfRun& run, const WhatIf& w) {
   const Graph& g = run.replay.graph;
   const auto& sites = run.replay.sites.at(w.sites);
   Scenario s;
   s.flags.assign(g.size(), 0);
   for (const PlacedSite& site : sites) remove_site(g, site, &s);
+  // A graph break removed merges the compiled regions around it: the next one's entry goes.
+  const std::vector<size_t> merged = breaks_among(run.breaks, sites);
+  const auto entries = run.replay.regions.find(kBreakEntries);
+  for (size_t i : merged) {
+    const GraphBreak& b = run.breaks.breaks[i];
+    PlacedSite entry{{}, entries->second[i]};
+    entry.site.thread = b.thread, entry.site.region = true;
+    entry.site.start_ns = b.entry_start_ns, entry.site.end_ns = b.entry_end_ns;
+    if (b.entry_ns > 0) remove_site(g, entry, &s);
+  }
   ScenarioResult x = run.eval(s, w.text);
   x.sites = sites.size();
-  if (sites.empty()) {
-    x.note = "nothing to remove: " + none_picked(w.sites, run.r) + "; the replay is unchanged";
-  } else {
-    if (!run.breaks_found)
-      run.breaks = find_graph_breaks(run.r, run.syncs), run.breaks_found = true;
-    x.note = merge_note(run.breaks, sites, &x);
-  }
+  x.note = sites.empty()
+               ? "nothing to remove: " + none_picked(w.sites, run.r) + "; the replay is unchanged"
+               : merge_note(run.breaks, merged, sites.size(), &x);
   return x;
 }
 
@@ -213,9 +229,12 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   bool removes = false;
   for (const WhatIf& w : what_ifs) removes |= removes_syncs(w);
   const SyncReport syncs = removes ? find_syncs(r) : SyncReport{};
-  const ReplayGraph replay =
-      build_replay_graph(r, measured_steps(r), sites_asked(r, syncs, what_ifs), options.build,
-                         regions_asked(r, what_ifs));
+  const GraphBreakReport breaks = removes ? find_graph_breaks(r, syncs) : GraphBreakReport{};
+  auto regions = regions_asked(r, what_ifs);
+  if (!breaks.breaks.empty()) regions[kBreakEntries] = break_entries(breaks);
+  const ReplayGraph replay = build_replay_graph(r, measured_steps(r),
+                                                sites_asked(r, syncs, what_ifs), options.build,
+                                                regions);
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 
@@ -231,7 +250,7 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
-  WhatIfRun run{r, syncs, replay, eval, {}, false};
+  const WhatIfRun run{r, syncs, replay, eval, breaks};
   for (const WhatIf& w : what_ifs) {
     switch (w.kind) {
       case WhatIf::Kind::NoSyncs:

@@ -80,7 +80,7 @@ struct ScenarioResult {
   StepResult total;
   uint64_t sites = 0, sites_kept = 0;  // for the sync what-ifs
   // no-syncs: the graph breaks among the sites removed (graph_breaks.h), and the entries of the
-  // compiled regions after them: what merging the regions would also save, not replayed.
+  // compiled regions after them, removed with them (the regions merge).
   uint64_t graph_breaks = 0;
   int64_t merge_saving_ns = 0;
   std::string note;  // what the what-if assumed, with where each figure came from ("" = none)

@@ -57,29 +57,38 @@ std::string none_picked(const SiteSelector& sel, const RecordSet& r) {
              : "no blocking call in the trace";
 }
 
-std::string merge_note(const GraphBreakReport& breaks, const std::vector<PlacedSite>& sites,
-                       ScenarioResult* x) {
-  std::vector<int64_t> entries;
-  for (const GraphBreak& b : breaks.breaks)
+std::vector<size_t> breaks_among(const GraphBreakReport& breaks,
+                                 const std::vector<PlacedSite>& sites) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < breaks.breaks.size(); ++i) {
+    const GraphBreak& b = breaks.breaks[i];
     for (const PlacedSite& p : sites)
       if (p.site.thread == b.thread && p.site.start_ns <= b.end_ns && b.start_ns <= p.site.end_ns) {
-        entries.push_back(b.entry_ns);
+        out.push_back(i);
         break;
       }
-  if (entries.empty()) return "";
+  }
+  return out;
+}
+
+std::string merge_note(const GraphBreakReport& breaks, const std::vector<size_t>& merged,
+                       size_t sites, ScenarioResult* x) {
+  if (merged.empty()) return "";
+  std::vector<int64_t> entries;
+  for (size_t i : merged) entries.push_back(breaks.breaks[i].entry_ns);
   x->graph_breaks = entries.size();
   for (int64_t e : entries) x->merge_saving_ns += e;
   std::sort(entries.begin(), entries.end());
-  return std::to_string(entries.size()) + " of the " + std::to_string(sites.size()) +
+  return std::to_string(entries.size()) + " of the " + std::to_string(sites) +
          (entries.size() == 1 ? " removed is a graph break" : " removed are graph breaks") +
          " of torch.compile (a value read inside or between compiled regions): removing " +
          (entries.size() == 1 ? "it" : "them") +
-         " would also merge the regions around, which this replay does not do; the trace's "
-         "entry into the region after each (its cache lookup, guards and wrappers, up to its "
-         "first op) is " +
+         " merges the regions around, so the entry into the region after each (its cache "
+         "lookup, guards and wrappers, up to its first op) goes too: " +
          us_text(entries[entries.size() / 2]) + " us (median), " + us_text(x->merge_saving_ns) +
-         " us in all, a saving beyond the one above; the kernels a merged graph might fuse are "
-         "not predicted";
+         " us in all, in the prediction; the kernels a merged graph might fuse, and under "
+         "reduce-overhead the merged region's one graph launch in place of two, are not "
+         "predicted";
 }
 
 }  // namespace trace::replay

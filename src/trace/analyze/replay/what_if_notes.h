@@ -28,10 +28,14 @@ std::string graph_note(const WhatIf& w, const GraphFacts& facts, size_t captures
 // Why a selector picked no site, for its no-syncs what-if.
 std::string none_picked(const SiteSelector& selector, const RecordSet& records);
 
-// The graph breaks among the sites removed: counts them into x->graph_breaks, sums their next
-// regions' entries into x->merge_saving_ns, and says what the merge would also save; "" when none
-// is a break.
-std::string merge_note(const GraphBreakReport& breaks, const std::vector<PlacedSite>& sites,
-                       ScenarioResult* x);
+// The graph breaks among the sites removed (indices into breaks.breaks): a site removes a break
+// when they overlap on one thread.
+std::vector<size_t> breaks_among(const GraphBreakReport& breaks,
+                                 const std::vector<PlacedSite>& sites);
+
+// The breaks removed (`merged`, of `sites` removed): counts them into x->graph_breaks, sums their
+// next regions' entries (removed with them) into x->merge_saving_ns, and says so; "" when none.
+std::string merge_note(const GraphBreakReport& breaks, const std::vector<size_t>& merged,
+                       size_t sites, ScenarioResult* x);
 
 }  // namespace trace::replay
