@@ -106,7 +106,8 @@ def article_section(stats, has_gpu):
             '**The post\'s interval table** (GPU, 20000 epochs; the post calls the figures "remaining time" = '
             "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
             f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
-            f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls."
+            f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.0f} us as solved; {article.per_call_words()}), "
+            "then applied to each row's calls."
         ),
         "",
     ]
@@ -205,8 +206,10 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
         "",
         (
             f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
-            f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
-            f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
+            f"s = {s_art * 1e6:.0f} us ({article.per_call_words()}) and c = {c_art * 1e6:.0f} us per epoch. "
+            f"The table's 380-call spread is then worth about {checks['sync_spread_s'] * 1e3:.0f} ms (under "
+            f"{2 * checks['sync_spread_s'] * 1e3:.0f} ms even at twice that s), against a "
+            f"{checks['table_spread_s']:.2f} s spread in the "
             f"table: the table's differences are run-to-run noise (the model above predicts every row within "
             f"{max(abs(e) for e in article_table_errors()):.1f}%). "
             f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
@@ -344,7 +347,8 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     md = [
         (
             "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
-            "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
+            "A100 and GP100 GPUs, `results/traces/`), beside the post's roughly "
+            f"{article.per_call_rounded_us():.0f} us per `.item()`: "
         )
     ]
     md += [" ".join(trace_prose.sync_cost_markdown(cost))]
@@ -386,8 +390,9 @@ def deep_queue_lines(batch, prims, models):
             "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
             "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
             "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
-            f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
-            f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+            f"nearly empty when `.item()` is called and a sync costs about s (roughly "
+            f"{article.per_call_rounded_us():.0f} us from the post's "
+            f"own two runs, uncertain by about as much: about {s_art * 20200:.1f} s of 11.29 s for 20200 calls). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
             "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
             "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
             "before the next starts), so there the model predicts s ~ 0 at every batch."

@@ -340,7 +340,7 @@ def results_block(
 def _answer_rows(cpu, stats, cells, pending, rows=()):
     """The article's answer: one .item(), one epoch's work, the post's two runs against ours;
     ours from the paired rows where they ran (the measurement that concludes)."""
-    c_art, s_art = article.gpu_model()
+    c_art, _ = article.gpu_model()
     post_cpu = next(r for r in article.RUNS if r.label == "CPU")
     post_gpu = next(r for r in article.RUNS if r.label == "GPU")
     ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
@@ -360,7 +360,7 @@ def _answer_rows(cpu, stats, cells, pending, rows=()):
     return [
         [
             "one `.item()`",
-            f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
+            article.per_call_words(),
             item_cell,
             cells.get("item", pending),
         ],
