@@ -255,7 +255,9 @@ def _paired_text(m, item):
         f"that conclude*, below): c = {c.text()} per epoch, so {run:.2f} s of every 20000-epoch "
         f"run; s = {s.text()} per `.item()`, so the table's 380-call spread is worth "
         f"{380 * s.value * 1e-3:.2f} ms [{380 * s.lo * 1e-3:.2f}, {380 * s.hi * 1e-3:.2f}] of it. "
-        f"The fit over whole runs, secondary: c = {fmt_fit_us(m.fit, 'per_epoch')}, s = "
+        "Both intervals treat the rounds, run back to back in one process, as independent; pairing "
+        "cancels the drift two runs of a round share in s, a difference, but not in c, a level. "
+        f"The fit over whole runs: c = {fmt_fit_us(m.fit, 'per_epoch')}, s = "
         f"{fmt_fit_us(m.fit, 'per_item')} (R² = {m.fit.r2:.3f}, {m.fit.n} runs)"
         + (": its s is within noise (its interval holds 0)." if lo <= 0 <= hi else ".")
     )

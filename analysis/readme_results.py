@@ -347,10 +347,18 @@ def _answer_rows(cpu, stats, cells, pending, rows=()):
     item = paired.find(paired.rows_of(rows), "cpu", "item")
     if item:
         s, c = paired.per_item(item), paired.per_epoch(item)
-        how = f"`Paired`: {item.rounds} rounds, the two loops interleaved in one process"
-        item_cell = f"{s.text()} ({how})"
+        # The rounds ran back to back in one process: the intervals assume them independent.
+        # Pairing cancels drift in a difference (s), not in a level (c), so c gets the
+        # whole-run fit beside it.
+        how = (
+            f"`Paired`: {item.rounds} rounds, the two loops interleaved in one process"
+            + (", flagged disturbed by its noise probe" if item.disturbed else "")
+            + "; the interval treats the rounds as independent"
+        )
+        item_cell = f"{s.text()} ({how}; the drift both loops share cancels in this difference)"
         epoch_cell = (
-            f"CPU (LibTorch C++): {c.text()}, +-{100 * c.half_width() / c.value:.2f}% ({how})"
+            f"CPU (LibTorch C++): {c.text('.1f')} ({how}; drift does not cancel in a level); "
+            f"the whole-run fit beside it: {_ci(cpu.fit, 'per_epoch')} ({cpu.fit.n} runs)"
         )
     else:
         item_cell = _fit_cell(cpu, "per_item", "")
