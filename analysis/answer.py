@@ -363,8 +363,9 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
         top = max(per_file, key=per_file.get)
         md += [
             (
-                f"What a sync itself costs is the measured figure: with nothing queued, the median of those "
-                f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+                f"The closest figure to what a sync itself costs is the median of the {cost.idle_n} calls "
+                f"with nothing queued, {fmt_us(cost.idle_median_blocked_us)} us (pooled from traces of "
+                "different GPUs and programs; no spread). The fitted line's "
                 f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
                 f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
                 f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
