@@ -21,6 +21,7 @@ from the modules that write the report, over committed files only:
 import argparse
 import difflib
 import json
+import math
 import os
 import sys
 
@@ -62,16 +63,29 @@ def _speed_rows(path):
         max(done, key=lambda r: r["uncompressed_bytes"]),
     )
     hta = [r["speedup_hta_over_attribute"] for r in done if "speedup_hta_over_attribute" in r]
+    # digits follow the spread of the whole processes' wall times (half their range over the median)
+    half = max(
+        (r["attribute"]["wall_s_max"] - r["attribute"]["wall_s_min"])
+        / 2
+        / r["attribute"]["wall_s_median"]
+        for r in (small, big)
+    )
+    pct = 5 * math.ceil(20 * half)  # to the next 5 %
+    digits = 2 if pct > 1 else 3
     text = (
-        f"{small['attribute']['mb_per_s']:.0f} MB/s of JSON on a {small['uncompressed_bytes'] / 1e6:.1f} MB trace, "
-        f"{big['attribute']['mb_per_s']:.0f} MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of "
-        f"{doc['reps']} whole processes)"
+        f"~{fmt_sig(small['attribute']['mb_per_s'], digits)} MB/s of JSON on a "
+        f"{small['uncompressed_bytes'] / 1e6:.1f} MB trace, ~{fmt_sig(big['attribute']['mb_per_s'], digits)} "
+        f"MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of {doc['reps']} whole processes, "
+        f"which spread +-{pct} % about it)"
     )
     if hta:
+        runs = doc.get("hta_reps", 1)
+        against = f"against {'one HTA run' if runs == 1 else f'{runs} HTA runs'} each"
         text += (
-            f"; {min(hta):.0f}-{max(hta):.0f}x faster than HTA 0.5.0's load + idle breakdown"
+            f"; roughly {fmt_sig(min(hta), 1)}-{fmt_sig(max(hta), 1)}x faster than HTA 0.5.0's load + "
+            f"idle breakdown ({against})"
             if len(hta) > 1
-            else f"; {hta[0]:.0f}x faster than HTA 0.5.0's load + idle breakdown"
+            else f"; roughly {fmt_sig(hta[0], 1)}x faster than HTA 0.5.0's load + idle breakdown ({against})"
         )
     text += (
         f"; host {doc['host']}, 1-minute load {doc['loadavg_1min_start']:.1f} at the start "
@@ -127,9 +141,16 @@ def _epoch_prediction(rows, stats, models, device):
         if n >= 3
         else f"the tiny op: {n} back-to-back repetitions"
     )
+    # n<3 repetitions of the op, or one measured run: three significant digits at most
+    few = n < 3 or len(pred.get("measured_epoch_samples_us", ())) < 2
+    pred_text = f"~{fmt_sig(pv, 2)}" if few else f"{pv:.1f}"
+    meas_text = f"{fmt_sig(mv, 3)}" if few else f"{mv:.1f}"
+    verdict = v.text if v.kind == "unknown" else v.kind
+    if v.kind == "unknown":
+        verdict = f"{v.err_pct:+.0f}% (one run: no verdict)"
     return (
-        f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
-        f"measured: {v.text if v.kind == 'unknown' else v.kind} ({op})"
+        f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pred_text} us against {meas_text} us "
+        f"measured: {verdict} ({op})"
     )
 
 
@@ -150,7 +171,7 @@ def _gpu_cells(gpu, gpu_folder):
     sync = [(k, prims[k]) for k in ("Sync/stream_idle", "Sync/item_idle") if k in prims]
     if sync:
         cells["sync"] = (
-            "; ".join(f"`{k}` {v['us']:.2f} us" for k, v in sync)
+            "; ".join(f"`{k}` {fmt_sig(v['us'], 2 if v['n'] < 3 else 3)} us" for k, v in sync)
             + f" (alone on the H200, nothing queued; {_reps(max(v['n'] for _, v in sync))})"
         )
     ladder = summary.ladder(rows)
@@ -162,7 +183,8 @@ def _gpu_cells(gpu, gpu_folder):
     ]
     if shown:
         cells["fused"] = "; ".join(
-            f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) {r.us_per_epoch:.2f} us/epoch, "
+            f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) "
+            f"{fmt_sig(r.us_per_epoch, 2 if r.n < 3 else 3)} us/epoch, "
             f"{fmt_ratio(r.speedup, summary.runs_behind(ladder, r))} LibTorch eager"
             for r in shown
         ) + (
@@ -437,7 +459,7 @@ def _measured_rows(rows, stats, models, speed_json, cells, pending):
                 "the same training, overhead removed",
                 "-",
                 (
-                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fmt_ratio(fused.speedup_eager, fused.n)} "
+                    f"hand-fused on 1 CPU thread: {fmt_sig(fused.us_per_epoch, 3)} us/epoch, {fmt_ratio(fused.speedup_eager, fused.n)} "
                     f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak"
                 ),
                 cells.get("fused", pending),

@@ -265,7 +265,8 @@ def ladder_notes(rungs):
                 threads=a.threads,
                 a_speedup=fmt.fmt_ratio(a.speedup, summary.runs_behind(rungs, a)),
                 b_speedup=fmt.fmt_ratio(b.speedup, summary.runs_behind(rungs, b)),
-                diff=diff,
+                # one run each supports two significant digits, not a hundredth of a us
+                diff=f"{diff:+.2f}" if ci is not None else "+" * (diff > 0) + fmt.fmt_sig(diff),
                 mark=noise.mark(ci, fmt="+.2f"),
             )
         )

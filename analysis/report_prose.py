@@ -152,7 +152,7 @@ LADDER_INTRO = (
 SAME_CONFIGURATION = (
     "- {a} and {b} both ran on {threads:.0f} threads here: one configuration measured "
     "twice, so their {a_speedup} and {b_speedup} differ by run-to-run noise only "
-    "({b} - {a}, difference of the means: {diff:+.2f} us/epoch {mark})."
+    "({b} - {a}, difference of the means: {diff} us/epoch {mark})."
 )
 NOT_CHECKED = (
     "- {device} {rung}: its run wrote no comparison of its losses and weights with float64; "
