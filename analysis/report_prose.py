@@ -39,6 +39,9 @@ EPOCH_UNDER = (
     "allocator), so one tiny op undercounts them"
 )
 TINY_OP_SPREAD = "; the tiny op's own spread is {spread:.0f}%"
+TINY_OP_FEW = "; the tiny op: n={n} back-to-back repetitions, stability unknown"
+SLOPE_NO_CI = "the ItemSync fit's slope (no CI: runs not independent)"
+SLOPE_NO_VERDICT = "no verdict (the slope comes from runs that drift with their run order)"
 STEP_APART = "measured minutes apart on cores whose load changed in between"
 ITEM_QUEUE = (
     "in the loop a `.item()` also waits for the kernels still queued (s + min(c, g) in the model), "
@@ -112,6 +115,19 @@ PRIMITIVES_INTRO = (
     "them (the repetitions of a row ran back to back in one process)."
 )
 PRIMITIVES_RUN = " Their run: {load}."
+PRIMITIVES_RUNS = " Their runs: {loads}."
+
+
+def published_note(n, run):
+    """Why a published-range verdict is weak: few back-to-back repetitions on a loaded host."""
+    text = "one run" if n < 2 else f"n={n}, back to back"
+    if run is not None:
+        load, cpus = run.context.get("load_avg"), run.context.get("num_cpus")
+        if isinstance(load, list) and load and isinstance(load[0], (int, float)):
+            text += f"; host 1-minute load {load[0]:.1f} on {cpus} CPUs"
+    return text
+
+
 UNSTABLE = (
     "**Not stable enough to predict to {ok:g}%**: {which}. On a shared machine (other processes on "
     "the same cores) this spread is an upper bound of what a quiet machine gives; predictions below "

@@ -665,6 +665,7 @@ def predict_loop(prims, stats, models, attr=()):
                 "op_us": add["us"],
                 "predicted_epoch_us": ops * add["us"],
                 "op_spread_pct": add.get("spread_pct", float("nan")),
+                "op_n": add.get("n", 1),
                 "predicted_epoch_range_us": tuple(
                     ops * u for u in add.get("samples", (add["us"],))
                 ),
@@ -678,6 +679,7 @@ def predict_loop(prims, stats, models, attr=()):
                 "predicted_item_us": item["us"] if item else float("nan"),
                 "predicted_item_samples_us": tuple(item.get("samples", ())) if item else (),
                 "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
+                "fit_has_ci": bool(model and model.has_ci),
                 "traced_item_us": float(np.median(traced)) if traced else float("nan"),
                 "traced_item_samples_us": tuple(traced),
                 "kernels_per_step": step["counters"].get("kernels_per_step", float("nan")),
