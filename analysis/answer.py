@@ -221,7 +221,7 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
     md += real_gpu_sync_lines()
     for m in models:
         md += [ours_text(m, stats, rows, prims), ""]
-    md += deep_queue_lines(batch, prims, models)
+    md += deep_queue_lines(batch, prims, models, rows)
     return md
 
 
@@ -384,7 +384,7 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     return md
 
 
-def deep_queue_lines(batch, prims, models):
+def deep_queue_lines(batch, prims, models, rows=()):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
     s_art = article.per_call_cost_from_gpu_runs()
     md = [
@@ -406,19 +406,23 @@ def deep_queue_lines(batch, prims, models):
         return md + ["No BatchSweep rows in this folder to test this.", ""]
     for device in sorted({p.device for p in batch.points}):
         ps = sorted((p for p in batch.points if p.device == device), key=lambda p: p.batch)
-        within = [
-            p for p in ps if noise.within_noise(p.sync_cost_ci) is not False
-        ]  # n<2 cannot be beyond
-        md.append(
-            f"- Measured, {device}: extra time per `.item()` when logging every epoch is within noise at "
-            f"{len(within)} of {len(ps)} batch sizes"
-            + (
-                f" ({', '.join(str(p.batch) for p in ps if p not in within)} beyond noise)"
-                if len(within) < len(ps)
+        # back-to-back pairs of repetitions carry an interval but no verdict (noise.mark_reps)
+        judged = [p for p in ps if p.n >= noise.FEW_REPS]
+        within = [p for p in judged if noise.within_noise(p.sync_cost_ci) is not False]
+        few = min(p.n for p in ps)
+        text = f"- Measured, {device}: extra time per `.item()` when logging every epoch"
+        if judged:
+            text += f" is within noise at {len(within)} of {len(judged)} batch sizes" + (
+                f" ({', '.join(str(p.batch) for p in judged if p not in within)} beyond noise)"
+                if len(within) < len(judged)
                 else ""
             )
-            + " (table below)."
-        )
+        if len(judged) < len(ps):
+            text += (
+                f"{';' if judged else ':'} {len(ps) - len(judged)} batch sizes with n={few} "
+                "back-to-back repetitions each, no verdict"
+            )
+        md.append(text + " (table below).")
     cuda = sorted((p for p in batch.points if p.device == "cuda"), key=lambda p: p.batch)
     if not cuda:
         md.append(
@@ -430,33 +434,63 @@ def deep_queue_lines(batch, prims, models):
         if s is None:
             model = next((m for m in models if m.device == "cuda"), None)
             s = model.fit.value("per_item") * 1e6 if model else 0.0
-        c = cuda[0].us_per_epoch_never  # the smallest batch: launch-bound, an epoch costs c
+        # c from two places that disagree: the ItemSync runs after any slow period and the
+        # smallest batch's never-logging epoch here; the model is given the range between them.
+        c = cuda[0].us_per_epoch_never
+        ordered, k = summary.slow_period(rows, "cuda")
+        item_us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered][k:]
+        c_lo = min(c, float(np.median(item_us))) if item_us else c
+        c_hi = max(c, float(np.median(item_us))) if item_us else c
+        where = (
+            f"c about {c_lo:.0f}"
+            + (f"-{c_hi:.0f}" if f"{c_lo:.0f}" != f"{c_hi:.0f}" else "")
+            + " us (the batch-120 ItemSync runs"
+            + (" after the slow period" if k else "")
+            + f", median {np.median(item_us):.0f}; the smallest batch's never-logging epoch here, "
+            f"{c:.0f}, n={cuda[0].n})"
+            if item_us
+            else f"c = {c:.0f} us (the smallest batch's never-logging epoch, n={cuda[0].n})"
+        )
         md.append(
-            f"- The model on our GPU rows, with s = {s:.1f} us and c = {c:.1f} us (the smallest batch's "
-            "never-logging epoch): a batch whose never-logging epoch is over 1.1 c is GPU-bound (g = that "
+            f"- The model on our GPU rows, with s = {s:.1f} us (`Sync/item_idle`, idle GPU) and {where}: "
+            f"a batch whose never-logging epoch is over 1.1 x {c_hi:.0f} us is taken as GPU-bound (g = that "
             "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
-            "only bounds a sync between s and s + c."
+            "only bounds a sync between s and s + c. Each regime below is inferred from the epoch's time, "
+            "not from a measured queue."
         )
         for p in cuda:
             e = p.us_per_epoch_never
-            if e > 1.1 * c:
-                pred = s + c
-                text = noise.prediction_verdict(
-                    pred, None, p.sync_cost_us, p.sync_cost_ci, "the measured 95% CI"
-                ).text
+            cost = f"a sync cost {p.sync_cost_us:+.1f} us {noise.mark_reps(p.sync_cost_ci, p.n)}"
+            if e > 1.1 * c_hi:
+                pred = s + c_lo
+                text = (
+                    noise.prediction_verdict(
+                        pred,
+                        (s + c_lo, s + c_hi),
+                        p.sync_cost_us,
+                        p.sync_cost_ci,
+                        "the measured 95% CI",
+                    ).text
+                    if p.n >= noise.FEW_REPS
+                    else "no verdict"
+                )
+                lo_hi = f"{s + c_lo:.0f}" + (
+                    f"-{s + c_hi:.0f}" if f"{s + c_lo:.0f}" != f"{s + c_hi:.0f}" else ""
+                )
                 md.append(
-                    f"- cuda batch {p.batch} (GPU-bound, {e:.1f} us/epoch): a sync cost {p.sync_cost_us:+.1f} us "
-                    f"{noise.mark(p.sync_cost_ci)}; predicted s + c = {pred:.1f} us: {text}."
+                    f"- cuda batch {p.batch} (GPU-bound by its time, {e:.0f} us/epoch): {cost}; predicted "
+                    f"s + c = {lo_hi} us: {text}."
                 )
             else:
                 lo, hi = p.sync_cost_ci or (p.sync_cost_us, p.sync_cost_us)
-                inside = hi >= s and lo <= s + c
+                inside = hi >= s and lo <= s + c_hi
                 md.append(
-                    f"- cuda batch {p.batch} (launch-bound, {e:.1f} us/epoch): a sync cost "
-                    f"{p.sync_cost_us:+.1f} us {noise.mark(p.sync_cost_ci)}; predicted between s = {s:.1f} and "
-                    f"s + c = {s + c:.1f} us: "
+                    f"- cuda batch {p.batch} (launch-bound by its time, {e:.0f} us/epoch): {cost}; "
+                    f"predicted between s = {s:.1f} and s + c = {s + c_hi:.0f} us: "
                     + (
-                        "its 95% CI meets that range"
+                        "no verdict"
+                        if p.n < noise.FEW_REPS
+                        else "its 95% CI meets that range"
                         if inside
                         else "its 95% CI lies OUTSIDE that range"
                     )

@@ -305,8 +305,8 @@ def batch_table(points):
             str(p.batch),
             f"{p.us_per_epoch_never:.1f}",
             f"{p.us_per_epoch_every:.1f}",
-            f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)}",
-            f"{p.sync_cost_pct:+.1f}% {noise.mark(p.sync_cost_pct_ci, unit='%')}",
+            f"{p.sync_cost_us:+.1f} {noise.mark_reps(p.sync_cost_ci, p.n)}",
+            f"{p.sync_cost_pct:+.1f}% {noise.mark_reps(p.sync_cost_pct_ci, p.n, unit='%')}",
         ]
         for p in sorted(points, key=lambda p: (p.device, p.batch))
     ]

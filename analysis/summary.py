@@ -229,6 +229,7 @@ class BatchPoint:
     sync_cost_us: float  # extra time per .item() when logging every epoch: difference of the means
     sync_cost_ci: object = None  # 95% CI (us) of that same difference (Welch), None if n<2
     never_mean_us: float = float("nan")  # mean us/epoch never logging: the share's denominator
+    n: int = 3  # the fewer repetitions of the two rows
 
     @property
     def sync_cost_pct(self):
@@ -308,6 +309,7 @@ def batch_analysis(rows):
                 diff * 1e6 / calls,
                 ci,
                 float(np.mean(c.samples)) * 1e6 / c.epochs,
+                min(c.n, every.n),
             )
         )
     fits, held = {}, []

@@ -361,7 +361,7 @@ def test_published_prices_pending_without_cuda_primitives(tmp_path):
     )
 
 
-def gpu_folder(tmp_path, persistent_us=2.0):
+def gpu_folder(tmp_path, persistent_us=2.0, batch_reps=2):
     """A whole GPU machine's folder, synthetic: ItemSync on both devices with traced
     counters, BatchSweep with a crossover at 10000 rows, every ladder rung, CUDA primitives
     and the Python eager rung with its kernel count."""
@@ -398,7 +398,7 @@ def gpu_folder(tmp_path, persistent_us=2.0):
         for batch in (120, 1000, 10000, 30000, 100000):
             for interval, extra in ((0, 0.0), (1, 40.0 if device == "cuda" else 1.0)):
                 us = base_us + per_row_ns * batch / 1e3 + extra
-                for rep in range(2):
+                for rep in range(batch_reps):
                     sweep.append(
                         row(
                             f"BatchSweep/{device}/interval:{interval}/batch:{batch}",

@@ -286,14 +286,28 @@ def test_held_out_predictions_carry_a_verdict(tmp_path):
 def test_the_deep_queue_regime_is_checked_on_gpu_batch_rows(tmp_path):
     from analysis.tests.test_report import gpu_folder
 
+    assert report.main([str(gpu_folder(tmp_path, batch_reps=3))]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    # c = 200 us (batch 120), s = Sync/item_idle = 12 us; batch 100000 runs 250 us/epoch > 1.1 c: GPU-bound
+    # by its time, so a sync should cost s + c = 212 us, and the synthetic rows' 40 us is reported as off.
+    assert "- cuda batch 100000 (GPU-bound by its time, 250 us/epoch): a sync cost +40.0 us" in text
+    assert "predicted s + c = 212 us: off by +430" in text
+    assert "- cuda batch 120 (launch-bound by its time, 200 us/epoch)" in text
+    assert "s + c = 212 us: its 95% CI meets that range." in text
+    assert "inferred from the epoch's time, not from a measured queue" in text
+
+
+def test_two_back_to_back_repetitions_give_no_batch_verdict(tmp_path):
+    # Two repetitions run back to back give a Welch interval that can exclude 0 in an impossible
+    # direction: the interval is shown, no verdict is drawn from it.
+    from analysis.tests.test_report import gpu_folder
+
     assert report.main([str(gpu_folder(tmp_path))]) == 0
     text = (tmp_path / "REPORT.md").read_text()
-    # c = 200.1 us (batch 120), s = Sync/item_idle = 12 us; batch 100000 runs 250 us/epoch > 1.1 c: GPU-bound,
-    # so a sync should cost s + c = 212.1 us, and the synthetic rows' 40 us is reported as off.
-    assert "- cuda batch 100000 (GPU-bound, 250.0 us/epoch): a sync cost +40.0 us" in text
-    assert "predicted s + c = 212.1 us: off by +430.1% (the ranges do not meet)." in text
-    assert "- cuda batch 120 (launch-bound, 200.1 us/epoch)" in text
-    assert "s + c = 212.1 us: its 95% CI meets that range." in text
+    assert "(n=2 back to back: no verdict)" in text
+    assert "- cuda batch 100000 (GPU-bound by its time, 250 us/epoch)" in text
+    assert "predicted s + c = 212 us: no verdict." in text
+    assert "5 batch sizes with n=2 back-to-back repetitions each, no verdict" in text
 
 
 def test_the_answer_sets_the_real_gpu_traces_sync_cost_beside_the_posts(tmp_path):
