@@ -320,9 +320,17 @@ def _gpu_where_cell(rows, gpu_folder):
     if queue:
         regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
         text += (
-            f"; the launch queue empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
-            f"of an epoch, at most {max(q.depth_max for q in queue)} deep: "
+            f"; the launch queue (traced) empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
+            f"of a traced epoch, at most {max(q.depth_max for q in queue)} deep: "
             f"{' / '.join(regimes)} ({len(queue)} configurations)"
+        )
+    # Untraced, the same verdict from figures tracing does not inflate: the kernels' own time
+    # against the whole untraced epoch.
+    untraced = [u for a in attr for u in a.untraced_us]
+    if busy and untraced:
+        text += (
+            f"; untraced the GPU idles most of an epoch too: GPU busy ~{np.median(busy):.0f} us (the "
+            f"kernels' own time) of an untraced epoch of {_range(untraced, '.0f')} us"
         )
     return text
 

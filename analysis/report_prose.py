@@ -65,7 +65,9 @@ ATTRIBUTION_INTRO = (
     "A separate pass after the timed runs (`--trace_epochs`), per epoch, median over repetitions. "
     "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
     "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
-    "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
+    "repetitions' us per epoch and `traced/untraced` = median traced / median untraced, two passes run at "
+    "different times, so the machine's drift between them moves it too (below 1x it is drift, not "
+    "tracing); `traced - untraced` is the "
     "difference of the means with its 95% CI (Welch, over the repetitions, which ran back to back and are "
     "taken as independent), *within noise* when that holds "
     "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
@@ -257,8 +259,9 @@ RUN_ORDER = (
 )
 SLOW_PERIOD = (
     " The first {k} ran {lo:.0f}-{hi:.0f} us an epoch, each over {tight:g}% above the median of "
-    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period of the "
-    "host, whatever its cause (nothing recorded during the runs tells it)."
+    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period, cause "
+    "not measured (nothing recorded during the runs tells the host from the GPU's clocks or a "
+    "warm-up)."
 )
 
 

@@ -12,7 +12,7 @@ ATTRIBUTION_HEADER = (
         "print100",
         "untraced us",
         "traced us",
-        "overhead",
+        "traced/untraced (different times)",
         "traced - untraced us (mean)",
     ]
     + [f"{p} us" for p in summary.PHASES]
@@ -250,9 +250,12 @@ def run_order_note(m):
     if m.order is None:
         return ""
     if m.has_ci:
+        # A rank-correlation test finds a monotone trend only: back-to-back repetitions of one
+        # configuration can still cluster, which it does not see.
         return (
-            "CI over runs taken as independent: their residuals do not follow the run order "
-            f"({m.order.text()})"
+            "CI over runs taken as independent: their residuals show no monotone trend with the run "
+            f"order ({m.order.text()}); the repetitions of a configuration ran back to back, so the "
+            "CI may be too narrow"
         )
     return (
         f"no CI: the residuals follow the run order ({m.order.text()}), so the runs are not "
