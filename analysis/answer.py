@@ -106,7 +106,8 @@ def article_section(stats, has_gpu):
             '**The post\'s interval table** (GPU, 20000 epochs; the post calls the figures "remaining time" = '
             "total - 3 s, but the interval-200 row's 10.02 s sits beside the 10.38 s *total* its own earlier run "
             f"measured for the same code). `model` = the post's own two GPU runs solved for a per-epoch cost "
-            f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.1f} us), then applied to each row's calls."
+            f"({c * 1e6:.0f} us) and a per-`.item()` cost ({s * 1e6:.0f} us as solved; {article.per_call_words()}), "
+            "then applied to each row's calls."
         ),
         "",
     ]
@@ -205,8 +206,10 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
         "",
         (
             f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
-            f"s = {s_art * 1e6:.1f} us and c = {c_art * 1e6:.0f} us per epoch. The table's 380-call spread is then "
-            f"worth {checks['sync_spread_s'] * 1e3:.1f} ms, against a {checks['table_spread_s']:.2f} s spread in the "
+            f"s = {s_art * 1e6:.0f} us ({article.per_call_words()}) and c = {c_art * 1e6:.0f} us per epoch. "
+            f"The table's 380-call spread is then worth about {checks['sync_spread_s'] * 1e3:.0f} ms (under "
+            f"{2 * checks['sync_spread_s'] * 1e3:.0f} ms even at twice that s), against a "
+            f"{checks['table_spread_s']:.2f} s spread in the "
             f"table: the table's differences are run-to-run noise (the model above predicts every row within "
             f"{max(abs(e) for e in article_table_errors()):.1f}%). "
             f"The ~{c_art * 20000:.1f} s that stays is 20000 epochs x {c_art * 1e6:.0f} us of per-operation work; "
@@ -218,7 +221,7 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
     md += real_gpu_sync_lines()
     for m in models:
         md += [ours_text(m, stats, rows, prims), ""]
-    md += deep_queue_lines(batch, prims, models)
+    md += deep_queue_lines(batch, prims, models, rows)
     return md
 
 
@@ -252,7 +255,9 @@ def _paired_text(m, item):
         f"that conclude*, below): c = {c.text()} per epoch, so {run:.2f} s of every 20000-epoch "
         f"run; s = {s.text()} per `.item()`, so the table's 380-call spread is worth "
         f"{380 * s.value * 1e-3:.2f} ms [{380 * s.lo * 1e-3:.2f}, {380 * s.hi * 1e-3:.2f}] of it. "
-        f"The fit over whole runs, secondary: c = {fmt_fit_us(m.fit, 'per_epoch')}, s = "
+        "Both intervals treat the rounds, run back to back in one process, as independent; pairing "
+        "cancels the drift two runs of a round share in s, a difference, but not in c, a level. "
+        f"The fit over whole runs: c = {fmt_fit_us(m.fit, 'per_epoch')}, s = "
         f"{fmt_fit_us(m.fit, 'per_item')} (R² = {m.fit.r2:.3f}, {m.fit.n} runs)"
         + (": its s is within noise (its interval holds 0)." if lo <= 0 <= hi else ".")
     )
@@ -344,7 +349,8 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     md = [
         (
             "**One sync on real GPUs** (not ours: `./attribute` on PyTorch profiler traces recorded by others on "
-            "A100 and GP100 GPUs, `results/traces/`), beside the post's 46 us per `.item()`: "
+            "A100 and GP100 GPUs, `results/traces/`), beside the post's roughly "
+            f"{article.per_call_rounded_us():.0f} us per `.item()`: "
         )
     ]
     md += [" ".join(trace_prose.sync_cost_markdown(cost))]
@@ -357,8 +363,9 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
         top = max(per_file, key=per_file.get)
         md += [
             (
-                f"What a sync itself costs is the measured figure: with nothing queued, the median of those "
-                f"{cost.idle_n} calls, {fmt_us(cost.idle_median_blocked_us)} us. The fitted line's "
+                f"The closest figure to what a sync itself costs is the median of the {cost.idle_n} calls "
+                f"with nothing queued, {fmt_us(cost.idle_median_blocked_us)} us (pooled from traces of "
+                "different GPUs and programs; no spread). The fitted line's "
                 f"constant is not: it extrapolates to 0 queued work a line fitted over all {cost.n} calls, in "
                 f"which the few that waited out milliseconds weigh most (least squares), and {per_file[top]} of the "
                 f"{cost.n} calls come from one trace ({top}). What makes a sync expensive is "
@@ -377,7 +384,7 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     return md
 
 
-def deep_queue_lines(batch, prims, models):
+def deep_queue_lines(batch, prims, models, rows=()):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
     s_art = article.per_call_cost_from_gpu_runs()
     md = [
@@ -386,8 +393,9 @@ def deep_queue_lines(batch, prims, models):
             "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
             "CPU wait until the queue drains, and then the GPU idles while the CPU issues the next epoch: the overlap "
             "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
-            f"nearly empty when `.item()` is called and a sync costs about s ({s_art * 1e6:.0f} us, "
-            f"{s_art * 20200:.1f} s of 11.29 s for 20200 calls, from the post's own runs). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+            f"nearly empty when `.item()` is called and a sync costs about s (roughly "
+            f"{article.per_call_rounded_us():.0f} us from the post's "
+            f"own two runs, uncertain by about as much: about {s_art * 20200:.1f} s of 11.29 s for 20200 calls). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
             "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
             "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
             "before the next starts), so there the model predicts s ~ 0 at every batch."
@@ -398,19 +406,23 @@ def deep_queue_lines(batch, prims, models):
         return md + ["No BatchSweep rows in this folder to test this.", ""]
     for device in sorted({p.device for p in batch.points}):
         ps = sorted((p for p in batch.points if p.device == device), key=lambda p: p.batch)
-        within = [
-            p for p in ps if noise.within_noise(p.sync_cost_ci) is not False
-        ]  # n<2 cannot be beyond
-        md.append(
-            f"- Measured, {device}: extra time per `.item()` when logging every epoch is within noise at "
-            f"{len(within)} of {len(ps)} batch sizes"
-            + (
-                f" ({', '.join(str(p.batch) for p in ps if p not in within)} beyond noise)"
-                if len(within) < len(ps)
+        # back-to-back pairs of repetitions carry an interval but no verdict (noise.mark_reps)
+        judged = [p for p in ps if p.n >= noise.FEW_REPS]
+        within = [p for p in judged if noise.within_noise(p.sync_cost_ci) is not False]
+        few = min(p.n for p in ps)
+        text = f"- Measured, {device}: extra time per `.item()` when logging every epoch"
+        if judged:
+            text += f" is within noise at {len(within)} of {len(judged)} batch sizes" + (
+                f" ({', '.join(str(p.batch) for p in judged if p not in within)} beyond noise)"
+                if len(within) < len(judged)
                 else ""
             )
-            + " (table below)."
-        )
+        if len(judged) < len(ps):
+            text += (
+                f"{';' if judged else ':'} {len(ps) - len(judged)} batch sizes with n={few} "
+                "back-to-back repetitions each, no verdict"
+            )
+        md.append(text + " (table below).")
     cuda = sorted((p for p in batch.points if p.device == "cuda"), key=lambda p: p.batch)
     if not cuda:
         md.append(
@@ -422,33 +434,63 @@ def deep_queue_lines(batch, prims, models):
         if s is None:
             model = next((m for m in models if m.device == "cuda"), None)
             s = model.fit.value("per_item") * 1e6 if model else 0.0
-        c = cuda[0].us_per_epoch_never  # the smallest batch: launch-bound, an epoch costs c
+        # c from two places that disagree: the ItemSync runs after any slow period and the
+        # smallest batch's never-logging epoch here; the model is given the range between them.
+        c = cuda[0].us_per_epoch_never
+        ordered, k = summary.slow_period(rows, "cuda")
+        item_us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered][k:]
+        c_lo = min(c, float(np.median(item_us))) if item_us else c
+        c_hi = max(c, float(np.median(item_us))) if item_us else c
+        where = (
+            f"c about {c_lo:.0f}"
+            + (f"-{c_hi:.0f}" if f"{c_lo:.0f}" != f"{c_hi:.0f}" else "")
+            + " us (the batch-120 ItemSync runs"
+            + (" after the slow period" if k else "")
+            + f", median {np.median(item_us):.0f}; the smallest batch's never-logging epoch here, "
+            f"{c:.0f}, n={cuda[0].n})"
+            if item_us
+            else f"c = {c:.0f} us (the smallest batch's never-logging epoch, n={cuda[0].n})"
+        )
         md.append(
-            f"- The model on our GPU rows, with s = {s:.1f} us and c = {c:.1f} us (the smallest batch's "
-            "never-logging epoch): a batch whose never-logging epoch is over 1.1 c is GPU-bound (g = that "
+            f"- The model on our GPU rows, with s = {s:.1f} us (`Sync/item_idle`, idle GPU) and {where}: "
+            f"a batch whose never-logging epoch is over 1.1 x {c_hi:.0f} us is taken as GPU-bound (g = that "
             "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
-            "only bounds a sync between s and s + c."
+            "only bounds a sync between s and s + c. Each regime below is inferred from the epoch's time, "
+            "not from a measured queue."
         )
         for p in cuda:
             e = p.us_per_epoch_never
-            if e > 1.1 * c:
-                pred = s + c
-                text = noise.prediction_verdict(
-                    pred, None, p.sync_cost_us, p.sync_cost_ci, "the measured 95% CI"
-                ).text
+            cost = f"a sync cost {p.sync_cost_us:+.1f} us {noise.mark_reps(p.sync_cost_ci, p.n)}"
+            if e > 1.1 * c_hi:
+                pred = s + c_lo
+                text = (
+                    noise.prediction_verdict(
+                        pred,
+                        (s + c_lo, s + c_hi),
+                        p.sync_cost_us,
+                        p.sync_cost_ci,
+                        "the measured 95% CI",
+                    ).text
+                    if p.n >= noise.FEW_REPS
+                    else "no verdict"
+                )
+                lo_hi = f"{s + c_lo:.0f}" + (
+                    f"-{s + c_hi:.0f}" if f"{s + c_lo:.0f}" != f"{s + c_hi:.0f}" else ""
+                )
                 md.append(
-                    f"- cuda batch {p.batch} (GPU-bound, {e:.1f} us/epoch): a sync cost {p.sync_cost_us:+.1f} us "
-                    f"{noise.mark(p.sync_cost_ci)}; predicted s + c = {pred:.1f} us: {text}."
+                    f"- cuda batch {p.batch} (GPU-bound by its time, {e:.0f} us/epoch): {cost}; predicted "
+                    f"s + c = {lo_hi} us: {text}."
                 )
             else:
                 lo, hi = p.sync_cost_ci or (p.sync_cost_us, p.sync_cost_us)
-                inside = hi >= s and lo <= s + c
+                inside = hi >= s and lo <= s + c_hi
                 md.append(
-                    f"- cuda batch {p.batch} (launch-bound, {e:.1f} us/epoch): a sync cost "
-                    f"{p.sync_cost_us:+.1f} us {noise.mark(p.sync_cost_ci)}; predicted between s = {s:.1f} and "
-                    f"s + c = {s + c:.1f} us: "
+                    f"- cuda batch {p.batch} (launch-bound by its time, {e:.0f} us/epoch): {cost}; "
+                    f"predicted between s = {s:.1f} and s + c = {s + c_hi:.0f} us: "
                     + (
-                        "its 95% CI meets that range"
+                        "no verdict"
+                        if p.n < noise.FEW_REPS
+                        else "its 95% CI meets that range"
                         if inside
                         else "its 95% CI lies OUTSIDE that range"
                     )

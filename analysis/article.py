@@ -4,6 +4,7 @@ Every figure here is copied from the post; `item_calls` follows the reading of i
 ARTICLE.md (the every-100 print, one .item() each, stayed in every run).
 """
 
+import math
 from dataclasses import dataclass
 
 EPOCHS = 20000
@@ -62,6 +63,34 @@ def per_call_cost_from_gpu_runs():
     gpu = next(r for r in RUNS if r.label == "GPU")
     every200 = next(r for r in RUNS if r.label == "GPU, record every 200")
     return (gpu.seconds - every200.seconds) / (gpu.item_calls - every200.item_calls)
+
+
+def per_call_uncertainty():
+    """(s per .item(), its rough uncertainty, the two runs' difference in s, the table's spread
+    in s): s is a difference of two single runs, and the post's own table of one loop spreads
+    about as much as that difference, so that spread over the calls bounds what s can claim."""
+    gpu = next(r for r in RUNS if r.label == "GPU")
+    every200 = next(r for r in RUNS if r.label == "GPU, record every 200")
+    seconds = [t for _, _, t in TABLE]
+    spread = max(seconds) - min(seconds)
+    calls = gpu.item_calls - every200.item_calls
+    return per_call_cost_from_gpu_runs(), spread / calls, gpu.seconds - every200.seconds, spread
+
+
+def per_call_rounded_us():
+    """The post's per-call cost in us, rounded to the first digit of its uncertainty."""
+    s, unc, _, _ = per_call_uncertainty()
+    step = 10 ** math.floor(math.log10(unc))
+    return round(s / step) * step * 1e6
+
+
+def per_call_words():
+    """The post's per-call cost in words its evidence supports: rounded to its uncertainty."""
+    _, _, diff, spread = per_call_uncertainty()
+    return (
+        f"roughly {per_call_rounded_us():.0f} us, uncertain by about as much (two single "
+        f"runs {diff:.2f} s apart; the post's own table spreads {spread:.2f} s)"
+    )
 
 
 def gpu_model():

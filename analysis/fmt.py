@@ -50,12 +50,23 @@ def fmt_sig(x, digits=2):
     return f"{round(x, d):.{max(d, 0)}f}"
 
 
+def fmt_ci(v, lo, hi):
+    """'v [lo, hi]' with the digits the interval supports: its half-width to two significant
+    digits (77.546 [55.479, 99.612] -> '78 [55, 100]')."""
+    half = (hi - lo) / 2
+    if not (half > 0 and math.isfinite(half)):
+        return f"{v:g} [{lo:g}, {hi:g}]"
+    d = max(0, 1 - math.floor(math.log10(half)))
+    return f"{v:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"
+
+
 def fmt_ratio(x, n):
-    """A ratio such as a speed-up, 'x' appended: one decimal over 3 or more repetitions, two
-    significant digits over fewer (one run of a quantity that moves +-20 % supports no more)."""
+    """A ratio such as a speed-up, 'x' appended: two significant digits (one run, or a few on a
+    shared machine whose runs move +-20 %, supports no more); one decimal below 10x over 3 or
+    more repetitions."""
     if x != x:  # noqa: PLR0124  NaN
         return "-"
-    return f"{x:.1f}x" if n >= 3 else f"{fmt_sig(x)}x"
+    return f"{x:.1f}x" if n >= 3 and abs(x) < 10 else f"{fmt_sig(x)}x"
 
 
 def fmt_runs(values, spec=".3f", unit=""):

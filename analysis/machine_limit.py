@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis import fit as fitting
+from analysis.fmt import fmt_ci, fmt_ratio, fmt_sig
 from analysis.tables import markdown_figure
 
 IN, HIDDEN, CLASSES = 4, 10, 3
@@ -229,6 +230,7 @@ def sweep_plot(fits, machine, path):
             )
             if (
                 f.crossover_rows == f.crossover_rows
+                and resolved(f)
                 and b.min() / 10 < f.crossover_rows < b.max() * 10
             ):
                 ax.axvline(
@@ -321,9 +323,10 @@ def _rung_lines(limits):
     ]
     for x in limits:
         md.append(
-            f"| {x.rung} | {_f(x.threads, '.0f')} | {x.us_per_epoch:.2f} | {x.gflops:.3g} | "
+            f"| {x.rung} | {_f(x.threads, '.0f')} | {fmt_sig(x.us_per_epoch, 4 if x.n >= 3 else 3)} | "
+            f"{x.gflops:.3g} | "
             f"{_f(x.pct_of_peak, '.3g')}{'%' if x.pct_of_peak == x.pct_of_peak else ''} | "
-            f"{_f(x.speedup_eager, '.1f')}x | {_f(x.speedup_1thread, '.1f')}x | "
+            f"{fmt_ratio(x.speedup_eager, x.n)} | {fmt_ratio(x.speedup_1thread, x.n)} | "
             f"{_f(x.compile_s, '.1f')} | {x.n} |"
         )
     md.append("")
@@ -341,9 +344,9 @@ def _fused_lines(fused):
         met = fused.speedup_eager >= TARGET_SPEEDUP
         md.append(
             f"- Target: fused CPU loop >= {TARGET_SPEEDUP:.0f}x LibTorch eager on the CPU: "
-            f"{'met' if met else 'NOT met'} ({fused.speedup_eager:.1f}x"
+            f"{'met' if met else 'NOT met'} ({fmt_ratio(fused.speedup_eager, fused.n)}"
             + (
-                f"; {fused.speedup_1thread:.1f}x against eager pinned to 1 thread"
+                f"; {fmt_ratio(fused.speedup_1thread, fused.n)} against eager pinned to 1 thread"
                 if fused.speedup_1thread == fused.speedup_1thread
                 else ""
             )
@@ -370,8 +373,10 @@ def _sweep_lines(rows, fits):
         "",
         (
             "`us/epoch = fixed + rows x per_row` per rung (weighted least squares over every repetition, "
-            "95% CIs). rows* = fixed / per_row: the batch at which the per-row work equals the fixed cost; "
-            "well above it the overhead stops mattering."
+            "95% CIs, over repetitions run back to back and taken as independent). rows* = fixed / per_row: "
+            "the batch at which the per-row work equals the fixed cost; well above it the overhead stops "
+            "mattering; *not resolved* where the fixed (or per-row) cost's interval holds 0, so that the "
+            "ratio has no lower (or upper) bound."
         ),
         "",
         (
@@ -393,6 +398,18 @@ def _sweep_lines(rows, fits):
     return md + _sweep_findings(rows, fits)
 
 
+def resolved(f):
+    """Whether rows* = fixed / per_row has both bounds: a fixed cost whose interval holds 0 (or
+    a per-row cost whose does) leaves the ratio without a lower (or upper) bound."""
+    return f.fit.interval("base_us")[0] > 0 and f.fit.interval("per_row_us")[0] > 0
+
+
+def _rows_star(f):
+    if f.fit is not None and not resolved(f):
+        return "not resolved (an interval holds 0)"
+    return _f(f.crossover_rows, ",.0f")
+
+
 def _sweep_row(f):
     if f.fit is None:
         return f"| {f.rung} | - | - | - | - | {f.points[-1][1] * 1e3 / f.points[-1][0]:.2f} | - |"
@@ -400,9 +417,9 @@ def _sweep_row(f):
     plo, phi = f.fit.interval("per_row_us")
     miss = fitting.batch_cost_misses(f.fit, *zip(*f.points))[0]
     return (
-        f"| {f.rung} | {f.fit.value('base_us'):.2f} [{lo:.2f}, {hi:.2f}] | "
-        f"{f.fit.value('per_row_us') * 1e3:.3f} [{plo * 1e3:.3f}, {phi * 1e3:.3f}] | {f.fit.r2:.3f} | "
-        f"{_f(f.crossover_rows, ',.0f')} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
+        f"| {f.rung} | {fmt_ci(f.fit.value('base_us'), lo, hi)} | "
+        f"{fmt_ci(f.fit.value('per_row_us') * 1e3, plo * 1e3, phi * 1e3)} | {f.fit.r2:.3f} | "
+        f"{_rows_star(f)} | {f.points[-1][1] * 1e3 / f.points[-1][0]:.3f} | "
         f"{miss[3]:+.0f}% at {miss[0]:,} rows |"
     )
 

@@ -92,6 +92,19 @@ def mark(ci, scale=1.0, fmt="+.1f", unit=""):
     return text + (" within noise" if within_noise(ci) else "")
 
 
+FEW_REPS = 3  # fewer back-to-back repetitions than this carry an interval but no verdict
+
+
+def mark_reps(ci, n, scale=1.0, fmt="+.1f", unit=""):
+    """mark() for a difference of rows whose repetitions ran back to back: with fewer than
+    FEW_REPS of them the interval is shown but judges nothing (it takes them as independent,
+    and two such repetitions can give an interval that excludes 0 in an impossible direction)."""
+    if ci is None or n >= FEW_REPS:
+        return mark(ci, scale, fmt, unit)
+    lo, hi = ci[0] * scale, ci[1] * scale
+    return f"[95% CI {lo:{fmt}}, {hi:{fmt}}{unit}] (n={n} back to back: no verdict)"
+
+
 def spread_pct(values):
     """(max - min) / median, percent: the spread the tables quote for repetitions."""
     v = np.asarray(values, float)

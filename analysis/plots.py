@@ -10,7 +10,8 @@ import numpy as np
 
 from analysis import article, noise
 from analysis.figures import plt, save_figure
-from analysis.summary import FIT_BATCH
+from analysis.fmt import fmt_ratio, fmt_sig
+from analysis.summary import FIT_BATCH, runs_behind
 
 COLORS = {"cpu": "tab:blue", "cuda": "tab:green"}
 # The post's runs get colours of their own, never one of ours.
@@ -366,9 +367,11 @@ def ladder_plot(rungs, machine, path):
     values = [r.us_per_epoch for r in rungs]
     ax.barh(labels, values, color=[COLORS.get(r.device, "gray") for r in rungs])
     for i, r in enumerate(rungs):
-        speed = f", {r.speedup:.1f}x vs LibTorch eager" if r.speedup == r.speedup else ""
+        # the same digits as the ladder table: what the runs behind each figure support
+        n = runs_behind(rungs, r)
+        speed = f", {fmt_ratio(r.speedup, n)} vs LibTorch eager" if r.speedup == r.speedup else ""
         ax.annotate(
-            f"{r.us_per_epoch:.2f} us{speed}",
+            f"{fmt_sig(r.us_per_epoch, 4 if r.n >= 3 else 3)} us{speed}",
             (r.us_per_epoch, i),
             xytext=(4, -3),
             textcoords="offset points",

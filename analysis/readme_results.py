@@ -21,6 +21,7 @@ from the modules that write the report, over committed files only:
 import argparse
 import difflib
 import json
+import math
 import os
 import sys
 
@@ -62,16 +63,29 @@ def _speed_rows(path):
         max(done, key=lambda r: r["uncompressed_bytes"]),
     )
     hta = [r["speedup_hta_over_attribute"] for r in done if "speedup_hta_over_attribute" in r]
+    # digits follow the spread of the whole processes' wall times (half their range over the median)
+    half = max(
+        (r["attribute"]["wall_s_max"] - r["attribute"]["wall_s_min"])
+        / 2
+        / r["attribute"]["wall_s_median"]
+        for r in (small, big)
+    )
+    pct = 5 * math.ceil(20 * half)  # to the next 5 %
+    digits = 2 if pct > 1 else 3
     text = (
-        f"{small['attribute']['mb_per_s']:.0f} MB/s of JSON on a {small['uncompressed_bytes'] / 1e6:.1f} MB trace, "
-        f"{big['attribute']['mb_per_s']:.0f} MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of "
-        f"{doc['reps']} whole processes)"
+        f"~{fmt_sig(small['attribute']['mb_per_s'], digits)} MB/s of JSON on a "
+        f"{small['uncompressed_bytes'] / 1e6:.1f} MB trace, ~{fmt_sig(big['attribute']['mb_per_s'], digits)} "
+        f"MB/s on {big['uncompressed_bytes'] / 1e6:.0f} MB (median of {doc['reps']} whole processes, "
+        f"which spread +-{pct} % about it)"
     )
     if hta:
+        runs = doc.get("hta_reps", 1)
+        against = f"against {'one HTA run' if runs == 1 else f'{runs} HTA runs'} each"
         text += (
-            f"; {min(hta):.0f}-{max(hta):.0f}x faster than HTA 0.5.0's load + idle breakdown"
+            f"; roughly {fmt_sig(min(hta), 1)}-{fmt_sig(max(hta), 1)}x faster than HTA 0.5.0's load + "
+            f"idle breakdown ({against})"
             if len(hta) > 1
-            else f"; {hta[0]:.0f}x faster than HTA 0.5.0's load + idle breakdown"
+            else f"; roughly {fmt_sig(hta[0], 1)}x faster than HTA 0.5.0's load + idle breakdown ({against})"
         )
     text += (
         f"; host {doc['host']}, 1-minute load {doc['loadavg_1min_start']:.1f} at the start "
@@ -127,9 +141,16 @@ def _epoch_prediction(rows, stats, models, device):
         if n >= 3
         else f"the tiny op: {n} back-to-back repetitions"
     )
+    # n<3 repetitions of the op, or one measured run: three significant digits at most
+    few = n < 3 or len(pred.get("measured_epoch_samples_us", ())) < 2
+    pred_text = f"~{fmt_sig(pv, 2)}" if few else f"{pv:.1f}"
+    meas_text = f"{fmt_sig(mv, 3)}" if few else f"{mv:.1f}"
+    verdict = v.text if v.kind == "unknown" else v.kind
+    if v.kind == "unknown":
+        verdict = f"{v.err_pct:+.0f}% (one run: no verdict)"
     return (
-        f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pv:.1f} us against {mv:.1f} us "
-        f"measured: {v.text if v.kind == 'unknown' else v.kind} ({op})"
+        f"{pred['ops']:.0f} ATen ops x {pred['op_us']:.2f} us = {pred_text} us against {meas_text} us "
+        f"measured: {verdict} ({op})"
     )
 
 
@@ -150,7 +171,7 @@ def _gpu_cells(gpu, gpu_folder):
     sync = [(k, prims[k]) for k in ("Sync/stream_idle", "Sync/item_idle") if k in prims]
     if sync:
         cells["sync"] = (
-            "; ".join(f"`{k}` {v['us']:.2f} us" for k, v in sync)
+            "; ".join(f"`{k}` {fmt_sig(v['us'], 2 if v['n'] < 3 else 3)} us" for k, v in sync)
             + f" (alone on the H200, nothing queued; {_reps(max(v['n'] for _, v in sync))})"
         )
     ladder = summary.ladder(rows)
@@ -162,7 +183,8 @@ def _gpu_cells(gpu, gpu_folder):
     ]
     if shown:
         cells["fused"] = "; ".join(
-            f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) {r.us_per_epoch:.2f} us/epoch, "
+            f"{r.rung} ({'GPU' if r.device == 'cuda' else 'its CPU, 1 thread'}) "
+            f"{fmt_sig(r.us_per_epoch, 2 if r.n < 3 else 3)} us/epoch, "
             f"{fmt_ratio(r.speedup, summary.runs_behind(ladder, r))} LibTorch eager"
             for r in shown
         ) + (
@@ -298,9 +320,17 @@ def _gpu_where_cell(rows, gpu_folder):
     if queue:
         regimes = sorted({launch_queue.regime_text(q.regimes) for q in queue})
         text += (
-            f"; the launch queue empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
-            f"of an epoch, at most {max(q.depth_max for q in queue)} deep: "
+            f"; the launch queue (traced) empty {_range([100 * q.empty_share for q in queue], '.0f')}% "
+            f"of a traced epoch, at most {max(q.depth_max for q in queue)} deep: "
             f"{' / '.join(regimes)} ({len(queue)} configurations)"
+        )
+    # Untraced, the same verdict from figures tracing does not inflate: the kernels' own time
+    # against the whole untraced epoch.
+    untraced = [u for a in attr for u in a.untraced_us]
+    if busy and untraced:
+        text += (
+            f"; untraced the GPU idles most of an epoch too: GPU busy ~{np.median(busy):.0f} us (the "
+            f"kernels' own time) of an untraced epoch of {_range(untraced, '.0f')} us"
         )
     return text
 
@@ -317,7 +347,7 @@ def results_block(
     cells = _gpu_cells(gpu, gpu_folder)
     pending = "pending" if gpu is None else "-"
     body = _answer_rows(models["cpu"], stats, cells, pending, rows)
-    body += _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
+    body += _measured_rows(rows, stats, models, speed_json, cells, pending)
     gpu_name = os.path.basename(gpu_folder.rstrip("/")) if gpu else None
     lines = [
         f"Ours: the committed CPU run, `{os.path.basename(folder.rstrip('/'))}` (2-core Xeon VM, "
@@ -334,23 +364,35 @@ def results_block(
     ]
     head = ["figure", "the post (i9-12900KF, RTX 3080 Ti)", "ours, CPU VM", "ours, H200 machine"]
     lines += markdown_table(head, body)
+    # Not ours: traces others recorded on other GPUs, so below the table, not in a column of ours.
+    sync = _real_sync_cell(traces_json)
+    if sync:
+        lines += ["", f"One sync in GPU traces others recorded (A100, GP100; not ours): {sync}."]
     return lines + _skipped_lines(runs, gpu)
 
 
 def _answer_rows(cpu, stats, cells, pending, rows=()):
     """The article's answer: one .item(), one epoch's work, the post's two runs against ours;
     ours from the paired rows where they ran (the measurement that concludes)."""
-    c_art, s_art = article.gpu_model()
+    c_art, _ = article.gpu_model()
     post_cpu = next(r for r in article.RUNS if r.label == "CPU")
     post_gpu = next(r for r in article.RUNS if r.label == "GPU")
     ours_cpu = answer._ours(stats, "cpu", post_cpu.interval, post_cpu.print100)
     item = paired.find(paired.rows_of(rows), "cpu", "item")
     if item:
         s, c = paired.per_item(item), paired.per_epoch(item)
-        how = f"`Paired`: {item.rounds} rounds, the two loops interleaved in one process"
-        item_cell = f"{s.text()} ({how})"
+        # The rounds ran back to back in one process: the intervals assume them independent.
+        # Pairing cancels drift in a difference (s), not in a level (c), so c gets the
+        # whole-run fit beside it.
+        how = (
+            f"`Paired`: {item.rounds} rounds, the two loops interleaved in one process"
+            + (", flagged disturbed by its noise probe" if item.disturbed else "")
+            + "; the interval treats the rounds as independent"
+        )
+        item_cell = f"{s.text()} ({how}; the drift both loops share cancels in this difference)"
         epoch_cell = (
-            f"CPU (LibTorch C++): {c.text()}, +-{100 * c.half_width() / c.value:.2f}% ({how})"
+            f"CPU (LibTorch C++): {c.text('.1f')} ({how}; drift does not cancel in a level); "
+            f"the whole-run fit beside it: {_ci(cpu.fit, 'per_epoch')} ({cpu.fit.n} runs)"
         )
     else:
         item_cell = _fit_cell(cpu, "per_item", "")
@@ -360,7 +402,7 @@ def _answer_rows(cpu, stats, cells, pending, rows=()):
     return [
         [
             "one `.item()`",
-            f"{s_art * 1e6:.1f} us (its two GPU runs solved for it)",
+            article.per_call_words(),
             item_cell,
             cells.get("item", pending),
         ],
@@ -388,7 +430,7 @@ def _answer_rows(cpu, stats, cells, pending, rows=()):
     ]
 
 
-def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending):
+def _measured_rows(rows, stats, models, speed_json, cells, pending):
     """Where an epoch goes, its prediction, one sync on real GPUs, ./attribute's speed, the
     machine limit and the crossover batch: each row only where its data is there."""
     body = []
@@ -414,16 +456,8 @@ def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
         body.append(
             ["an epoch predicted from one tiny op", "-", p, cells.get("predicted", pending)]
         )
-    sync = _real_sync_cell(traces_json)
-    if sync:
-        body.append(
-            [
-                "one sync (A100, GP100 traces others recorded; ours on the H200)",
-                "-",
-                sync,
-                cells.get("sync", pending),
-            ]
-        )
+    if "sync" in cells or pending == "pending":
+        body.append(["one sync, nothing queued", "-", "- (no GPU)", cells.get("sync", pending)])
     if os.path.exists(speed_json):
         body.append(["`./attribute`'s speed", "-", _speed_rows(speed_json), "-"])
     fused = next((x for x in machine_limit.rung_limits(rows) if x.rung == "fused_cpu"), None)
@@ -433,7 +467,7 @@ def _measured_rows(rows, stats, models, traces_json, speed_json, cells, pending)
                 "the same training, overhead removed",
                 "-",
                 (
-                    f"hand-fused on 1 CPU thread: {fused.us_per_epoch:.2f} us/epoch, {fmt_ratio(fused.speedup_eager, fused.n)} "
+                    f"hand-fused on 1 CPU thread: {fmt_sig(fused.us_per_epoch, 3)} us/epoch, {fmt_ratio(fused.speedup_eager, fused.n)} "
                     f"LibTorch eager, {fused.pct_of_peak:.0f}% of the core's float32 FMA peak"
                 ),
                 cells.get("fused", pending),
@@ -451,9 +485,10 @@ def _real_sync_cell(traces_json):
     if cost is None or not cost.idle_n:
         return None
     return (
-        f"{fmt_us(cost.idle_median_blocked_us)} us median with nothing queued "
-        f"({cost.idle_n} of {cost.n} calls); {fmt_us(cost.median_blocked_us)} us median "
-        f"of all {cost.n} (`./attribute` on [results/traces](results/traces/index.md))"
+        f"{fmt_us(cost.idle_median_blocked_us)} us, the median of {cost.idle_n} calls with nothing "
+        f"queued, from a pool of {len(cost.sources)} traces on different GPUs (no spread); "
+        f"{fmt_us(cost.median_blocked_us)} us median of all {cost.n} (`./attribute` on "
+        "[results/traces](results/traces/index.md))"
     )
 
 

@@ -109,12 +109,16 @@ def primitives_section(rows, stats, models, runs=()):
     md = ["", prose.PRIMITIVES_HEADING, ""]
     if not prims:
         return md + [prose.NO_PRIMITIVES, ""]
-    run = next(
-        (r for r in runs if any(x.family in summary.PRIMITIVE_FAMILIES for x in r.rows)), None
-    )
+    # Each family's rows may come from a file of their own (dispatch.json, primitives.json):
+    # every such run's load is named, and each published comparison takes its own run's.
+    prim_runs = [r for r in runs if any(x.family in summary.PRIMITIVE_FAMILIES for x in r.rows)]
     intro = prose.PRIMITIVES_INTRO
-    if run:
-        intro += prose.PRIMITIVES_RUN.format(load=prose.load_note(run))
+    if len(prim_runs) == 1:
+        intro += prose.PRIMITIVES_RUN.format(load=prose.load_note(prim_runs[0]))
+    elif prim_runs:
+        intro += prose.PRIMITIVES_RUNS.format(
+            loads="; ".join(f"`{os.path.basename(r.path)}` {prose.load_note(r)}" for r in prim_runs)
+        )
     md += [intro, ""] + report_tables.primitives_table(prims)
     ok = prose.SPREAD_OK_PCT
     # Two reasons apart: a spread over the bound is measured instability; fewer than 3
@@ -141,7 +145,15 @@ def primitives_section(rows, stats, models, runs=()):
         md += ["", prose.ALL_STABLE.format(ok=ok)]
     published = summary.published_comparison(prims)
     if published:
-        md += ["", prose.PUBLISHED_INTRO, ""] + report_tables.published_table(published)
+        notes = {}
+        for key, *_ in published:
+            if prims[key]["n"] < 3:
+                run = next(
+                    (r for r in prim_runs if any(x.family == key.split("/")[0] for x in r.rows)),
+                    None,
+                )
+                notes[key] = prose.published_note(prims[key]["n"], run)
+        md += ["", prose.PUBLISHED_INTRO, ""] + report_tables.published_table(published, notes)
     else:
         md += ["", prose.NO_PUBLISHED]
     pred = summary.predict_loop(prims, stats, models, summary.attribution_rows(rows))
@@ -153,9 +165,20 @@ def primitives_section(rows, stats, models, runs=()):
     return md
 
 
+class Reps(tuple):
+    """(min, max) of the repetitions, and how many there were (`n`): a table shows a range of
+    fewer than 3 as no range (report_tables._range)."""
+
+    n = 0
+
+
 def _min_max(xs):
     """(min, max) of the repetitions; None for one repetition (no range)."""
-    return (min(xs), max(xs)) if len(xs) >= 2 else None
+    if len(xs) < 2:
+        return None
+    r = Reps((min(xs), max(xs)))
+    r.n = len(xs)
+    return r
 
 
 def prediction_cases(p):
@@ -163,8 +186,10 @@ def prediction_cases(p):
     figures' noise.Kind or None when of one kind) for one device."""
     ms = p["measured_epoch_samples_us"]
     over = p["predicted_epoch_us"] > p["measured_epoch_us"]
-    epoch_reason = (prose.EPOCH_OVER if over else prose.EPOCH_UNDER) + prose.TINY_OP_SPREAD.format(
-        spread=p["op_spread_pct"]
+    epoch_reason = (prose.EPOCH_OVER if over else prose.EPOCH_UNDER) + (
+        prose.TINY_OP_SPREAD.format(spread=p["op_spread_pct"])
+        if p.get("op_n", 3) >= 3
+        else prose.TINY_OP_FEW.format(n=p["op_n"])
     )
     cases = [
         (
@@ -200,17 +225,21 @@ def prediction_cases(p):
     # The .item() predictions carry the primitive's own range too: a 49%-spread tiny op makes
     # them as inconclusive as the per-epoch row built on the same op.
     item_range = _min_max(p.get("predicted_item_samples_us", ()))
+    # A fit over runs that drift with their run order has no interval (the Model table says
+    # so), and no verdict can rest on its slope.
+    has_ci = p.get("fit_has_ci", True)
     cases.append(
         (
             item_what,
             p["predicted_item_us"],
             item_range,
             p["fitted_item_us"],
-            fit_ci,
-            "the ItemSync fit's slope [95% CI]",
+            fit_ci if has_ci else None,
+            "the ItemSync fit's slope [95% CI]" if has_ci else prose.SLOPE_NO_CI,
             prose.ITEM_QUEUE if p["device"] == "cuda" else prose.ITEM_FIT_NOISE,
             (idle, loop),
         )
+        + (() if has_ci else (noise.Verdict(prose.SLOPE_NO_VERDICT, "unknown", float("nan")),))
     )
     traced = p.get("traced_item_samples_us") or ()
     if traced:
@@ -265,7 +294,8 @@ def ladder_notes(rungs):
                 threads=a.threads,
                 a_speedup=fmt.fmt_ratio(a.speedup, summary.runs_behind(rungs, a)),
                 b_speedup=fmt.fmt_ratio(b.speedup, summary.runs_behind(rungs, b)),
-                diff=diff,
+                # one run each supports two significant digits, not a hundredth of a us
+                diff=f"{diff:+.2f}" if ci is not None else "+" * (diff > 0) + fmt.fmt_sig(diff),
                 mark=noise.mark(ci, fmt="+.2f"),
             )
         )

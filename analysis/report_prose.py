@@ -39,6 +39,9 @@ EPOCH_UNDER = (
     "allocator), so one tiny op undercounts them"
 )
 TINY_OP_SPREAD = "; the tiny op's own spread is {spread:.0f}%"
+TINY_OP_FEW = "; the tiny op: n={n} back-to-back repetitions, stability unknown"
+SLOPE_NO_CI = "the ItemSync fit's slope (no CI: runs not independent)"
+SLOPE_NO_VERDICT = "no verdict (the slope comes from runs that drift with their run order)"
 STEP_APART = "measured minutes apart on cores whose load changed in between"
 ITEM_QUEUE = (
     "in the loop a `.item()` also waits for the kernels still queued (s + min(c, g) in the model), "
@@ -62,7 +65,9 @@ ATTRIBUTION_INTRO = (
     "A separate pass after the timed runs (`--trace_epochs`), per epoch, median over repetitions. "
     "Phases are host time inside our NVTX ranges; `outside the phases` is the rest of the traced epoch, so "
     "that the phases and it add up to `traced us`. `untraced us` and `traced us` are medians of the "
-    "repetitions' us per epoch and `overhead` = median traced / median untraced; `traced - untraced` is the "
+    "repetitions' us per epoch and `traced/untraced` = median traced / median untraced, two passes run at "
+    "different times, so the machine's drift between them moves it too (below 1x it is drift, not "
+    "tracing); `traced - untraced` is the "
     "difference of the means with its 95% CI (Welch, over the repetitions, which ran back to back and are "
     "taken as independent), *within noise* when that holds "
     "0. `us per .item()` is the traced host time of one `.item()` (not a share of the epoch). "
@@ -112,6 +117,19 @@ PRIMITIVES_INTRO = (
     "them (the repetitions of a row ran back to back in one process)."
 )
 PRIMITIVES_RUN = " Their run: {load}."
+PRIMITIVES_RUNS = " Their runs: {loads}."
+
+
+def published_note(n, run):
+    """Why a published-range verdict is weak: few back-to-back repetitions on a loaded host."""
+    text = "one run" if n < 2 else f"n={n}, back to back"
+    if run is not None:
+        load, cpus = run.context.get("load_avg"), run.context.get("num_cpus")
+        if isinstance(load, list) and load and isinstance(load[0], (int, float)):
+            text += f"; host 1-minute load {load[0]:.1f} on {cpus} CPUs"
+    return text
+
+
 UNSTABLE = (
     "**Not stable enough to predict to {ok:g}%**: {which}. On a shared machine (other processes on "
     "the same cores) this spread is an upper bound of what a quiet machine gives; predictions below "
@@ -152,7 +170,7 @@ LADDER_INTRO = (
 SAME_CONFIGURATION = (
     "- {a} and {b} both ran on {threads:.0f} threads here: one configuration measured "
     "twice, so their {a_speedup} and {b_speedup} differ by run-to-run noise only "
-    "({b} - {a}, difference of the means: {diff:+.2f} us/epoch {mark})."
+    "({b} - {a}, difference of the means: {diff} us/epoch {mark})."
 )
 NOT_CHECKED = (
     "- {device} {rung}: its run wrote no comparison of its losses and weights with float64; "
@@ -241,8 +259,9 @@ RUN_ORDER = (
 )
 SLOW_PERIOD = (
     " The first {k} ran {lo:.0f}-{hi:.0f} us an epoch, each over {tight:g}% above the median of "
-    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period of the "
-    "host, whatever its cause (nothing recorded during the runs tells it)."
+    "the runs after it, and the {rest} after them {rlo:.0f}-{rhi:.0f} us: a slow period, cause "
+    "not measured (nothing recorded during the runs tells the host from the GPU's clocks or a "
+    "warm-up)."
 )
 
 

@@ -12,7 +12,7 @@ ATTRIBUTION_HEADER = (
         "print100",
         "untraced us",
         "traced us",
-        "overhead",
+        "traced/untraced (different times)",
         "traced - untraced us (mean)",
     ]
     + [f"{p} us" for p in summary.PHASES]
@@ -127,9 +127,11 @@ def primitives_table(prims):
     return tables.markdown_table(["primitive", "us (median)", "spread (n)", "counters"], rows)
 
 
-def published_table(published):
+def published_table(published, notes=None):
+    """`notes` ({primitive: words}) qualify a verdict its repetitions cannot carry alone."""
+    notes = notes or {}
     rows = [
-        [k, what, f"{us:.2f}", f"{lo:g}-{hi:g}", verdict]
+        [k, what, f"{us:.2f}", f"{lo:g}-{hi:g}", verdict + (f" ({notes[k]})" if k in notes else "")]
         for k, what, us, lo, hi, verdict in published
     ]
     return tables.markdown_table(
@@ -147,23 +149,49 @@ PREDICTION_HEADER = [
 ]
 
 
+def _few(x):
+    """Whether a range rests on fewer than 3 repetitions (report.Reps): too few to show one."""
+    return bool(x) and 0 < getattr(x, "n", 3) < 3
+
+
 def _range(x):
+    if _few(x):
+        return f" (n={x.n}: stability unknown)"
     return f" [{x[0]:.2f}, {x[1]:.2f}]" if x else ""
 
 
+def _value(v, rng):
+    # two repetitions support three significant digits at most
+    return f"{fmt_sig(v, 3)}" if _few(rng) else f"{v:.2f}"
+
+
 def prediction_row(
-    p, what, pred, pred_range, measured, measured_range, measured_what, reason, kinds=None
+    p,
+    what,
+    pred,
+    pred_range,
+    measured,
+    measured_range,
+    measured_what,
+    reason,
+    kinds=None,
+    fixed=None,
 ):
     """One prediction beside its measurement, with noise.prediction_verdict's verdict, or none
-    when `kinds` (the prediction's and the measurement's noise.Kind) differ."""
-    v = (noise.kinds_verdict(*kinds) if kinds else None) or noise.prediction_verdict(
-        pred, pred_range, measured, measured_range, "the measured range"
+    when `kinds` (the prediction's and the measurement's noise.Kind) differ; `fixed`, a
+    noise.Verdict, stands in for both where the measurement allows no verdict."""
+    v = (
+        (noise.kinds_verdict(*kinds) if kinds else None)
+        or fixed
+        or noise.prediction_verdict(
+            pred, pred_range, measured, measured_range, "the measured range"
+        )
     )
     return [
         p["device"],
         what,
-        f"{pred:.2f}{_range(pred_range)}",
-        f"{measured:.2f}{_range(measured_range)} {measured_what}",
+        f"{_value(pred, pred_range)}{_range(pred_range)}",
+        f"{_value(measured, measured_range)}{_range(measured_range)} {measured_what}",
         v.text,
         "" if v.agrees else reason,
     ]
@@ -222,9 +250,12 @@ def run_order_note(m):
     if m.order is None:
         return ""
     if m.has_ci:
+        # A rank-correlation test finds a monotone trend only: back-to-back repetitions of one
+        # configuration can still cluster, which it does not see.
         return (
-            "CI over runs taken as independent: their residuals do not follow the run order "
-            f"({m.order.text()})"
+            "CI over runs taken as independent: their residuals show no monotone trend with the run "
+            f"order ({m.order.text()}); the repetitions of a configuration ran back to back, so the "
+            "CI may be too narrow"
         )
     return (
         f"no CI: the residuals follow the run order ({m.order.text()}), so the runs are not "
@@ -277,8 +308,8 @@ def batch_table(points):
             str(p.batch),
             f"{p.us_per_epoch_never:.1f}",
             f"{p.us_per_epoch_every:.1f}",
-            f"{p.sync_cost_us:+.1f} {noise.mark(p.sync_cost_ci)}",
-            f"{p.sync_cost_pct:+.1f}% {noise.mark(p.sync_cost_pct_ci, unit='%')}",
+            f"{p.sync_cost_us:+.1f} {noise.mark_reps(p.sync_cost_ci, p.n)}",
+            f"{p.sync_cost_pct:+.1f}% {noise.mark_reps(p.sync_cost_pct_ci, p.n, unit='%')}",
         ]
         for p in sorted(points, key=lambda p: (p.device, p.batch))
     ]

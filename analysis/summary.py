@@ -229,6 +229,7 @@ class BatchPoint:
     sync_cost_us: float  # extra time per .item() when logging every epoch: difference of the means
     sync_cost_ci: object = None  # 95% CI (us) of that same difference (Welch), None if n<2
     never_mean_us: float = float("nan")  # mean us/epoch never logging: the share's denominator
+    n: int = 3  # the fewer repetitions of the two rows
 
     @property
     def sync_cost_pct(self):
@@ -308,6 +309,7 @@ def batch_analysis(rows):
                 diff * 1e6 / calls,
                 ci,
                 float(np.mean(c.samples)) * 1e6 / c.epochs,
+                min(c.n, every.n),
             )
         )
     fits, held = {}, []
@@ -665,6 +667,7 @@ def predict_loop(prims, stats, models, attr=()):
                 "op_us": add["us"],
                 "predicted_epoch_us": ops * add["us"],
                 "op_spread_pct": add.get("spread_pct", float("nan")),
+                "op_n": add.get("n", 1),
                 "predicted_epoch_range_us": tuple(
                     ops * u for u in add.get("samples", (add["us"],))
                 ),
@@ -678,6 +681,7 @@ def predict_loop(prims, stats, models, attr=()):
                 "predicted_item_us": item["us"] if item else float("nan"),
                 "predicted_item_samples_us": tuple(item.get("samples", ())) if item else (),
                 "fitted_item_us": model.fit.value("per_item") * 1e6 if model else float("nan"),
+                "fit_has_ci": bool(model and model.has_ci),
                 "traced_item_us": float(np.median(traced)) if traced else float("nan"),
                 "traced_item_samples_us": tuple(traced),
                 "kernels_per_step": step["counters"].get("kernels_per_step", float("nan")),

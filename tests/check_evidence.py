@@ -9,7 +9,14 @@ FILE:LINE: what, exit 1:
 - a verdict (agrees, inconclusive, off) between figures of different kinds, in a table with a
   prediction and a measured column: an idle `.item()` (nothing queued) against one in the loop,
   which also waits out the queue, or a traced figure against an untraced one (tracing slows
-  each launch); such a row says "not compared".
+  each launch); such a row says "not compared";
+- a "price" or a "clean" figure whose sentence states no precision (a 95% CI or +-): a median
+  of one pool of calls is neither;
+- an interval on the fit's slope on a page that says the fit's runs allow none ("no CI: runs
+  not independent");
+- a spread called the tiny op's own on a page that says its repetitions are too few to judge
+  stability;
+- a ratio of 10x or more to three significant digits (69.1x): no run here is that precise.
 
 `--self-test` plants each defect in a page of its own and checks each is caught and a clean
 page passes, so this check cannot pass by reading nothing. Standard library only.
@@ -31,6 +38,13 @@ VERDICT = re.compile(r"^\s*(agrees|inconclusive|off\b)")
 IDLE = re.compile(r"idle")
 IN_LOOP = re.compile(r"ItemSync|in-loop|in the loop|fit's slope|`item` ranges")
 TRACED = re.compile(r"\btraced\b")
+PRICE = re.compile(r"\bprice of\b|\bclean\b", re.IGNORECASE)
+PRECISION = re.compile(r"95% CI|\+-|±")
+SLOPE_CI = re.compile(r"fit's slope \[95% CI\]|-?[\d.]+ \[-?[\d.]+, -?[\d.]+\] the ItemSync fit's slope")
+NO_FIT_CI = "no CI: runs not independent"
+OWN_SPREAD = re.compile(r"own spread is \d")
+TOO_FEW = "Too few repetitions to judge stability"
+RATIO_DIGITS = re.compile(r"(?<![\d.])\d{2,}\.\d+x\b")
 
 
 def pages(root):
@@ -75,11 +89,25 @@ def _one_run_defects(unit):
     return None
 
 
+def _strength_defects(unit, page):
+    """Words or digits stronger than the evidence, some judged against the whole page."""
+    if PRICE.search(unit) and not PRECISION.search(unit):
+        return "a 'price' or 'clean' figure without a stated precision"
+    if NO_FIT_CI in page and SLOPE_CI.search(unit):
+        return "an interval on the fit's slope where the page says its runs allow none"
+    if TOO_FEW in page and OWN_SPREAD.search(unit):
+        return "a spread stated where the page says the repetitions are too few to judge"
+    if RATIO_DIGITS.search(unit):
+        return "a ratio of 10x or more to three significant digits"
+    return None
+
+
 def check_page(path):
     """[(line number, what)] of one page."""
     out = []
     header = None
-    for no, line in enumerate(path.read_text().splitlines(), start=1):
+    page = path.read_text()
+    for no, line in enumerate(page.splitlines(), start=1):
         if line.lstrip().startswith("|"):
             cells = _cells(line)
             if header is None:
@@ -95,7 +123,7 @@ def check_page(path):
             header = None
             units = re.split(r"(?<=[.;])\s+", line)
         for unit in units:
-            what = _one_run_defects(unit)
+            what = _one_run_defects(unit) or _strength_defects(unit, page)
             if what:
                 out.append((no, what))
                 break
@@ -130,6 +158,21 @@ PLANTED = {
         "| device | prediction | predicted | measured | verdict |\n|---|---|---|---|---|\n"
         "| cpu | us/.item() = one tiny op | 0.50 | 1.45 traced host time | inconclusive (-65%) |\n"
     ),
+    "price.md": (
+        "With nothing queued, 32 calls: median 4.5 us per call, the price of the "
+        "synchronisation itself.\n"
+    ),
+    "slope_ci.md": (
+        "| device | per .item() |\n|---|---|\n| cpu | -6.97 us (no CI: runs not independent) |\n\n"
+        "| device | prediction | predicted | measured | verdict |\n|---|---|---|---|---|\n"
+        "| cpu | us/.item() = one tiny op | 1.28 | -6.97 [-23.42, 9.47] the ItemSync fit's slope "
+        "[95% CI] | inconclusive (the measured range holds 0) |\n"
+    ),
+    "own_spread.md": (
+        "**Too few repetitions to judge stability** (71 primitives, at most n=2).\n\n"
+        "| device | reason |\n|---|---|\n| cuda | nested calls; the tiny op's own spread is 0% |\n"
+    ),
+    "ratio.md": "- Target: fused CPU loop >= 35x LibTorch eager: met (98.7x).\n",
 }
 CLEAN = (
     "| device | spread | prediction | predicted | measured | verdict |\n|---|---|---|---|---|---|\n"
@@ -138,6 +181,9 @@ CLEAN = (
     "| cpu | 7.0% (n=3) | us/epoch = 86 ops x 0.50 us | 43.37 | 78.68 ItemSync never-logging | "
     "off by -44.9% (the ranges do not meet) |\n\n"
     "GPU 567 us (one run each); the fit: 78.33 us [95% CI 76.96, 79.70] over 36 runs (n=3 each).\n"
+    "The fused loop: 99x (one run); eager 1.5x. A miss says the price per row is not one number.\n"
+    "A sync: 4.5 us, the median of 32 calls (no spread); the price of a launch: 4.6 us [95% CI "
+    "4.5, 4.7].\n"
 )
 
 

@@ -255,11 +255,13 @@ def test_loop_is_predicted_from_primitive_rows(tmp_path):
         "130.00 [130.00, 130.00] ItemSync never-logging us/epoch | agrees (+0.0%; the ranges meet, both narrower "
         "than 10%) |  |"
     ) in text
-    # The fit's exact 2 us slope: the tiny op's 1.25 us is off, with a reason.
+    # The fit's runs allow no interval (its Model row says so), so its slope gets none here
+    # either, and no verdict rests on it.
     assert (
-        "| 2.00 [2.00, 2.00] the ItemSync fit's slope [95% CI] | off by -37.5% (the ranges do not meet) | "
-        "the fit's slope carries"
+        "| 2.00 the ItemSync fit's slope (no CI: runs not independent) | no verdict (the slope comes "
+        "from runs that drift with their run order) | the fit's slope carries"
     ) in text
+    assert "(no CI: runs not independent)" in text.split("## The model")[1].split("###")[0]
     # The Dispatch train_step (128 us) is off the exact 130 us by -1.5%, and says so.
     assert (
         "| cpu | us/epoch = Dispatch train_step (the same loop, timed alone) | 128.00 | 130.00 [130.00, 130.00]"
@@ -324,11 +326,11 @@ def test_primitives_are_set_beside_published_prices(tmp_path):
     assert report.main([str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
     assert (
-        "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 5.00 | 2.5-4 | above |"
+        "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 5.00 | 2.5-4 | above (one run) |"
         in text
     )
     assert (
-        "| KernelLaunch/graph_node | one kernel node inside a replayed CUDA graph | 0.90 | 0.5-1.3 | inside |"
+        "| KernelLaunch/graph_node | one kernel node inside a replayed CUDA graph | 0.90 | 0.5-1.3 | inside (one run) |"
         in text
     )
     assert (
@@ -359,7 +361,7 @@ def test_published_prices_pending_without_cuda_primitives(tmp_path):
     )
 
 
-def gpu_folder(tmp_path, persistent_us=2.0):
+def gpu_folder(tmp_path, persistent_us=2.0, batch_reps=2):
     """A whole GPU machine's folder, synthetic: ItemSync on both devices with traced
     counters, BatchSweep with a crossover at 10000 rows, every ladder rung, CUDA primitives
     and the Python eager rung with its kernel count."""
@@ -396,7 +398,7 @@ def gpu_folder(tmp_path, persistent_us=2.0):
         for batch in (120, 1000, 10000, 30000, 100000):
             for interval, extra in ((0, 0.0), (1, 40.0 if device == "cuda" else 1.0)):
                 us = base_us + per_row_ns * batch / 1e3 + extra
-                for rep in range(2):
+                for rep in range(batch_reps):
                     sweep.append(
                         row(
                             f"BatchSweep/{device}/interval:{interval}/batch:{batch}",
@@ -490,11 +492,11 @@ def test_whole_gpu_folder_report(tmp_path):
     assert "- persistent kernel >= 30x LibTorch CUDA eager: met (120x)" in text
     assert "- persistent kernel faster than the fused CPU loop: met (2.00 vs 6.00 us/epoch)" in text
     assert (
-        "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 2.10 | 2.5-4 | below |"
+        "| KernelLaunch/host_launch | host time of one kernel launch (Linux) | 2.10 | 2.5-4 | below (one run) |"
         in text
     )
     assert (
-        "| Sync/stream_idle | cudaStreamSynchronize on an idle stream | 1.40 | 0-1 | above |"
+        "| Sync/stream_idle | cudaStreamSynchronize on an idle stream | 1.40 | 0-1 | above (one run) |"
         in text
     )
     assert "they agree" in text

@@ -37,7 +37,7 @@ QUEUE_FIGURE_TEXT = (
     "of [{empty}]({empty}.md) ({empty_case}), each over the window its page's queue plot "
     "shows. In a deep queue each sync waits out the work queued ahead of it: its cost is that "
     "work's time, and the overlap of host and GPU is thrown away. In an empty queue the GPU waits "
-    "for the host, so a sync has nothing to wait out and costs its fixed price (below, with "
+    "for the host, so a sync has nothing to wait out and costs only its own time (below, with "
     "nothing queued)."
 )
 QUEUE_FIGURE_CAPTION = (
@@ -53,12 +53,14 @@ SYNC_COST_OVER = (
 )
 SYNC_COST_IDLE = (
     "With (almost) nothing queued on the GPU (less than {idle_queued:g} us of GPU work during the "
-    "call), {calls}: median {median} us per call, the price of the synchronisation itself."
+    "call), {calls}: median {median} us per call{pool}: the synchronisation's own time in "
+    "{these}."
 )
 SYNC_COST_FIT = (
     "Least squares over those {n} calls: blocked = {base} us (95% CI {base_lo} to {base_hi}) + "
     "{slope:.3f} (95% CI {slope_lo:.3f} to {slope_hi:.3f}) x GPU work queued ahead (us); "
-    "R^2 = {r2:.3f}, n = {n}. The constant is what a sync costs with nothing queued; the slope is "
+    "R^2 = {r2:.3f}, n = {n}; the intervals treat the calls as independent, which calls of one "
+    "program on one GPU are not, so they are too narrow. The constant is what a sync costs with nothing queued; the slope is "
     "the host time each microsecond of queued GPU work adds (above 1: the call also waited "
     "through GPU idle gaps, e.g. work on other streams or not yet launched). Ordinary least "
     "squares: the longest calls weigh most."
@@ -68,7 +70,7 @@ NEGATIVE_SLOPE = (
 )
 NEGATIVE_BASE = (
     " The constant is negative, which no call can cost: the longest calls pull the line, so it "
-    "is not a price; the median with nothing queued (above) is."
+    "does not tell what a sync costs with nothing queued; the median of those calls (above) does."
 )
 TOO_FEW_FOR_FIT = (
     "n = {n}: too few calls for a fit of the growth with queued GPU work to mean anything (a line "
@@ -106,6 +108,12 @@ def sync_cost_markdown(cost):
                 idle_queued=stats.IDLE_QUEUED_US,
                 calls=plural(cost.idle_n, "call"),
                 median=fmt_us(cost.idle_median_blocked_us),
+                pool=(
+                    f", pooled over the {len(cost.sources)} traces (one median of one pool, no spread)"
+                    if len(cost.sources) > 1
+                    else " (one median, no spread)"
+                ),
+                these="these traces" if len(cost.sources) > 1 else "this trace",
             )
         )
     if not cost.fit:
