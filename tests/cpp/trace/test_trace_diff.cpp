@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "trace/analyze/trace_diff.h"
 #include "trace/import/byte_source.h"
 #include "trace/run/run.h"
 #include "trace_test_util.h"
@@ -57,7 +58,51 @@ int cli(const std::string& args) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+// A trace of one ProfilerStep#N per number, 100 us apart, each launching one GEMM of `us` us.
+trace::ImportedTrace steps_trace(const std::vector<int>& numbers, int us = 30) {
+  std::string events;
+  int t = 1000, correlation = 1;
+  for (int n : numbers) {
+    const std::string at = std::to_string(t), c = std::to_string(correlation++);
+    events += std::string(events.empty() ? "" : ",") +
+              R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(n) +
+              R"(","pid":1,"tid":1,"ts":)" + at + R"(,"dur":90},)" +
+              R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+              std::to_string(t + 10) + R"(,"dur":5,"args":{"correlation":)" + c + "}}," +
+              R"({"ph":"X","cat":"kernel","name":"ampere_sgemm_64x64_nn","pid":0,"tid":7,"ts":)" +
+              std::to_string(t + 20) + R"(,"dur":)" + std::to_string(us) +
+              R"(,"args":{"correlation":)" + c + R"(,"device":0,"stream":7}})";
+    t += 100;
+  }
+  return tracetest::import_text(R"({"traceEvents":[)" + events + "]}");
+}
+
 }  // namespace
+
+// ProfilerStep#N by name where the two runs share numbers, else step i with step i; what is
+// left over is said.
+TEST(TraceDiff, StepsMatchByNameElseByPosition) {
+  const auto a = steps_trace({2, 3, 4}), shifted = steps_trace({3, 4, 5}, 60),
+             renumbered = steps_trace({11, 12}, 60);
+  const auto ra = trace::build_report(a), rs = trace::build_report(shifted),
+             rr = trace::build_report(renumbered);
+  const auto by_name = trace::diff_reports(ra, rs);
+  EXPECT_EQ(by_name.match, "by name");
+  ASSERT_EQ(by_name.pairs.size(), 2u);  // #3 and #4
+  EXPECT_EQ(by_name.pairs[0], (std::pair<size_t, size_t>{1, 0}));
+  ASSERT_EQ(by_name.notes.size(), 1u);
+  EXPECT_NE(by_name.notes[0].find("2 steps matched of A's 3 and B's 3"), std::string::npos);
+  const auto& kernels = by_name.sections.at(4);
+  ASSERT_EQ(kernels.name, "kernels by name");
+  ASSERT_EQ(kernels.rows.size(), 2u);  // count, then time: 2 kernels each side, 30 -> 60 us
+  EXPECT_EQ(kernels.rows[1].a, 60.0);
+  EXPECT_EQ(kernels.rows[1].b, 120.0);
+  EXPECT_EQ(*kernels.rows[1].ratio(), 2.0);
+  const auto by_position = trace::diff_reports(ra, rr);
+  EXPECT_EQ(by_position.match, "by position");
+  ASSERT_EQ(by_position.pairs.size(), 2u);
+  EXPECT_EQ(by_position.sections.at(0).rows.at(0).item, "ProfilerStep#2 ~ ProfilerStep#11");
+}
 
 // Every figure of a trace beside itself: B - A is 0 and B / A is 1 (or none, where A is 0).
 TEST(TraceDiff, ATraceAgainstItselfDiffersInNothing) {
