@@ -57,6 +57,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/call_sites.cpp
   ${_t}/analyze/graph_breaks.cpp
   ${_t}/analyze/advice.cpp
+  ${_t}/analyze/program_words.cpp
   ${_t}/analyze/trace_diff.cpp
   ${_t}/analyze/range_queue.cpp
   ${_t}/analyze/step_report.cpp

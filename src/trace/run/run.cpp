@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/program_words.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/steps_from_ranges.h"
 #include "trace/analyze/trace_diff.h"
