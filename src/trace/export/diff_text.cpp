@@ -83,7 +83,7 @@ std::string diff_text(const DiffInputs& in, const TraceDiff& d) {
                              std::to_string(d.a_steps) + ", B " + std::to_string(d.b_steps) + ")");
   char share[64];
   std::snprintf(share, sizeof share, "%.0f %%", 100 * d.words_in_common);
-  out += "; kernel time in name words both have: " + std::string(share) + "\n";
+  out += "; time in name words both have (kernels; ops without): " + std::string(share) + "\n";
   out += "A: " + d.a_verdict + "\nB: " + d.b_verdict + "\n";
   for (const auto& n : d.notes) out += "note: " + n + "\n";
   for (const auto& s : d.sections) out += "\n" + section_text(s);
