@@ -22,6 +22,7 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_rules.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_what_if.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_properties.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_trace_diff.cpp
 )
 target_link_libraries(trace_tests PRIVATE iris_trace GTest::gtest_main)
 target_compile_definitions(trace_tests PRIVATE IRIS_TRACE_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

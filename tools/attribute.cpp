@@ -1,7 +1,7 @@
-// ./attribute TRACE...: where the time went in a PyTorch profiler (Kineto) trace, an Nsight
-// Systems export or one of bench's own --trace_dir files (run/run.h does the work: the Python
-// package calls the same run). This file is the flags and the printing. Exit 2 on bad input or
-// flags, with nothing written.
+// ./attribute TRACE... (or --diff A B): where the time went in a PyTorch profiler (Kineto) trace,
+// an Nsight Systems export or one of bench's own --trace_dir files (run/run.h does the work: the
+// Python package calls the same run). This file is the flags and the printing. Exit 2 on bad input
+// or flags, with nothing written.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +74,7 @@ int parse(int argc, char** argv, Flags* f) {
   app.add_flag("--hta{0.6}", o.hta_version);  // --hta=0.5: that release's rules
   app.add_flag("--hta-no-rounding", o.hta_no_rounding);
   app.add_flag("--replay", o.replay);
+  app.add_flag("--diff", o.diff);
   app.add_flag_function("--advice", [&](int64_t) { o.advice = trace::AdviceMode::On; });
   app.add_flag_function("--no-advice", [&](int64_t) { o.advice = trace::AdviceMode::Off; });
   app.add_flag("--quiet", f->quiet);
@@ -130,16 +131,7 @@ int main(int argc, char** argv) {
   try {
     const trace::RunOutput out = trace::run(f.run);
     if (!f.quiet) std::fputs(out.text.c_str(), stdout);
-    const char* kind[] = {"attribution", "HTA figures", "replay"};
-    if (f.timing)
-      std::fprintf(stderr,
-                   "attribute: %.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s "
-                   "(%.0f MB/s)\n",
-                   static_cast<double>(out.bytes) / 1e6,
-                   out.inflaters.empty() ? "plain" : ("gzip, inflated by " + out.inflaters).c_str(),
-                   out.import_s, static_cast<double>(out.bytes) / 1e6 / out.import_s,
-                   kind[static_cast<int>(f.run.report())], out.total_s,
-                   static_cast<double>(out.bytes) / 1e6 / out.total_s);
+    if (f.timing) std::fprintf(stderr, "attribute: %s\n", trace::timing_line(f.run, out).c_str());
     if (!f.json_path.empty()) trace::write_file_atomically(f.json_path, out.json);
     if (!f.html_path.empty()) trace::write_file_atomically(f.html_path, out.html);
   } catch (const std::exception& e) {  // bad input (trace::InputError) or a failed write

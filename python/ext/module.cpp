@@ -62,6 +62,8 @@ trace::RunOptions run_options(const std::vector<std::string>& inputs, const nb::
       o.html = nb::cast<bool>(v);
     else if (key == "frames")
       o.frames = nb::cast<bool>(v);
+    else if (key == "diff")
+      o.diff = nb::cast<bool>(v);
     else
       throw std::invalid_argument("run: unknown option " + key);
   }
@@ -87,6 +89,9 @@ nb::dict run_dict(trace::RunOutput&& out) {
   d["html"] = std::move(out.html);
   d["import_s"] = out.import_s, d["total_s"] = out.total_s, d["bytes"] = out.bytes;
   d["inflaters"] = std::move(out.inflaters);
+  nb::dict tables;  // the diff's (each trace's are in its rank)
+  for (auto& [name, t] : out.frames) tables[name.c_str()] = pyiris::table_to_python(std::move(t));
+  d["tables"] = tables;
   return d;
 }
 

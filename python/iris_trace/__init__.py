@@ -5,6 +5,7 @@
     print(result)                                    # ./attribute's table
     result.steps, result.blocking_calls              # DataFrames, units in the column names
     result.what_if("no-syncs:op=aten::item")         # ./attribute --what-if
+    diff("a.json.gz", "b.json.gz").table             # ./attribute --diff A B
 
 HTA's interface: iris_trace.hta.TraceAnalysis. The profiler hook: iris_trace.report(dir).
 The command line: iris-attribute (./attribute itself). docs/python.md has the rest."""
@@ -13,15 +14,17 @@ import os
 
 from . import _core, _ranks
 from ._errors import TraceError, check_exists, trace_error
-from ._result import AttributeResult, HtaResult, WhatIfResult, result_of
+from ._result import AttributeResult, DiffResult, HtaResult, WhatIfResult, result_of
 
 __all__ = [
     "AttributeResult",
+    "DiffResult",
     "HtaResult",
     "TraceAnalysis",
     "TraceError",
     "WhatIfResult",
     "attribute",
+    "diff",
     "report",
 ]
 __version__ = "0.1.0"
@@ -61,6 +64,7 @@ def attribute(
     what_if=None,
     json=None,
     html=None,
+    diff=False,
     workers=None,
     max_memory=None,
     client=None,
@@ -73,7 +77,8 @@ def attribute(
     / --no-advice. hta, hta_no_rounding, hta_max_queue: HTA's figures (an HtaResult); hta="0.5"
     or "0.6" is --hta=0.5 or --hta=0.6 (True: the current release, 0.6.1).
     replay, what_if (a spec or a list): the replay (a WhatIfResult). json, html: files to write
-    as --json and --html do (atomically).
+    as --json and --html do (atomically). diff: the two traces given side by side (--diff A B; a
+    DiffResult; iris_trace.diff(a, b) says the same), what_if then replayed from the first.
     workers, max_memory: ranks read at once, and the memory (bytes) they may take together
     (estimated from each file's size; default: half of the available memory); a rank's
     records are dropped once its figures are made.
@@ -92,6 +97,7 @@ def attribute(
         "what_if": [what_if] if isinstance(what_if, str) else list(what_if or ()),
         "advice": -1 if advice is None else int(bool(advice)),
         "html": html is not None,
+        "diff": bool(diff),
     }
     for key, value in (("step_every", step_every), ("hta_max_queue", hta_max_queue)):
         if value is not None:
@@ -111,8 +117,8 @@ def attribute(
                 lambda f: task(f, **kw), fs, workers=workers, max_memory=max_memory
             )
 
-    if hta or hta_no_rounding or hta_max_queue is not None or html is not None:
-        whole = _ranks.run_files(files, {**options, "frames": True})  # every rank in one run
+    if diff or hta or hta_no_rounding or hta_max_queue is not None or html is not None:
+        whole = _ranks.run_files(files, {**options, "frames": True})  # every input in one run
         runs = whole["ranks"]
     else:
         whole = None
@@ -123,6 +129,23 @@ def attribute(
     if html is not None:
         result.save_html(html)
     return result
+
+
+def diff(a, b, step_range=None, *, step_starts=None, step_every=None, what_if=None, json=None):
+    """./attribute --diff A B: two traces of one program side by side, as a DiffResult (its
+    .table: every section's figures of A beside B's, B - A and B / A; .predictions: each
+    what_if replayed from A beside B's measurement). The step keywords apply to both traces.
+    Raises TraceError naming both files for two different programs, or for no common steps
+    when steps are asked for."""
+    return attribute(
+        [a, b],
+        step_range,
+        step_starts=step_starts,
+        step_every=step_every,
+        what_if=what_if,
+        json=json,
+        diff=True,
+    )
 
 
 def __getattr__(name):  # the optional parts import what they need only when used

@@ -174,8 +174,29 @@ class HtaResult(Result):
     DataFrames: iris_trace.hta.TraceAnalysis)."""
 
 
+class DiffResult(Result):
+    """./attribute --diff A B's answer: str() its tables, .json its document; .table every
+    section's rows (section, item, figure, a, b, diff = B - A, ratio = B / A), one section each
+    as .section(name) ("steps", "summary", "syncs by call site", "copies by kind", "kernels by
+    name", "idle by cause", "classes"); .predictions each what-if replayed from A beside B."""
+
+    @property
+    def table(self):
+        return _tables.frame(self._whole["tables"]["diff_rows"])
+
+    @property
+    def predictions(self):
+        return _tables.frame(self._whole["tables"]["diff_predictions"])
+
+    def section(self, name):
+        t = self.table
+        return t[t["section"] == name].drop(columns="section").reset_index(drop=True)
+
+
 def result_of(options, runs, files, runner=None, whole=None):
     """The result class of the report the options ask for."""
+    if options.get("diff"):
+        return DiffResult(options, runs, files, runner, whole)
     if options["hta"] or options["hta_no_rounding"] or "hta_max_queue" in options:
         return HtaResult(options, runs, files, runner, whole)
     if options["replay"] or options["what_if"]:

@@ -25,7 +25,12 @@ def tables():
 
 
 # The table at the root of each kind of document, by the key that tells them apart.
-ROOTS = {"traces": "document", "hta": "hta_document", "replays": "replay_document"}
+ROOTS = {
+    "traces": "document",
+    "hta": "hta_document",
+    "replays": "replay_document",
+    "diff": "diff_document",
+}
 
 
 def root_of(doc):
@@ -115,8 +120,8 @@ def check(value, table, where="$"):
 def load(path, expect=None):
     """An ./attribute --json file as a dict, checked: TraceError naming the file and the first
     field that differs from the declaration (or a version this package does not read). expect:
-    the document's table ("document", "hta_document" or "replay_document"), when the caller
-    needs one kind."""
+    the document's table ("document", "hta_document", "replay_document" or "diff_document"),
+    when the caller needs one kind."""
     path = str(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -154,10 +159,11 @@ def markdown():
         ),
         "",
         "Every table `./attribute` writes, declared once in the trace library: the objects of",
-        "its `--json` documents (the attribution; `--hta`; `--replay` and `--what-if`) and the",
-        "DataFrames of the Python package (`iris_trace.attribute()`; each starts with a `rank`",
-        "column). A field marked *optional* is written only where it applies; *or null* may be",
-        "null. Units: `us` microseconds, `share` a fraction of 1.",
+        "its `--json` documents (the attribution; `--hta`; `--replay` and `--what-if`; `--diff`)",
+        "and the DataFrames of the Python package (`iris_trace.attribute()`; each starts with a",
+        "`rank` column, but the two of `iris_trace.diff()`). A field marked *optional* is written",
+        "only where it applies; *or null* may be null. Units: `us` microseconds, `share` a",
+        "fraction of 1.",
     ]
     for frames in (False, True):
         lines += ["", "## The Python package's DataFrames" if frames else "## The JSON documents"]

@@ -57,6 +57,8 @@ add_library(iris_trace STATIC
   ${_t}/analyze/call_sites.cpp
   ${_t}/analyze/graph_breaks.cpp
   ${_t}/analyze/advice.cpp
+  ${_t}/analyze/program_words.cpp
+  ${_t}/analyze/trace_diff.cpp
   ${_t}/analyze/range_queue.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_bounds.cpp
@@ -101,6 +103,8 @@ add_library(iris_trace STATIC
   ${_t}/export/html_page.cpp
   ${_t}/export/replay_json.cpp
   ${_t}/export/replay_text.cpp
+  ${_t}/export/diff_text.cpp
+  ${_t}/export/diff_json.cpp
   ${_t}/export/frames.cpp
   ${_t}/export/output_schema.cpp
   ${_t}/export/write_file.cpp

@@ -1,5 +1,7 @@
 #include "trace/export/frames.h"
 
+#include <cmath>
+
 #include "trace/analyze/blocking_calls.h"
 #include "trace/export/call_sites_out.h"
 #include "trace/export/output_schema.h"
@@ -217,6 +219,24 @@ std::map<std::string, ColumnTable> replay_frames(const replay::ReplayReport& rep
   ColumnTable& windows = out["windows"];
   window_rows(report.replay, &windows);
   for (const auto& s : report.what_ifs) window_rows(s, &windows);
+  return checked(std::move(out));
+}
+
+std::map<std::string, ColumnTable> diff_frames(const TraceDiff& d) {
+  auto out = declared({"diff_rows", "diff_predictions"});
+  ColumnTable& rows = out["diff_rows"];
+  for (const auto& s : d.sections)
+    for (const auto& r : s.rows) {
+      rows.text("section", s.name), rows.text("item", r.item), rows.text("figure", r.figure);
+      rows.f64("a", r.a), rows.f64("b", r.b), rows.f64("diff", r.diff());
+      rows.f64("ratio", r.ratio().value_or(std::nan("")));
+    }
+  ColumnTable& p = out["diff_predictions"];
+  for (const auto& x : d.predictions) {
+    p.text("scenario", x.scenario), p.text("window", x.window);
+    p.f64("a_measured_us", x.a_measured_us), p.f64("predicted_us", x.predicted_us);
+    p.f64("b_measured_us", x.b_measured_us), p.f64("error", x.error().value_or(std::nan("")));
+  }
   return checked(std::move(out));
 }
 

@@ -7,6 +7,7 @@
 
 #include "trace/analyze/replay/what_if.h"
 #include "trace/analyze/step_report.h"
+#include "trace/analyze/trace_diff.h"
 #include "trace/export/column_table.h"
 
 namespace trace {
@@ -17,5 +18,8 @@ std::map<std::string, ColumnTable> report_frames(const TraceReport& report);
 
 // windows: scenario x window, measured, replayed and predicted us.
 std::map<std::string, ColumnTable> replay_frames(const replay::ReplayReport& report);
+
+// diff_rows: section x item x figure, A and B; diff_predictions: each what-if's window beside B.
+std::map<std::string, ColumnTable> diff_frames(const TraceDiff& diff);
 
 }  // namespace trace

@@ -512,6 +512,52 @@ std::vector<Table> make_tables() {
         f("predicted_us", K::Number, "us", "the predicted step time"),
         f("extrapolated", K::Flag, "", "from the isolated cost, not replayed")}});
 
+  // ---- ./attribute --diff A B --json (analyze/trace_diff.h) --------------------------------
+  t.push_back({"diff_document",
+               "./attribute --diff A B --json: two traces of one program side by side",
+               {same("tool", K::Text, "", "document.tool"),
+                same("version", K::Count, "", "document.version"),
+                of("diff", K::Object, "diff", "A beside B")}});
+  t.push_back(
+      {"diff",
+       "two traces of one program: each section's figures of A beside B's",
+       {f("a", K::Text, "", "trace A, as given"), f("b", K::Text, "", "trace B, as given"),
+        of("match", K::Words, "by name|by position|whole trace",
+           "how the steps were matched (whole trace: one or both have none)"),
+        f("a_steps", K::Count, "", "A's steps"), f("b_steps", K::Count, "", "B's steps"),
+        f("matched_steps", K::Count, "", "steps compared (0: the whole traces)"),
+        f("words_in_common", K::Number, "share",
+          "kernel time in name words both traces have, the smaller side's (program_words.h)"),
+        f("a_verdict", K::Text, "", "A's diagnosis headline"),
+        f("b_verdict", K::Text, "", "B's diagnosis headline"),
+        of("sections", K::Array, "diff_section", "one per question, in the text's order"),
+        f("what_if", K::Texts, "", "the what-ifs replayed from A, as written"),
+        of("predictions", K::Array, "diff_prediction", "each what-if's windows beside B's"),
+        f("notes", K::Texts, "", "what the comparison left out, and why")}});
+  t.push_back({"diff_section",
+               "one question asked of both traces",
+               {f("name", K::Text, "",
+                  "steps, summary, syncs by call site, copies by kind, "
+                  "kernels by name, idle by cause, classes"),
+                f("meaning", K::Text, "", "what its rows are over"),
+                of("rows", K::Array, "diff_row", "largest |B - A| first, where rows have names")}});
+  const std::vector<Field> diff_row = {
+      f("item", K::Text, "", "the step, call site, copy kind, kernel, cause or class"),
+      f("figure", K::Text, "", "what is compared, its unit in its name (_us, share, count)"),
+      f("a", K::Number, "", "A's value"),
+      f("b", K::Number, "", "B's value"),
+      f("diff", K::Number, "", "B - A"),
+      null(f("ratio", K::Number, "", "B / A (null: A is 0)"))};
+  t.push_back({"diff_row", "one figure of one item, A beside B", diff_row});
+  const std::vector<Field> prediction = {
+      f("scenario", K::Text, "", "\"replay\" (unchanged), or the what-if"),
+      f("window", K::Text, "", "A's matched step, \"matched steps\" or \"total\""),
+      f("a_measured_us", K::Number, "us", "A's measured time"),
+      f("predicted_us", K::Number, "us", "the what-if's prediction from A"),
+      f("b_measured_us", K::Number, "us", "B's measured time in the matched window"),
+      null(f("error", K::Number, "share", "(predicted - B) / B (null: B is 0)"))};
+  t.push_back({"diff_prediction", "one window of a what-if on A, beside B", prediction});
+
   // ---- the Python package's DataFrames (frames.h); each gets a leading `rank` column --------
   const auto frame = [&](const char* name, const char* meaning, std::vector<Field> fields) {
     t.push_back({name, meaning, std::move(fields), true});
@@ -592,6 +638,12 @@ std::vector<Table> make_tables() {
          same("replayed_us", K::Number, "us", "predicted_window.replayed_us"),
          f("predicted_us", K::Number, "us", "its length, predicted (the replay's: replayed)"),
          f("bound_by", K::Text, "", "the resource that held it up longest")});
+  std::vector<Field> diff_rows = {same("section", K::Text, "", "diff_section.name")};
+  for (const auto& x : diff_row) diff_rows.push_back(field_of(t, "diff_row", x.key));
+  frame("diff_rows", "--diff: every section's rows, A beside B", diff_rows);
+  std::vector<Field> predictions;
+  for (const auto& x : prediction) predictions.push_back(field_of(t, "diff_prediction", x.key));
+  frame("diff_predictions", "--diff --what-if: each prediction from A beside B", predictions);
   return t;
 }
 

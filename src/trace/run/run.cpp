@@ -1,14 +1,19 @@
 #include "trace/run/run.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <stdexcept>
 #include <utility>
 
 #include "trace/analyze/hta_breakdown.h"
+#include "trace/analyze/program_words.h"
 #include "trace/analyze/step_report.h"
 #include "trace/analyze/steps_from_ranges.h"
+#include "trace/analyze/trace_diff.h"
+#include "trace/export/diff_out.h"
 #include "trace/export/frames.h"
 #include "trace/export/hta_out.h"
 #include "trace/export/html_page.h"
@@ -39,7 +44,7 @@ ImportOptions import_options(const RunOptions& o) {
   const bool hta = o.report() == ReportKind::Hta;
   io.list_events = hta;
   io.kernel_names = hta;
-  io.kernel_name_ids = o.report() == ReportKind::Attribution;
+  io.kernel_name_ids = o.report() == ReportKind::Attribution || o.report() == ReportKind::Diff;
   for (const auto& w : o.what_ifs)
     if (w.kind == replay::WhatIf::Kind::ScaleKernels && !w.pattern.empty()) io.kernel_names = true;
   return io;
@@ -125,11 +130,41 @@ void hta(const RunOptions& o, const std::vector<ImportedTrace>& traces, RunOutpu
   out->json = j.str() + "\n";
 }
 
+// A beside B. Two traces of different programs, or no steps in common when steps were asked
+// for, are bad input: the figures side by side would mean nothing.
+// a_report: A's report, begun while B was read.
+void diff(const RunOptions& o, const std::vector<ImportedTrace>& traces,
+          std::future<TraceReport> a_report, RunOutput* out) {
+  const ImportedTrace &ta = traces[0], &tb = traces[1];
+  const std::string both = "--diff " + ta.file + " " + tb.file + ": ";
+  const TraceReport b = build_report(tb), a = a_report.get();
+  const double common = words_in_common(a, b);
+  if (common < kMinWordsInCommon)
+    throw InputError(
+        both + "not two traces of one program: " + std::to_string(static_cast<int>(100 * common)) +
+        " % of the " + (a.kernels.by_name.empty() || b.kernels.by_name.empty() ? "op" : "kernel") +
+        " time is in name words both have (expected at least " +
+        std::to_string(static_cast<int>(100 * kMinWordsInCommon)) + " %)");
+  TraceDiff d = diff_reports(a, b);
+  if ((!o.step_range.empty() || !o.step_starts.empty()) && d.pairs.empty())
+    throw InputError(both + "no common steps (A has " + std::to_string(a.steps.size()) + ", B " +
+                     std::to_string(b.steps.size()) + ")");
+  if (!o.what_ifs.empty() || o.replay) add_predictions(replay::replay_trace(ta, o.what_ifs), b, &d);
+  for (const auto& t : traces) out->ranks.push_back(rank_of(t));
+  std::vector<std::string> specs;
+  for (const auto& w : o.what_ifs) specs.push_back(w.text);
+  const DiffInputs in{ta.file, tb.file, specs};
+  out->text = diff_text(in, d);
+  out->json = diff_json(in, d, attribute_json_version());
+  if (o.frames) out->frames = diff_frames(d);
+}
+
 }  // namespace
 
 int attribute_json_version() { return IRIS_ATTRIBUTE_JSON_VERSION; }
 
 ReportKind RunOptions::report() const {
+  if (diff) return ReportKind::Diff;
   if (hta || !hta_version.empty() || hta_no_rounding || hta_max_queue) return ReportKind::Hta;
   return replay || !what_ifs.empty() ? ReportKind::Replay : ReportKind::Attribution;
 }
@@ -151,16 +186,33 @@ std::string check_options(const RunOptions& o) {
   if (!o.step_range.empty() && !o.step_starts.empty())
     return "--step-range and --step-starts both say what a step is: pick one";
   if (o.step_every && o.step_starts.empty()) return "--step-every goes with --step-starts";
+  const bool hta = o.hta || !o.hta_version.empty() || o.hta_no_rounding || o.hta_max_queue;
+  if (o.diff && hta) return "--diff and --hta are separate reports: pick one";
+  if (o.diff && o.inputs.size() != 2)
+    return "--diff takes two traces, A and B: got " + std::to_string(o.inputs.size());
   if (o.report() == ReportKind::Hta && (o.replay || !o.what_ifs.empty()))
     return "--hta and --replay/--what-if are separate reports: pick one";
   if (o.html && o.report() != ReportKind::Attribution)
-    return "--html is the attribution's page: not with --hta, --replay or --what-if";
+    return "--html is the attribution's page: not with --hta, --replay, --what-if or --diff";
   return "";
 }
 
+std::string timing_line(const RunOptions& o, const RunOutput& out) {
+  const char* kind[] = {"attribution", "HTA figures", "replay", "diff"};
+  const double mb = static_cast<double>(out.bytes) / 1e6;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%.1f MB of JSON (%s); import %.3f s (%.0f MB/s), import + %s %.3f s (%.0f MB/s)",
+                mb,
+                out.inflaters.empty() ? "plain" : ("gzip, inflated by " + out.inflaters).c_str(),
+                out.import_s, mb / out.import_s, kind[static_cast<int>(o.report())], out.total_s,
+                mb / out.total_s);
+  return line;
+}
+
 std::string document_json(const RunOptions& o, const std::vector<std::string>& entries) {
-  if (o.report() == ReportKind::Hta)
-    throw std::invalid_argument("HTA's figures are made over every rank in one run");
+  if (o.report() == ReportKind::Hta || o.report() == ReportKind::Diff)
+    throw std::invalid_argument("HTA's figures and the diff are made over every input in one run");
   JsonOut j;
   j.begin_object().key("tool").value("attribute").key("version").value(attribute_json_version());
   if (o.report() == ReportKind::Replay) {
@@ -183,9 +235,24 @@ RunOutput run(const RunOptions& o) {
   RunOutput out;
   const ImportOptions io = import_options(o);
   std::vector<ImportedTrace> traces;
-  for (const auto& f : expand_trace_paths(o.inputs)) {
+  traces.reserve(o.diff ? 2 : 0);  // the diff's A is read by its report while B is imported
+  std::future<TraceReport> a_report;
+  const auto files = expand_trace_paths(o.inputs);
+  if (o.diff && files.size() != 2)
+    throw InputError("--diff " + o.inputs[0] + " " + o.inputs[1] +
+                     ": expected two trace files, got " + std::to_string(files.size()) +
+                     " (a folder of ranks is no one trace)");
+  for (const auto& f : files) {
     traces.push_back(import_file(f, io));
-    choose_steps(o, &traces.back());
+    try {
+      choose_steps(o, &traces.back());
+    } catch (const InputError& e) {  // the diff names both traces: steps apply to both
+      if (!o.diff) throw;
+      throw InputError("--diff " + files[0] + " " + files[1] + ": no common steps: " + e.what());
+    }
+    // Both reports' serial stretches (the joins, the sorts) and the import's fill each other.
+    if (o.diff && traces.size() == 1)
+      a_report = std::async(std::launch::async, [&t = traces[0]] { return build_report(t); });
     out.bytes += traces.back().bytes;
     // Which gzip decoder read it (the source only opens and reads the header).
     const auto probe = open_byte_source(f);
@@ -203,8 +270,11 @@ RunOutput run(const RunOptions& o) {
     case ReportKind::Hta:
       hta(o, traces, &out);
       break;
+    case ReportKind::Diff:
+      diff(o, traces, std::move(a_report), &out);
+      break;
   }
-  if (o.report() != ReportKind::Hta) {
+  if (o.report() != ReportKind::Hta && o.report() != ReportKind::Diff) {
     std::vector<std::string> entries;
     for (const auto& r : out.ranks) {
       out.text += r.text;

@@ -1,7 +1,7 @@
 // One run of ./attribute: options in, every output out. The command line (tools/attribute.cpp)
 // and the Python package (python/ext) both call run(), so that a flag and its keyword cannot
 // mean different things: import, steps, the attribution with its advice, HTA's figures, the
-// replay and its what-ifs, the page.
+// replay and its what-ifs, the page, the diff of two traces.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 namespace trace {
 
 // Which report a run makes: they read a trace with different options, so one at a time.
-enum class ReportKind : uint8_t { Attribution, Hta, Replay };
+enum class ReportKind : uint8_t { Attribution, Hta, Replay, Diff };
 
 // ./attribute's flags, one field each (the Python keywords have the same names).
 struct RunOptions {
@@ -38,6 +38,9 @@ struct RunOptions {
   AdviceMode advice = AdviceMode::BySize;
   bool html = false;    // the attribution's page (html_page.h)
   bool frames = false;  // the column tables (frames.h) of each trace
+  // The two inputs side by side (trace_diff.h), steps as above in both; the what-ifs are
+  // replayed from the first and set beside the second's measurement.
+  bool diff = false;
 
   ReportKind report() const;
   // Without hta_no_rounding, HTA's environment variable decides, as it does for HTA itself.
@@ -69,11 +72,15 @@ struct RunOutput {
   double import_s = 0, total_s = 0;
   uint64_t bytes = 0;
   std::string inflaters;  // the gzip decoders that read the inputs ("" when none were gzip)
+  std::map<std::string, ColumnTable> frames;  // the diff's tables (the traces': per rank)
 };
 
 // Throws InputError (bad input, named with its file), std::invalid_argument (options that do
 // not go together, or a what-if that cannot apply) and std::runtime_error.
 RunOutput run(const RunOptions& options);
+
+// --time's line: MB of JSON read, the gzip decoder, import and whole-run time and MB/s.
+std::string timing_line(const RunOptions& options, const RunOutput& out);
 
 // The --json document around per-trace entries made by separate runs (the Python package reads
 // ranks in parallel): the same bytes as one run over all of them.
