@@ -79,6 +79,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/simulate.cpp
   ${_t}/analyze/replay/sites.cpp
   ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/gpu_constants.cpp
   ${_t}/analyze/replay/graph_capture.cpp
   ${_t}/analyze/replay/log_every.cpp
   ${_t}/analyze/replay/what_if_spec.cpp
