@@ -175,17 +175,17 @@ GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
     f.node_gap_from = "median of the trace's " + std::to_string(queued.size()) +
                       " gaps between kernels queued back to back on one stream";
   } else if (row && row->graph_kernel_ns) {
-    f.node_gap_ns = row->graph_kernel_ns;
+    f.node_gap_ns = row->graph_kernel_ns, f.node_period = true;
     f.node_gap_from = std::string("published per kernel in a graph, for ") + opt.gpu.why + ": " +
                       row->kernel_source;
   } else if (row && row->stream_kernel_ns) {
-    f.node_gap_ns = row->stream_kernel_ns;
+    f.node_gap_ns = row->stream_kernel_ns, f.node_period = true;
     f.node_gap_from = std::string("none published in a graph: the one for kernels on a stream, "
                                   "which a graph's are not slower than, for ") +
                       opt.gpu.why + ": " + row->kernel_source;
   } else {
     const char* source = "";
-    f.node_gap_ns = conservative_kernel_ns(&source);
+    f.node_gap_ns = conservative_kernel_ns(&source), f.node_period = true;
     f.node_gap_from = (row ? "none published for " + opt.gpu.why
                            : opt.gpu.why.empty() ? std::string("no GPU named") : opt.gpu.why) +
                       ": the largest per-kernel cost published for any GPU, " + source;
@@ -234,7 +234,10 @@ Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Ca
   for (uint32_t v = g.host_count; v < g.size(); ++v) {
     if (capture_of[v] == kNone || !g.first_is_chain[v]) continue;
     const uint32_t before = g.in[g.in_begin[v]].from;  // the work before it on its stream
-    if (before != kNone && capture_of[before] == capture_of[v]) s.stream_gap_ns[v] = f.node_gap_ns;
+    if (before == kNone || capture_of[before] != capture_of[v]) continue;
+    // A per-kernel cost holds the node's own time: only what its duration leaves is a gap.
+    s.stream_gap_ns[v] = f.node_period ? std::max<int64_t>(0, f.node_gap_ns - g.duration[before])
+                                       : f.node_gap_ns;
   }
   if (facts) *facts = f;
   return s;

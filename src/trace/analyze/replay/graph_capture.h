@@ -5,7 +5,7 @@
 // The mechanism. A graph replay runs none of the host work that built the captured work: no
 // Python, no dispatcher, no autograd, no launch calls; the host makes one graph launch instead.
 // The GPU then runs the captured work in its stream order, with no launch to wait for. So, per
-// capture:
+// capture, each part counted once:
 //   host  the time between the capture's two ends becomes one graph launch (as given, else the
 //         trace's own median cudaGraphLaunch, else the published cost, gpu_constants.h); what
 //         lies outside the capture (the loop around it, the input copies made before it, a sync
@@ -15,7 +15,9 @@
 //         after the graph's node-to-node gap, whatever it waited for in the trace. The gap is
 //         measured where it can be: as given, else the trace's own gaps between the kernels of
 //         one graph launch, else between kernels queued back to back on one stream (a graph's
-//         are no longer), else the published per-kernel figure for its GPU (gpu_constants.h).
+//         are no longer). Else a published per-kernel cost (gpu_constants.h) is the least a node
+//         takes from its start to the next one's: a kernel's recorded time already holds part of
+//         its boundary's cost, so the figure is not added on top of it.
 // A graph cannot hold a host sync: a blocking call splits a capture in two and stays, with its
 // wait. GPU work another thread queued meanwhile is not captured (each thread its own graphs).
 #pragma once
@@ -65,6 +67,9 @@ struct GraphFacts {
   int64_t launch_per_node_ns = 0;
   std::string launch_from;
   int64_t node_gap_ns = 0;
+  // node_gap_ns is a published per-kernel cost: the least time from a node's start to the next
+  // one's (the gap after a node: what of it the node's own duration leaves), not a gap.
+  bool node_period = false;
   std::string node_gap_from;
 };
 
