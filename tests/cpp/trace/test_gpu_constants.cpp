@@ -138,10 +138,11 @@ trace::ImportedTrace tiny_kernels(uint32_t n, uint64_t kernel_ns, const std::str
 int64_t captured_gpu_ns(const trace::ImportedTrace& t, trace::replay::GraphFacts* f) {
   const auto g = trace::replay::build_graph(t.records);
   const auto caps = trace::replay::step_captures(g, {{0, t.records.steps[0].end_ns}});
-  const auto s = trace::replay::capture_graphs(
-      g, t.records, caps, {-1, -1, gpu_constants(t.devices, 0)}, f);
+  const auto s =
+      trace::replay::capture_graphs(g, t.records, caps, {-1, -1, gpu_constants(t.devices, 0)}, f);
   const auto times = trace::replay::simulate(g, s);
-  const uint32_t first = kernel_node(g, 0), last = kernel_node(g, static_cast<uint32_t>(t.records.kernels.size() - 1));
+  const uint32_t first = kernel_node(g, 0),
+                 last = kernel_node(g, static_cast<uint32_t>(t.records.kernels.size() - 1));
   return end_at(times, last) - times.start[first];
 }
 

@@ -71,8 +71,8 @@ inline constexpr GpuRow kGpus[] = {
      0,
      "reframe-hpc/reframe, cscs-checks/microbenchmarks/gpu/kernel_latency (reference values): "
      "1.83 us per empty kernel queued back to back on a V100"},
-    {"T4", "T4", 7, 5, HostLink::Pcie3x16,
-     "NVIDIA T4 product brief: a PCI Express Gen3 x16 card", 0, 0, ""},
+    {"T4", "T4", 7, 5, HostLink::Pcie3x16, "NVIDIA T4 product brief: a PCI Express Gen3 x16 card",
+     0, 0, ""},
 };
 
 // A CUDA graph's launch on the host, whatever the GPU: a straight-line graph's repeat launch.

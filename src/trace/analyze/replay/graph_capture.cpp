@@ -180,14 +180,16 @@ GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
                       row->kernel_source;
   } else if (row && row->stream_kernel_ns) {
     f.node_gap_ns = row->stream_kernel_ns, f.node_period = true;
-    f.node_gap_from = std::string("none published in a graph: the one for kernels on a stream, "
-                                  "which a graph's are not slower than, for ") +
+    f.node_gap_from = std::string(
+                          "none published in a graph: the one for kernels on a stream, "
+                          "which a graph's are not slower than, for ") +
                       opt.gpu.why + ": " + row->kernel_source;
   } else {
     const char* source = "";
     f.node_gap_ns = conservative_kernel_ns(&source), f.node_period = true;
-    f.node_gap_from = (row ? "none published for " + opt.gpu.why
-                           : opt.gpu.why.empty() ? std::string("no GPU named") : opt.gpu.why) +
+    f.node_gap_from = (row                   ? "none published for " + opt.gpu.why
+                       : opt.gpu.why.empty() ? std::string("no GPU named")
+                                             : opt.gpu.why) +
                       ": the largest per-kernel cost published for any GPU, " + source;
   }
   return f;
@@ -236,8 +238,8 @@ Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Ca
     const uint32_t before = g.in[g.in_begin[v]].from;  // the work before it on its stream
     if (before == kNone || capture_of[before] != capture_of[v]) continue;
     // A per-kernel cost holds the node's own time: only what its duration leaves is a gap.
-    s.stream_gap_ns[v] = f.node_period ? std::max<int64_t>(0, f.node_gap_ns - g.duration[before])
-                                       : f.node_gap_ns;
+    s.stream_gap_ns[v] =
+        f.node_period ? std::max<int64_t>(0, f.node_gap_ns - g.duration[before]) : f.node_gap_ns;
   }
   if (facts) *facts = f;
   return s;

@@ -34,7 +34,7 @@ struct PinCopiesFacts {
   double htod_gbps = 0, dtoh_gbps = 0;
   std::string htod_from, dtoh_from;  // "the trace's N pinned copies", or the published link's
   std::string link_from;  // when a direction took the published link: which GPU, link and source
-  int64_t call_ns = 0;               // a copy call's host time once it no longer blocks
+  int64_t call_ns = 0;    // a copy call's host time once it no longer blocks
   std::string call_from;
 };
 

@@ -235,7 +235,8 @@ void EventParser::top(std::string_view key, const JsonSlice& s) {
     auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
     if (key == "deviceProperties") {
       for (simdjson::ondemand::value v : doc.get_array())
-        if (out_->devices.size() < kMaxDevices) out_->devices.push_back(read_device(v.get_object()));
+        if (out_->devices.size() < kMaxDevices)
+          out_->devices.push_back(read_device(v.get_object()));
       return;
     }
     auto obj = doc.get_object();
