@@ -30,6 +30,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Kernels per call and kernel time per call within this share of each other: the same kernels.
 SAME_KERNELS = 0.10
 
+# What a pair is judged on: each call (`--step-starts`), each ProfilerStep, or, for traces with
+# neither, the whole trace's span.
+UNITS = ("call", "step", "trace")
+
 # The columns every table of the page starts with: the pair, the what-if and its three figures.
 PAIR_COLUMNS = (
     "first -> second",
@@ -110,8 +114,8 @@ def load_manifest(path):
         for k in ("first", "second"):
             if pair[k] not in m["traces"]:
                 raise ManifestError(f"{path}: {where}.{k}: {pair[k]} is not among traces")
-        if pair["unit"] not in ("call", "step"):
-            raise ManifestError(f"{path}: {where}.unit: expected 'call' or 'step'")
+        if pair["unit"] not in UNITS:
+            raise ManifestError(f"{path}: {where}.unit: expected 'call', 'step' or 'trace'")
         what_ifs = _field(path, p, "what_ifs", list, where)
         if not what_ifs or not all(isinstance(w, str) and w for w in what_ifs):
             raise ManifestError(f"{path}: {where}.what_ifs: expected a list of --what-if specs")
@@ -196,32 +200,48 @@ def figures(manifest, docs):
                 )
             predicted = spread([w["predicted_pace_us"] for w in x["windows"][skip:]])
             measured = spread([w["measured_pace_us"] for w in w2[skip:]])
-            rows.append(
-                {
-                    "pair": p,
-                    "what_if": spec,
-                    "assumed": x.get("assumed", ""),
-                    "calls": (len(w1), len(w2)),
-                    "before": spread([w["measured_pace_us"] for w in w1[skip:]]),
-                    "predicted": predicted,
-                    "measured": measured,
-                    "error": error(predicted[0], measured[0]),
-                    "whole_before": first["replay"]["total"]["measured_us"],
-                    "whole_predicted": x["total"]["predicted_us"],
-                    "whole_measured": second["replay"]["total"]["measured_us"],
-                    "whole_error": error(
-                        x["total"]["predicted_us"], second["replay"]["total"]["measured_us"]
-                    ),
-                    "host_before": spread([w["measured_us"] for w in w1[skip:]]),
-                    "host_predicted": spread([w["predicted_us"] for w in x["windows"][skip:]]),
-                    "host_measured": spread([w["measured_us"] for w in w2[skip:]]),
-                    "rest_predicted": sum(w["predicted_pace_us"] for w in x["windows"][skip:]),
-                    "rest_measured": sum(w["measured_pace_us"] for w in w2[skip:]),
-                    "kernels": (k1, k2),
-                    "same_kernels": same,
-                }
-            )
+            row = {
+                "pair": p,
+                "what_if": spec,
+                "assumed": x.get("assumed", ""),
+                "calls": (len(w1), len(w2)),
+                "before": spread([w["measured_pace_us"] for w in w1[skip:]]),
+                "predicted": predicted,
+                "measured": measured,
+                "error": error(predicted[0], measured[0]),
+                "whole_before": first["replay"]["total"]["measured_us"],
+                "whole_predicted": x["total"]["predicted_us"],
+                "whole_measured": second["replay"]["total"]["measured_us"],
+                "whole_error": error(
+                    x["total"]["predicted_us"], second["replay"]["total"]["measured_us"]
+                ),
+                "host_before": spread([w["measured_us"] for w in w1[skip:]]),
+                "host_predicted": spread([w["predicted_us"] for w in x["windows"][skip:]]),
+                "host_measured": spread([w["measured_us"] for w in w2[skip:]]),
+                "rest_predicted": sum(w["predicted_pace_us"] for w in x["windows"][skip:]),
+                "rest_measured": sum(w["measured_pace_us"] for w in w2[skip:]),
+                "kernels": (k1, k2),
+                "same_kernels": same,
+            }
+            if p["unit"] == "trace":
+                whole_trace_row(row)
+            rows.append(row)
     return rows
+
+
+def whole_trace_row(row):
+    """A pair judged on the whole trace (no calls to take medians over): its per-call figures are
+    the whole trace's, no call is left out, and the host's share a call has no figure."""
+    for key, whole in (
+        ("before", "whole_before"),
+        ("predicted", "whole_predicted"),
+        ("measured", "whole_measured"),
+    ):
+        row[key] = spread([row[whole]])
+    row["error"] = row["whole_error"]
+    for key in ("host_before", "host_predicted", "host_measured"):
+        row[key] = spread([])
+    row["rest_predicted"] = row["rest_measured"] = None
 
 
 def verdict(row, tolerance):
@@ -300,7 +320,9 @@ def page_head(manifest, sources, out):
         "second run's; a pair whose second run also changed the kernels (their count or time a "
         f"call by more than {100 * SAME_KERNELS:.0f}%) is shown, not judged: no what-if here "
         "changes kernels. **Whole trace**: from the first call's start until its last call and "
-        "the GPU work queued in the calls are done.",
+        "the GPU work queued in the calls are done. A pair whose traces have no calls to find "
+        "(unit `trace`) is judged on the whole trace instead: its row below holds the whole "
+        "trace's figures, no call left out.",
         "",
         "## Per call",
         "",
@@ -416,9 +438,14 @@ def pairs_lines(rows, manifest):
             + ("the same kernels." if r["same_kernels"] else f"changed ({p['kernels_change']}).")
         )
     lines += ["", "How each trace's calls were found:", ""]
+    whole = {
+        q for p in manifest["pairs"] if p["unit"] == "trace" for q in (p["first"], p["second"])
+    }
     for name, t in manifest["traces"].items():
         how = (
-            "its ProfilerSteps"
+            "none: the whole trace is one window"
+            if name in whole and t["call_starts"] is None
+            else "its ProfilerSteps"
             if t["call_starts"] is None
             else f'`--step-starts "{t["call_starts"]}"`'
             + (f" `--step-every {t['every']}`" if t["every"] > 1 else "")

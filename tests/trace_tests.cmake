@@ -21,6 +21,7 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_nsys_agreement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_rules.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_what_if.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_gpu_constants.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_replay_properties.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_trace_diff.cpp
 )

@@ -161,6 +161,19 @@ def test_medians_leave_out_the_first_calls_and_the_error_is_on_the_medians():
     assert v.verdict(row, 0.2) == "met (within 20%)"
 
 
+def test_a_pair_without_calls_is_judged_on_the_whole_trace():
+    docs = docs_for([1000], [700], [800])
+    m = small_manifest()
+    m["pairs"][0]["unit"] = "trace"
+    m["traces"]["b.json.gz"] = {"call_starts": None, "every": 1}
+    (row,) = v.figures(m, docs)  # one window, which skip_calls would otherwise leave out
+    assert row["predicted"] == (700, 700, 700) and row["measured"] == (800, 800, 800)
+    assert row["error"] == pytest.approx(700 / 800 - 1) == row["whole_error"]
+    assert row["host_predicted"] == (None, None, None) and row["rest_predicted"] is None
+    assert v.verdict(row, 0.2) == "met (within 20%)"
+    assert "none: the whole trace is one window" in "\n".join(v.pairs_lines([row], m))
+
+
 def test_a_miss_says_by_how_much():
     docs = docs_for([1000, 300, 300], [900, 200, 200], [800, 140, 140])
     (row,) = v.figures(small_manifest(), docs)

@@ -83,6 +83,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/replay/queue_waits.cpp
   ${_t}/analyze/replay/run_ahead.cpp
   ${_t}/analyze/replay/transforms.cpp
+  ${_t}/analyze/replay/gpu_constants.cpp
   ${_t}/analyze/replay/graph_capture.cpp
   ${_t}/analyze/replay/log_every.cpp
   ${_t}/analyze/replay/what_if_spec.cpp

@@ -12,6 +12,15 @@
 
 namespace trace {
 
+// A GPU as the file describes it (Kineto's deviceProperties, Nsight Systems' TARGET_INFO_GPU):
+// what the replay picks its published constants by (analyze/replay/gpu_constants.h).
+struct DeviceProperties {
+  uint32_t id = 0;
+  std::string name;                              // "NVIDIA A100-SXM4-80GB", "NVIDIA PG509-210"
+  int32_t compute_major = 0, compute_minor = 0;  // 0: not recorded
+  uint64_t total_memory = 0;                     // bytes; 0: not recorded
+};
+
 struct ImportedTrace {
   std::string file;
   int64_t rank = 0;             // distributedInfo.rank, 0 when absent
@@ -26,9 +35,10 @@ struct ImportedTrace {
   // A blocking call inside no op is named by the call itself instead of "(no op)": in an Nsight
   // Systems export the ops are NVTX ranges, which many programs never emit.
   bool syncs_named_by_call = false;
-  uint64_t negative_durations = 0;      // clamped to 0
-  uint64_t unmatched_correlations = 0;  // GPU events whose correlation matches no host call
-  uint64_t launches_without_gpu = 0;    // launch calls whose correlation matches no GPU event
+  uint64_t negative_durations = 0;        // clamped to 0
+  uint64_t unmatched_correlations = 0;    // GPU events whose correlation matches no host call
+  uint64_t launches_without_gpu = 0;      // launch calls whose correlation matches no GPU event
+  std::vector<DeviceProperties> devices;  // as the file lists them; empty when it lists none
   std::vector<std::string> warnings;
   EventListing listing;  // the file's events as written, when asked (event_listing.h)
 };

@@ -397,12 +397,15 @@ TEST(ReplayWhatIf, GraphStepsReplaceTheHostWorkOfTheLaunchesWithOneGraphLaunch) 
 }
 
 TEST(ReplayWhatIf, GraphStepsTakeThePublishedCostsOrTheTracesOwnGraphs) {
-  // No graph in the trace: a launch costs 2.5 us + 1 ns a node, nodes run 1.3 us apart.
+  // No graph in the trace: a launch costs 2.5 us + 1 ns a node; on an H100 a node takes at
+  // least 1.3 us, its own time included.
   auto t = imported(four_launches());
+  t.devices.push_back({0, "NVIDIA H100", 9, 0, 0});
   auto rep = replay_trace(t, {parse_what_if("graph-steps")});
   EXPECT_NE(rep.what_ifs[0].note.find("2.50 us + 1 ns a node (published"), std::string::npos)
       << rep.what_ifs[0].note;
-  EXPECT_NE(rep.what_ifs[0].note.find("1.30 us apart on the GPU (published"), std::string::npos);
+  EXPECT_NE(rep.what_ifs[0].note.find("at least 1.30 us on the GPU"), std::string::npos)
+      << rep.what_ifs[0].note;
   // A trace with a graph of its own: its launch's 7 us and its kernels' 0.4 us gaps.
   trace::RecordSet r = four_launches();
   r.api.push_back(call("cudaGraphLaunch", 110 * us, 117 * us, 20));
@@ -585,7 +588,7 @@ TEST(ReplayWhatIf, APinnedCopysWaitMovesToTheNextSyncOnItsStream) {
   const auto t = imported(r);
   const auto g = trace::replay::build_graph(t.records);
   trace::replay::PinCopiesFacts f;
-  const auto s = trace::replay::pin_copies(g, t.records, -1, &f);
+  const auto s = trace::replay::pin_copies(g, t.records, -1, {}, &f);
   EXPECT_EQ(f.copies, 1u);
   EXPECT_EQ(f.call_ns, static_cast<int64_t>(5 * us));  // the trace's non-blocking copy call
   const auto before = trace::replay::simulate(g), after = trace::replay::simulate(g, s);
@@ -624,11 +627,20 @@ TEST(ReplayWhatIf, APinnedCopyWithNoSyncAfterItStillEndsTheStep) {
   const auto rep = replay_trace(imported(r), {parse_what_if("pin-copies")});
   const auto& x = rep.what_ifs[0];
   // The host's step: 10 us, then a 5 us call (the default: no non-blocking copy call in the
-  // trace), then the recorded 5 us; the total runs until the copy ends: 1 MB at 25 GB/s (the
-  // default: no pinned copy in the trace), 40 us from the kernel's end at 900 us.
+  // trace), then the recorded 5 us; the total runs until the copy ends: 1 MB at 16 GB/s (no
+  // pinned copy in the trace, and no GPU named: the slowest link's published peak), 62.5 us from
+  // the kernel's end at 900 us.
   EXPECT_EQ(x.steps[0].predicted_ns, static_cast<int64_t>(20 * us));
-  EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(940 * us));
-  EXPECT_NE(x.note.find("25.0 GB/s (default"), std::string::npos) << x.note;
+  EXPECT_EQ(x.total.predicted_ns, static_cast<int64_t>(962500));
+  EXPECT_NE(x.note.find("16.0 GB/s (no pinned copy"), std::string::npos) << x.note;
+  EXPECT_NE(x.note.find("names no GPU, so the most conservative"), std::string::npos) << x.note;
+  // The GPU named: its link's.
+  auto a100 = imported(r);
+  a100.devices.push_back({0, "NVIDIA A100-SXM4-80GB", 8, 0, 0});
+  const auto named = replay_trace(a100, {parse_what_if("pin-copies")});
+  EXPECT_EQ(named.what_ifs[0].total.predicted_ns, static_cast<int64_t>(900 * us + 31250));
+  EXPECT_NE(named.what_ifs[0].note.find("the A100 row; NVIDIA A100"), std::string::npos)
+      << named.what_ifs[0].note;
 }
 
 TEST(AttributeWhatIf, StepStartsNamesWhatItDidNotFindAndExitsTwo) {

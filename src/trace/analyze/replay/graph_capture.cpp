@@ -107,8 +107,32 @@ std::vector<Span> named_regions(const RecordSet& r, const std::string& name) {
 
 namespace {
 
-// What a graph launch costs, and the gap between the kernels of one: as given, else the trace's
-// own graph launches', else the published figures.
+// The gaps between kernels queued back to back on one stream: each kernel whose launch call had
+// ended before the kernel ahead of it on its stream did, so that only the GPU held it back; a
+// graph's kernels follow one another no further apart. Kernels of graph launches are left out.
+std::vector<int64_t> back_to_back_gaps(const RecordSet& r, const std::map<uint32_t, bool>& graph) {
+  std::map<uint32_t, uint64_t> call_end;
+  for (const auto& a : r.api)
+    if (a.kind == ApiKind::Launch && a.correlation_id) call_end[a.correlation_id] = a.end_ns;
+  std::vector<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, uint32_t>> ks;
+  ks.reserve(r.kernels.size());
+  for (const auto& k : r.kernels)
+    if (!graph.count(k.correlation_id))
+      ks.emplace_back(k.device_id, k.stream_id, k.start_ns, k.end_ns, k.correlation_id);
+  std::sort(ks.begin(), ks.end());
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < ks.size(); ++i) {
+    const auto& [dev0, str0, s0, e0, c0] = ks[i - 1];
+    const auto& [dev, str, s, e, c] = ks[i];
+    if (dev != dev0 || str != str0 || s < e0) continue;
+    const auto call = call_end.find(c);
+    if (call != call_end.end() && call->second < e0) gaps.push_back(static_cast<int64_t>(s - e0));
+  }
+  return gaps;
+}
+
+// What a graph launch costs, and what separates its nodes: as given, else the trace's own
+// measurements, else the published figures for its GPU (gpu_constants.h).
 GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
   GraphFacts f;
   // The trace's own graph launches: their host time, and the gaps between the kernels of one.
@@ -135,20 +159,38 @@ GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
     f.launch_ns = median(&launches);
     f.launch_from = "median of the trace's " + std::to_string(launches.size()) + " graph launches";
   } else {
-    f.launch_ns = kGraphLaunchBaseNs, f.launch_per_node_ns = kGraphLaunchPerNodeNs;
-    f.launch_from =
-        "published for CUDA 12.6: about 2.5 us + 1 ns per node for a straight-line graph";
+    f.launch_ns = kGraphLaunch.base_ns, f.launch_per_node_ns = kGraphLaunch.per_node_ns;
+    f.launch_from = std::string("published, untraced: ") + kGraphLaunch.source;
   }
+  const GpuRow* row = opt.gpu.row;
+  std::vector<int64_t> queued;
   if (opt.node_gap_ns >= 0) {
     f.node_gap_ns = opt.node_gap_ns, f.node_gap_from = "as given";
   } else if (!gaps.empty()) {
     f.node_gap_ns = median(&gaps);
     f.node_gap_from = "median of the trace's " + std::to_string(gaps.size()) +
                       " gaps between the kernels of one graph launch";
+  } else if (!(queued = back_to_back_gaps(r, graph_corr)).empty()) {
+    f.node_gap_ns = median(&queued);
+    f.node_gap_from = "median of the trace's " + std::to_string(queued.size()) +
+                      " gaps between kernels queued back to back on one stream";
+  } else if (row && row->graph_kernel_ns) {
+    f.node_gap_ns = row->graph_kernel_ns, f.node_period = true;
+    f.node_gap_from = std::string("published per kernel in a graph, for ") + opt.gpu.why + ": " +
+                      row->kernel_source;
+  } else if (row && row->stream_kernel_ns) {
+    f.node_gap_ns = row->stream_kernel_ns, f.node_period = true;
+    f.node_gap_from = std::string(
+                          "none published in a graph: the one for kernels on a stream, "
+                          "which a graph's are not slower than, for ") +
+                      opt.gpu.why + ": " + row->kernel_source;
   } else {
-    f.node_gap_ns = kGraphNodeGapNs;
-    f.node_gap_from =
-        "published for an H100: about 1.3 us per kernel in a graph, 2.1 us between stream kernels";
+    const char* source = "";
+    f.node_gap_ns = conservative_kernel_ns(&source), f.node_period = true;
+    f.node_gap_from = (row                   ? "none published for " + opt.gpu.why
+                       : opt.gpu.why.empty() ? std::string("no GPU named")
+                                             : opt.gpu.why) +
+                      ": the largest per-kernel cost published for any GPU, " + source;
   }
   return f;
 }
@@ -194,7 +236,10 @@ Scenario capture_graphs(const Graph& g, const RecordSet& r, const std::vector<Ca
   for (uint32_t v = g.host_count; v < g.size(); ++v) {
     if (capture_of[v] == kNone || !g.first_is_chain[v]) continue;
     const uint32_t before = g.in[g.in_begin[v]].from;  // the work before it on its stream
-    if (before != kNone && capture_of[before] == capture_of[v]) s.stream_gap_ns[v] = f.node_gap_ns;
+    if (before == kNone || capture_of[before] != capture_of[v]) continue;
+    // A per-kernel cost holds the node's own time: only what its duration leaves is a gap.
+    s.stream_gap_ns[v] =
+        f.node_period ? std::max<int64_t>(0, f.node_gap_ns - g.duration[before]) : f.node_gap_ns;
   }
   if (facts) *facts = f;
   return s;

@@ -4,16 +4,20 @@
 //
 // The mechanism. A graph replay runs none of the host work that built the captured work: no
 // Python, no dispatcher, no autograd, no launch calls; the host makes one graph launch instead.
-// The GPU then runs the captured work in its stream order, each node a small gap after the one
-// before it, with no launch to wait for. So, per capture:
-//   host  the time between the capture's two ends becomes one graph launch, costing
-//         kGraphLaunchBaseNs + kGraphLaunchPerNodeNs per node (or the trace's own median
-//         cudaGraphLaunch, or as given); what lies outside the capture (the loop around it, the
-//         input copies made before it, a sync after it) stays as recorded;
+// The GPU then runs the captured work in its stream order, with no launch to wait for. So, per
+// capture, each part counted once:
+//   host  the time between the capture's two ends becomes one graph launch (as given, else the
+//         trace's own median cudaGraphLaunch, else the published cost, gpu_constants.h); what
+//         lies outside the capture (the loop around it, the input copies made before it, a sync
+//         after it) stays as recorded;
 //   GPU   each captured kernel, copy or memset keeps its duration, waits for the graph launch's
 //         end instead of its own call, and follows the captured node before it on its stream
-//         after kGraphNodeGapNs (or the trace's own gap between the kernels of one graph launch,
-//         or as given), whatever it waited for in the trace.
+//         after the graph's node-to-node gap, whatever it waited for in the trace. The gap is
+//         measured where it can be: as given, else the trace's own gaps between the kernels of
+//         one graph launch, else between kernels queued back to back on one stream (a graph's
+//         are no longer). Else a published per-kernel cost (gpu_constants.h) is the least a node
+//         takes from its start to the next one's: a kernel's recorded time already holds part of
+//         its boundary's cost, so the figure is not added on top of it.
 // A graph cannot hold a host sync: a blocking call splits a capture in two and stays, with its
 // wait. GPU work another thread queued meanwhile is not captured (each thread its own graphs).
 #pragma once
@@ -23,20 +27,12 @@
 #include <utility>
 #include <vector>
 
+#include "trace/analyze/replay/gpu_constants.h"
 #include "trace/analyze/replay/graph.h"
 #include "trace/analyze/replay/simulate.h"
 #include "trace/model/records.h"
 
 namespace trace::replay {
-
-// Published for CUDA 12.6 (NVIDIA Technical Blog, "Constant Time Launch for Straight-Line Graphs
-// and Other Performance Enhancements", 2024): a straight-line graph's repeat launch costs the
-// host about 2.5 us plus about 1 ns per node.
-constexpr int64_t kGraphLaunchBaseNs = 2500;
-constexpr int64_t kGraphLaunchPerNodeNs = 1;
-// Published for an H100: about 1.3 us per kernel inside a graph, against about 2.1 us between
-// kernels launched one by one on a stream.
-constexpr int64_t kGraphNodeGapNs = 1300;
 
 // One capture: host nodes [open, close] of one thread, open < close.
 struct Capture {
@@ -61,6 +57,7 @@ std::vector<Span> named_regions(const RecordSet& records, const std::string& nam
 struct GraphOptions {
   int64_t launch_ns = -1;    // a graph launch's host cost; -1: the trace's, or the published one
   int64_t node_gap_ns = -1;  // between two nodes on the GPU; -1: the trace's, or the published one
+  GpuConstants gpu;          // the published figures for the trace's GPU
 };
 
 // What capture_graphs assumed, each figure with where it came from, for the output to state.
@@ -70,6 +67,9 @@ struct GraphFacts {
   int64_t launch_per_node_ns = 0;
   std::string launch_from;
   int64_t node_gap_ns = 0;
+  // node_gap_ns is a published per-kernel cost: the least time from a node's start to the next
+  // one's (the gap after a node: what of it the node's own duration leaves), not a gap.
+  bool node_period = false;
   std::string node_gap_from;
 };
 

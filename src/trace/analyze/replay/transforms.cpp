@@ -73,7 +73,9 @@ Scenario scale_launches(double factor) {
   return s;
 }
 
-Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, PinCopiesFacts* facts) {
+Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, const GpuConstants& given,
+                    PinCopiesFacts* facts) {
+  const GpuConstants gpu = given.link ? given : gpu_constants({}, 0);
   const auto copies = copies_by_correlation(r);
   const auto copy_of = [&](const ApiRecord& a) -> const MemcpyRecord* {
     if (a.kind != ApiKind::Memcpy) return nullptr;
@@ -104,8 +106,10 @@ Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, PinCopiesFa
       rate[dir] = static_cast<double>(bytes[dir]) / static_cast<double>(ns[dir]);
       from[dir] = "the trace's " + std::to_string(samples[dir]) + " pinned copies of 1 MiB or more";
     } else {
-      rate[dir] = kDefaultPinnedGBps;
-      from[dir] = "default: no pinned copy of 1 MiB or more that way in the trace";
+      rate[dir] = gpu.link->gbps;
+      from[dir] = std::string("no pinned copy of 1 MiB or more that way in the trace: the ") +
+                  gpu.link->name + " link's published peak";
+      f.link_from = gpu.why + "; " + gpu.link->source;
     }
   }
   f.htod_gbps = rate[0], f.dtoh_gbps = rate[1], f.htod_from = from[0], f.dtoh_from = from[1];

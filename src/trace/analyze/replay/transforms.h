@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/analyze/replay/gpu_constants.h"
 #include "trace/analyze/replay/graph.h"
 #include "trace/analyze/replay/replay_graph.h"
 #include "trace/analyze/replay/simulate.h"
@@ -31,8 +32,9 @@ Scenario scale_launches(double factor);
 struct PinCopiesFacts {
   uint64_t copies = 0, bytes = 0;  // the pageable copies made asynchronous
   double htod_gbps = 0, dtoh_gbps = 0;
-  std::string htod_from, dtoh_from;  // "the trace's N pinned copies", or why the default
-  int64_t call_ns = 0;               // a copy call's host time once it no longer blocks
+  std::string htod_from, dtoh_from;  // "the trace's N pinned copies", or the published link's
+  std::string link_from;  // when a direction took the published link: which GPU, link and source
+  int64_t call_ns = 0;    // a copy call's host time once it no longer blocks
   std::string call_from;
 };
 
@@ -40,16 +42,14 @@ struct PinCopiesFacts {
 // pageable host memory becomes an asynchronous DMA at the pinned bandwidth of its direction, and
 // its call stops holding the host: it costs what an asynchronous copy call costs, and no longer
 // waits for the copy or the work queued before it; the next sync on its stream then waits for it
-// instead (the replay's sync waits follow stream order). Bandwidth per direction: the trace's own
-// pinned copies of at least kPinnedSampleBytes (bytes over time), else `gbps` when given, else
-// kDefaultPinnedGBps; a copy never gets slower than recorded. `gbps` > 0 overrides both.
+// instead (the replay's sync waits follow stream order). Bandwidth per direction: `gbps` when
+// given, else the trace's own pinned copies of at least kPinnedSampleBytes (bytes over time),
+// else the published peak of the GPU's host link (gpu_constants.h); a copy never gets slower
+// than recorded.
 Scenario pin_copies(const Graph& graph, const RecordSet& records, double gbps,
-                    PinCopiesFacts* facts);
+                    const GpuConstants& gpu, PinCopiesFacts* facts);
 
 constexpr uint64_t kPinnedSampleBytes = 1u << 20;
-// A PCIe 4.0 x16 link's practical pinned rate (about 25 of its 32 GB/s); the H200 machine's
-// PCIe 5.0 link moved 50 GB/s (results/nvidia-h200, Memcpy/HtoD-pinned, 16 MiB).
-constexpr double kDefaultPinnedGBps = 25.0;
 // An asynchronous copy call's host time when the trace has none to measure: the H200 machine's
 // pinned 4-byte cudaMemcpyAsync with its stream sync took 7.2 us, the call alone less.
 constexpr int64_t kDefaultAsyncCopyCallNs = 5000;

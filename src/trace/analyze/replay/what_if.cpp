@@ -10,6 +10,7 @@
 #include "trace/analyze/graph_breaks.h"
 #include "trace/analyze/replay/accuracy.h"
 #include "trace/analyze/replay/evaluate.h"
+#include "trace/analyze/replay/gpu_constants.h"
 #include "trace/analyze/replay/graph_capture.h"
 #include "trace/analyze/replay/log_every.h"
 #include "trace/analyze/replay/replay_graph.h"
@@ -48,6 +49,18 @@ std::map<std::string, std::vector<Span>> regions_asked(const RecordSet& r,
   return out;
 }
 
+// The GPU that ran the trace's kernels: the one most of them ran on (the first one listed when
+// none ran).
+uint32_t worked_on(const RecordSet& r) {
+  std::map<uint32_t, uint64_t> n;
+  for (const auto& k : r.kernels) ++n[k.device_id];
+  uint32_t best = UINT32_MAX;
+  uint64_t most = 0;
+  for (const auto& [device, count] : n)
+    if (count > most) best = device, most = count;
+  return best;
+}
+
 void fill_replayed(ScenarioResult* r, const ScenarioResult& replay) {
   for (size_t i = 0; i < r->steps.size(); ++i) {
     r->steps[i].measured_ns = replay.steps[i].measured_ns;
@@ -65,6 +78,7 @@ struct WhatIfRun {
   const ReplayGraph& replay;
   const Evaluator& eval;
   const GraphBreakReport& breaks;  // found when a what-if removes syncs
+  GpuConstants gpu;                // the published figures for the trace's GPU
 };
 
 // The regions' key for the graph breaks' entries (one span each, in the breaks' order): no host
@@ -122,7 +136,7 @@ ScenarioResult launches_scaled(const WhatIfRun& run, const WhatIf& w) {
 
 ScenarioResult copies_pinned(const WhatIfRun& run, const WhatIf& w) {
   PinCopiesFacts f;
-  const Scenario s = pin_copies(run.replay.graph, run.r, w.gbps, &f);
+  const Scenario s = pin_copies(run.replay.graph, run.r, w.gbps, run.gpu, &f);
   ScenarioResult x = run.eval(s, w.text);
   char note[768];
   std::snprintf(note, sizeof note,
@@ -135,6 +149,7 @@ ScenarioResult copies_pinned(const WhatIfRun& run, const WhatIf& w) {
   x.note = f.copies ? std::string(note)
                     : "nothing to pin: no copy between the GPU and pageable host memory in "
                       "the trace; the replay is unchanged";
+  if (f.copies && !f.link_from.empty()) x.note += "; the link: " + f.link_from;
   return x;
 }
 
@@ -164,7 +179,7 @@ ScenarioResult steps_in_graphs(const WhatIfRun& run, const WhatIf& w) {
   }
   GraphFacts f;
   ScenarioResult x =
-      run.eval(capture_graphs(g, run.r, captures, {w.launch_ns, w.node_ns}, &f), w.text);
+      run.eval(capture_graphs(g, run.r, captures, {w.launch_ns, w.node_ns, run.gpu}, &f), w.text);
   x.note = graph_note(w, f, captures.size(), split, regions);
   return x;
 }
@@ -250,7 +265,7 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
                 &rep.typical_target_met);
   if (rep.target_missed()) rep.excess_delays = excess_delays(g);
 
-  const WhatIfRun run{r, syncs, replay, eval, breaks};
+  const WhatIfRun run{r, syncs, replay, eval, breaks, gpu_constants(trace.devices, worked_on(r))};
   for (const WhatIf& w : what_ifs) {
     switch (w.kind) {
       case WhatIf::Kind::NoSyncs:

@@ -34,8 +34,12 @@ std::string graph_note(const WhatIf& w, const GraphFacts& f, size_t captures, ui
     n += "; " + std::to_string(captures - f.graphs) + " with no GPU work kept as recorded";
   n += "): the host work inside each becomes one graph launch of " + us_text(f.launch_ns) + " us";
   if (f.launch_per_node_ns) n += " + " + std::to_string(f.launch_per_node_ns) + " ns a node";
-  n += " (" + f.launch_from + "); its nodes run " + us_text(f.node_gap_ns) +
-       " us apart on the GPU (" + f.node_gap_from + ")";
+  n += " (" + f.launch_from + "); ";
+  n += f.node_period ? "each node takes at least " + us_text(f.node_gap_ns) +
+                           " us on the GPU from its start to the next one's, its own time "
+                           "included ("
+                     : "its nodes run " + us_text(f.node_gap_ns) + " us apart on the GPU (";
+  n += f.node_gap_from + ")";
   return n;
 }
 

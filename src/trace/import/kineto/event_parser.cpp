@@ -1,6 +1,7 @@
 #include "trace/import/kineto/event_parser.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "trace/import/kineto/kineto_numbers.h"
@@ -200,9 +201,44 @@ void EventParser::event(const JsonSlice& s, uint64_t index) {
   }
 }
 
+namespace {
+
+// A bound on what a file can make us keep: no machine has more GPUs than this.
+constexpr size_t kMaxDevices = 1024;
+
+// One element of deviceProperties: the fields the replay's constants are looked up by; a field
+// of another type is left unread, as a field this reader does not know.
+DeviceProperties read_device(simdjson::ondemand::object obj) {
+  DeviceProperties d;
+  for (auto field : obj) {
+    const std::string_view k = field.unescaped_key();
+    simdjson::ondemand::value v = field.value();
+    std::string_view str;
+    int64_t i = 0;
+    if (k == "name") {
+      if (!v.get_string().get(str)) d.name = std::string(str.substr(0, 256));
+    } else if (k == "id" || k == "computeMajor" || k == "computeMinor" || k == "totalGlobalMem") {
+      if (v.get_int64().get(i) || i < 0) continue;
+      if (k == "id") d.id = static_cast<uint32_t>(std::min<int64_t>(i, UINT32_MAX));
+      if (k == "computeMajor") d.compute_major = static_cast<int32_t>(std::min<int64_t>(i, 1000));
+      if (k == "computeMinor") d.compute_minor = static_cast<int32_t>(std::min<int64_t>(i, 1000));
+      if (k == "totalGlobalMem") d.total_memory = static_cast<uint64_t>(i);
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
 void EventParser::top(std::string_view key, const JsonSlice& s) {
   try {
     auto doc = parser_.iterate(simdjson::padded_string_view(s.data, s.size, s.capacity));
+    if (key == "deviceProperties") {
+      for (simdjson::ondemand::value v : doc.get_array())
+        if (out_->devices.size() < kMaxDevices)
+          out_->devices.push_back(read_device(v.get_object()));
+      return;
+    }
     auto obj = doc.get_object();
     for (auto field : obj) {
       const std::string_view k = field.unescaped_key();

@@ -138,6 +138,7 @@ void merge(ImportedTrace* out, std::string* clock, uint64_t* begin_end, NameIds*
   out->hip |= t.hip;
   *begin_end += p.begin_end_events;
   if (p.rank_set) out->rank = t.rank;
+  append(&out->devices, &t.devices);
   if (!t.producer.empty()) out->producer = std::move(t.producer);
   if (!p.clock.empty()) *clock = std::move(p.clock);
 }
@@ -161,7 +162,9 @@ ImportedTrace import_trace(ByteSource& source, const std::string& name,
   out.listing.listed = options.list_events;
   run_event_pipeline<Partial>(
       stream, workers, options.region_parse ? options.region_bytes : 0,
-      [](std::string_view k) { return k == "distributedInfo" || k == "otherData"; },
+      [](std::string_view k) {
+        return k == "distributedInfo" || k == "otherData" || k == "deviceProperties";
+      },
       [&](unsigned w, const EventBatch& b, Partial* p) { parsers[w].batch(b, p); },
       [&](Partial&& p) { merge(&out, &clock, &begin_end, &ids, std::move(p)); });
   out.bytes = stream.bytes();

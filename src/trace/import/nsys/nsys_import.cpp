@@ -29,6 +29,7 @@ constexpr const char* kNvtx = "NVTX_EVENTS";
 constexpr const char* kCallchains = "CUDA_CALLCHAINS";
 constexpr const char* kSamples = "COMPOSITE_EVENTS";
 constexpr const char* kSampleChains = "SAMPLING_CALLCHAINS";
+constexpr const char* kGpus = "TARGET_INFO_GPU";
 
 // A value that must fit 32 bits (a device, a stream): out of range is bad input, except the
 // stream -1 CUPTI writes for work on no stream (kNoStream, as in a Kineto trace).
@@ -72,6 +73,7 @@ class Reader {
     if (db_.has_table(kSync)) syncs();
     if (db_.has_table(kNvtx)) nvtx();
     if (db_.has_table(kSamples) && db_.has_table(kSampleChains)) samples();
+    if (db_.has_table(kGpus)) gpus();
     shift_times();
     finish();
   }
@@ -351,6 +353,31 @@ class Reader {
       m.src = src ? nsys::memory_kind(*src) : MemoryKind::Other;
       m.dst = dst ? nsys::memory_kind(*dst) : MemoryKind::Other;
       out_->records.memcpys.push_back(m);
+    }
+  }
+
+  // The GPUs the target had, for the replay's published constants (what it looks them up by).
+  void gpus() {
+    auto row = db_.query(nsys::select_sql(db_, kGpus,
+                                          {{"id", true},
+                                           {"name", false},
+                                           {"computeMajor", false},
+                                           {"computeMinor", false},
+                                           {"totalMemory", false}}),
+                         kGpus);
+    const auto small = [&](int i, const char* column) {
+      const auto v = row.opt_int(i, column);
+      return v && *v > 0 && *v < 1000 ? static_cast<int32_t>(*v) : 0;
+    };
+    while (row.next() && out_->devices.size() < 1024) {
+      DeviceProperties d;
+      d.id = u32(row, 1, "id");
+      if (const auto name = row.opt_text(2, "name")) d.name = nsys::utf8(*name).substr(0, 256);
+      d.compute_major = small(3, "computeMajor");
+      d.compute_minor = small(4, "computeMinor");
+      const auto mem = row.opt_int(5, "totalMemory");
+      d.total_memory = mem && *mem > 0 ? static_cast<uint64_t>(*mem) : 0;
+      out_->devices.push_back(std::move(d));
     }
   }
 
