@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,23 @@ nb::tuple scalar(const trace::HtaScalar& s) {
 }
 
 double round2(double x) { return trace::numpy_round(x, 2); }
+
+// A pid or tid column's type name (HtaFrame::pid_bits: -1 object).
+std::string id_dtype(int bits) { return bits < 0 ? "object" : dtype_name(bits); }
+
+// A pid or tid as the Python object pandas holds (NaN where absent).
+nb::object id_value(const trace::ListedId& id, const std::vector<std::string>& text) {
+  switch (id.kind) {
+    case trace::ListedId::kInt:
+      return nb::int_(id.i);
+    case trace::ListedId::kFloat:
+      return nb::float_(id.d);
+    case trace::ListedId::kText:
+      return nb::str(text.at(static_cast<size_t>(id.i)).c_str());
+    default:
+      return nb::float_(std::nan(""));
+  }
+}
 
 class HtaTraces {
  public:
@@ -189,9 +207,54 @@ class HtaTraces {
     d["std"] = to_numpy(std::move(std)), d["min"] = to_numpy(std::move(min));
     d["25%"] = to_numpy(std::move(p25)), d["50%"] = to_numpy(std::move(p50));
     d["75%"] = to_numpy(std::move(p75)), d["max"] = to_numpy(std::move(max));
+    // get_queue_length_time_series' frame: its rows, and the pid and tid of each (objects).
+    std::vector<int64_t> index, series_stream, length;
+    std::vector<double> ts;
+    nb::list pid, tid;
+    for (const trace::HtaQueuePoint& p : q.series) {
+      index.push_back(p.index), ts.push_back(p.ts), series_stream.push_back(p.stream);
+      length.push_back(p.length);
+      pid.append(id_value(f.gpu_pid.at(p.gpu), f.id_text));
+      tid.append(id_value(f.gpu_tid.at(p.gpu), f.id_text));
+    }
+    nb::dict series, types;
+    series["index"] = to_numpy(std::move(index)), series["ts"] = to_numpy(std::move(ts));
+    series["pid"] = pid, series["tid"] = tid;
+    series["stream"] = to_numpy(std::move(series_stream));
+    series["queue_length"] = to_numpy(std::move(length));
+    // A launch joined to no GPU row has NaN pid, tid and stream: integer columns become float64.
+    const auto joined = [&](int bits) { return q.float_stream && bits > 0 ? 0 : bits; };
+    types["index"] = dtype_name(q.range_index ? 64 : f.index_bits);
+    types["ts"] = dtype_name(f.ts_bits);
+    types["pid"] = id_dtype(joined(f.pid_bits)), types["tid"] = id_dtype(joined(f.tid_bits));
+    types["stream"] = d["stream_dtype"], types["queue_length"] = "int64";
+    series["dtypes"] = types;
+    d["series"] = series;
     d["full"] = q.full.present ? nb::cast(std::vector<double>{static_cast<double>(q.full.stream),
                                                               q.full.duration_us, q.full.relative})
                                : nb::none();
+    return d;
+  }
+
+  // get_time_spent_blocked_on_full_queue of one rank from its queue length series' columns (any
+  // caller's frame, in its row order): (stream, duration, relative) or None; "error" where HTA
+  // raises.
+  nb::dict full_queue(int64_t rank, const std::vector<int64_t>& index,
+                      const std::vector<double>& ts, const std::vector<int64_t>& stream,
+                      const std::vector<int64_t>& length, int64_t max_queue_length) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    if (ts.size() != index.size() || stream.size() != index.size() || length.size() != index.size())
+      throw std::invalid_argument("full_queue: columns of different lengths");
+    std::vector<trace::HtaQueuePoint> ql(index.size());
+    for (size_t k = 0; k < ql.size(); ++k) ql[k] = {index[k], ts[k], stream[k], length[k], 0};
+    bool wrapped = false;
+    std::string error;
+    const trace::HtaFullQueue q =
+        trace::hta_full_queue(ql, trace::hta_trace_duration(f, &wrapped), max_queue_length, &error);
+    nb::dict d;
+    d["error"] = error;
+    d["full"] = q.present ? nb::object(nb::make_tuple(q.stream, q.duration_us, q.relative))
+                          : nb::object(nb::none());
     return d;
   }
 
@@ -237,6 +300,8 @@ void register_hta(nb::module_& m) {
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
       .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
       .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
+      .def("full_queue", &HtaTraces::full_queue, "rank"_a, "index"_a, "ts"_a, "stream"_a,
+           "length"_a, "max_queue_length"_a)
       .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
       .def("profiler_steps", &HtaTraces::profiler_steps);
 }

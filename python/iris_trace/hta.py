@@ -1,6 +1,7 @@
 """Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
-get_queue_length_summary, get_comm_comp_overlap and get_profiler_steps, returning what HTA
+get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
+get_comm_comp_overlap and get_profiler_steps, returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -29,6 +30,10 @@ DESCRIBE = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
 TEMPORAL = ["idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)"]
 PCTG = ["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
 LAUNCH = ["correlation", "cpu_duration", "gpu_duration", "launch_delay"]
+QUEUE_SERIES = ["ts", "pid", "tid", "stream", "queue_length"]
+FULL_QUEUE = ["stream", "duration_at_max_queue_length", "relative_duration_at_max_queue_length"]
+# HTA's default max_queue_length (configs/config.py).
+CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
 
 def _numpy_scalar(value_and_dtype):
@@ -231,7 +236,7 @@ class TraceAnalysis:
         frames = []
         for rank in ranks:
             self._check_rank(rank)
-            q = self._traces.queue(rank, 1024)
+            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
             if q["error"] == "AssertionError":
                 raise AssertionError
             if not len(q["stream"]):
@@ -243,6 +248,60 @@ class TraceAnalysis:
             columns = pd.MultiIndex.from_product([["queue_length"], DESCRIBE])
             frames.append(pd.DataFrame(np.column_stack([q[c] for c in DESCRIBE]), index, columns))
         return pd.concat(frames) if frames else None
+
+    def get_queue_length_time_series(self, ranks=None):
+        """{rank: DataFrame} of each stream's queue length at every change (ts, pid, tid of the
+        GPU row, stream, queue_length), indexed by the event's place in the file ("index"), as
+        HTA; a rank without launches is left out."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        out = {}
+        for rank in ranks:
+            self._check_rank(rank)
+            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
+            if q["error"] == "AssertionError":
+                raise AssertionError
+            s = q["series"]
+            if not len(s["index"]):
+                continue
+            types = s["dtypes"]
+            index = pd.Index(s["index"].astype(types["index"]), name="index")
+            columns = {
+                c: np.array(s[c], dtype=object if types[c] == "object" else None).astype(types[c])
+                for c in QUEUE_SERIES
+            }
+            out[rank] = pd.DataFrame(columns, index=index)
+        return out
+
+    def get_time_spent_blocked_on_full_queue(
+        self, queue_length_dict, max_queue_length=CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
+    ):
+        """Per rank, the time (us) its stream spent with max_queue_length or more launches
+        queued, and that time over the rank's trace duration, from
+        get_queue_length_time_series' dict, as HTA (one row per rank: the last stream, in the
+        series' order, that reached the length)."""
+        result = {}
+        for rank, ql in queue_length_dict.items():
+            self._check_rank(rank)
+            missing = [c for c in ("ts", "stream", "queue_length") if c not in ql.columns]
+            if missing:
+                raise KeyError(f"rank {rank}: the queue length series has no column {missing}")
+            r = self._traces.full_queue(
+                rank,
+                ql.index.to_numpy(dtype=np.int64),
+                ql["ts"].to_numpy(dtype=np.float64),
+                ql["stream"].to_numpy(dtype=np.int64),
+                ql["queue_length"].to_numpy(dtype=np.int64),
+                int(max_queue_length),
+            )
+            if r["error"] == "IndexError":
+                raise IndexError("positional indexers are out-of-bounds")
+            if r["full"] is not None:
+                stream, duration, relative = r["full"]
+                result[rank] = [ql["stream"].dtype.type(stream), np.float64(duration), relative]
+        # HTA's frame from a dict of rows: pandas infers each column's type from the scalars.
+        df = pd.DataFrame.from_dict(result, orient="index", columns=FULL_QUEUE)
+        return df.reset_index(names="rank")
 
     # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------
 
