@@ -41,6 +41,8 @@ def _frame_pairs(call, rv, ov):
         if sorted(rv) != sorted(ov):
             return f"{call}: ranks {sorted(rv)} vs {sorted(ov)}"
         return [(f"{call} rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+    if call.startswith("kernels"):  # (kernel_type_df, kernel_df)
+        return [(f"{call} types", rv[0], ov[0]), (f"{call} kernels", rv[1], ov[1])]
     if call == "steps":  # a list of numbers, not a frame
         return [] if list(rv) == list(ov) else f"steps: HTA {list(rv)}, ours {list(ov)}"
     if rv is None or ov is None:

@@ -2,7 +2,7 @@
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
 get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap,
 get_profiler_steps, and EXTRA_CALLS: get_queue_length_time_series,
-get_time_spent_blocked_on_full_queue), on every Kineto trace of tests/data/traces, pickled for
+get_time_spent_blocked_on_full_queue, get_gpu_kernel_breakdown), on every Kineto trace of tests/data/traces, pickled for
 tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and
 tests/python/test_hta_live.py (HTA run now); each pickle names the release.
 
@@ -75,6 +75,10 @@ EXTRA_CALLS = {
     # A length the committed traces reach, so that rows come back.
     "full_queue_2": lambda a, ranks: a.get_time_spent_blocked_on_full_queue(
         a.get_queue_length_time_series(ranks=ranks), max_queue_length=2
+    ),
+    "kernels": lambda a, ranks: a.get_gpu_kernel_breakdown(visualize=False),
+    "kernels_small": lambda a, ranks: a.get_gpu_kernel_breakdown(
+        visualize=False, duration_ratio=0.5, num_kernels=3, include_memory_kernels=False
     ),
 }
 

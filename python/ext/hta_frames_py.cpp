@@ -18,6 +18,7 @@
 #include "trace/analyze/hta_comm.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/hta_idle.h"
+#include "trace/analyze/hta_kernels.h"
 #include "trace/analyze/hta_launch.h"
 #include "trace/analyze/hta_queue.h"
 #include "trace/analyze/hta_temporal.h"
@@ -258,6 +259,44 @@ class HtaTraces {
     return d;
   }
 
+  // get_gpu_kernel_breakdown: kernel_type_df's columns, and per rank and kernel type the rows
+  // of the kernel frame (name order) with their columns' type ("error": where HTA raises).
+  nb::dict kernel_breakdown(double duration_ratio, int64_t num_kernels,
+                            bool include_memory_kernels) const {
+    trace::HtaKernelBreakdown b = trace::hta_gpu_kernel_breakdown(
+        frames_, duration_ratio, num_kernels, include_memory_kernels, numpy_ts_order);
+    nb::dict d;
+    d["error"] = b.error;
+    d["kernel_type"] = b.type_name;
+    d["sum"] = to_numpy(std::move(b.type_sum));
+    d["percentage"] = to_numpy(std::move(b.type_percentage));
+    nb::list kernels;
+    for (const trace::HtaKernelGroup& g : b.kernels) {
+      std::vector<std::string> name;
+      std::vector<double> sum, max, min, mean, std;
+      for (const auto& r : g.rows) {
+        name.push_back(r.name), sum.push_back(r.sum), max.push_back(r.max);
+        min.push_back(r.min), mean.push_back(r.mean), std.push_back(r.std);
+      }
+      // The columns' types: dur's (an integer dur sums in int64), or the sums' once regrouped.
+      const int dur_bits = frames_.at(g.rank).dur_bits;
+      nb::dict k, types;
+      k["rank"] = g.rank, k["kernel_type"] = g.kernel_type, k["name"] = name;
+      k["sum"] = to_numpy(std::move(sum)), k["max"] = to_numpy(std::move(max));
+      k["min"] = to_numpy(std::move(min)), k["mean"] = to_numpy(std::move(mean));
+      k["std"] = to_numpy(std::move(std));
+      types["sum"] = dtype_name(dur_bits ? 64 : 0);
+      types["max"] = types["min"] = dtype_name(g.aggregated && dur_bits ? 64 : dur_bits);
+      types["mean"] = types["std"] = dtype_name(0);
+      // A rank without GPU rows: HTA's name column is an empty apply()'s, object; else text.
+      types["name"] = frames_.at(g.rank).gpu_ts.empty() ? "object" : "str";
+      k["dtypes"] = types;
+      kernels.append(k);
+    }
+    d["kernels"] = kernels;
+    return d;
+  }
+
   // get_comm_comp_overlap: each rank's overlap ratio and its percentage (round(100 * ratio, 2)).
   nb::dict comm_comp_overlap() const {
     std::vector<int64_t> rank;
@@ -302,6 +341,8 @@ void register_hta(nb::module_& m) {
       .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
       .def("full_queue", &HtaTraces::full_queue, "rank"_a, "index"_a, "ts"_a, "stream"_a,
            "length"_a, "max_queue_length"_a)
+      .def("kernel_breakdown", &HtaTraces::kernel_breakdown, "duration_ratio"_a, "num_kernels"_a,
+           "include_memory_kernels"_a)
       .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
       .def("profiler_steps", &HtaTraces::profiler_steps);
 }

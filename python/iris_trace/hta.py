@@ -1,7 +1,7 @@
 """Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
 get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
-get_comm_comp_overlap and get_profiler_steps, returning what HTA
+get_gpu_kernel_breakdown, get_comm_comp_overlap and get_profiler_steps, returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -32,6 +32,13 @@ PCTG = ["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
 LAUNCH = ["correlation", "cpu_duration", "gpu_duration", "launch_delay"]
 QUEUE_SERIES = ["ts", "pid", "tid", "stream", "queue_length"]
 FULL_QUEUE = ["stream", "duration_at_max_queue_length", "relative_duration_at_max_queue_length"]
+KERNEL_COLUMNS = {
+    "sum": "sum (us)",
+    "mean": "mean (us)",
+    "max": "max (us)",
+    "min": "min (us)",
+    "std": "stddev",
+}
 # HTA's default max_queue_length (configs/config.py).
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
@@ -302,6 +309,60 @@ class TraceAnalysis:
         # HTA's frame from a dict of rows: pandas infers each column's type from the scalars.
         df = pd.DataFrame.from_dict(result, orient="index", columns=FULL_QUEUE)
         return df.reset_index(names="rank")
+
+    # --- get_gpu_kernel_breakdown (breakdown_analysis.py) ----------------------------------
+
+    def get_gpu_kernel_breakdown(
+        self,
+        visualize=True,
+        duration_ratio=0.8,
+        num_kernels=10,
+        include_memory_kernels=True,
+        image_renderer="",
+    ):
+        """(kernel_type_df, kernel_df), as HTA: the GPU time (us) of each kernel type and of
+        their overlaps over all ranks with its percentage; per rank, kernel type and kernel
+        name, sum, max, min, stddev and mean of the durations (us), the kernels past
+        num_kernels or past the duration_ratio quantile of the running sum grouped as
+        "others". visualize draws kernel_type_df's pie with matplotlib (image_renderer,
+        plotly's, is ignored)."""
+        b = self._traces.kernel_breakdown(
+            float(duration_ratio), int(num_kernels), bool(include_memory_kernels)
+        )
+        if b["error"]:
+            raise ValueError("Cannot convert non-finite values (NA or inf) to integer")
+        # HTA's frames start empty with these types and grow by pd.concat: pandas' own
+        # inference over the pieces gives the columns' types.
+        kernel_df = pd.DataFrame(
+            {
+                "name": pd.Series(dtype="str"),
+                "sum": pd.Series(dtype="int"),
+                "max": pd.Series(dtype="int"),
+                "min": pd.Series(dtype="int"),
+                "std": pd.Series(dtype="float"),
+                "mean": pd.Series(dtype="int"),
+                "kernel_type": pd.Series(dtype="str"),
+                "rank": pd.Series(dtype="int"),
+            }
+        )
+        for k in b["kernels"]:
+            piece = pd.DataFrame({"name": pd.Series(k["name"], dtype=k["dtypes"]["name"])})
+            for c in ("sum", "max", "min", "mean", "std"):
+                piece[c] = k[c].astype(k["dtypes"][c])
+            piece["kernel_type"] = k["kernel_type"]
+            piece["rank"] = int(k["rank"])
+            kernel_df = pd.concat([kernel_df, piece], ignore_index=True)
+        kernel_df = kernel_df.sort_values(by=["kernel_type", "name", "rank"], ignore_index=True)
+        kernel_df = kernel_df.rename(columns=KERNEL_COLUMNS)
+        kernel_type_df = pd.DataFrame(
+            {"kernel_type": pd.Series(b["kernel_type"], dtype="str"), "sum": b["sum"]}
+        )
+        kernel_type_df["percentage"] = b["percentage"]
+        if visualize:
+            from . import plots
+
+            plots.kernel_breakdown(kernel_type_df)
+        return kernel_type_df, kernel_df
 
     # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------
 
