@@ -37,7 +37,7 @@ def _frame_pairs(call, rv, ov):
     """(name, HTA's frame, ours) for one call's result; a str when they cannot be paired."""
     if call == "idle":
         return [("idle", rv[0], ov[0]), ("idle stats", rv[1], ov[1])]
-    if call in ("launch", "queue_series"):  # {rank: frame}
+    if call in ("launch", "queue_series", "memory_bw_series"):  # {rank: frame}
         if sorted(rv) != sorted(ov):
             return f"{call}: ranks {sorted(rv)} vs {sorted(ov)}"
         return [(f"{call} rank {r}", rv[r], ov[r]) for r in sorted(rv)]

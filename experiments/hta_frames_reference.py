@@ -80,6 +80,8 @@ EXTRA_CALLS = {
     "kernels_small": lambda a, ranks: a.get_gpu_kernel_breakdown(
         visualize=False, duration_ratio=0.5, num_kernels=3, include_memory_kernels=False
     ),
+    "memory_bw_series": lambda a, ranks: a.get_memory_bw_time_series(ranks=ranks),
+    "memory_bw": lambda a, ranks: a.get_memory_bw_summary(ranks=ranks),
 }
 
 

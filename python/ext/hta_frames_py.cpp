@@ -20,6 +20,7 @@
 #include "trace/analyze/hta_idle.h"
 #include "trace/analyze/hta_kernels.h"
 #include "trace/analyze/hta_launch.h"
+#include "trace/analyze/hta_memory.h"
 #include "trace/analyze/hta_queue.h"
 #include "trace/analyze/hta_temporal.h"
 #include "trace/import/trace_file.h"
@@ -297,6 +298,34 @@ class HtaTraces {
     return d;
   }
 
+  // get_memory_bw_time_series of one rank: its rows (labels, ts, pid objects, name, bandwidth)
+  // with the ts and pid columns' types; get_memory_bw_summary's describe() per name.
+  nb::dict memory_bw(int64_t rank) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    trace::HtaMemoryBw m = trace::hta_memory_bw(f, numpy_ts_order);
+    nb::list pid;
+    for (size_t g : m.gpu) pid.append(id_value(f.gpu_pid.at(g), f.id_text));
+    nb::dict d, types;
+    d["index"] = to_numpy(std::move(m.label)), d["ts"] = to_numpy(std::move(m.ts));
+    d["pid"] = pid, d["name"] = m.name, d["memory_bw_gbps"] = to_numpy(std::move(m.bw));
+    types["ts"] = dtype_name(m.ts_bits), types["pid"] = id_dtype(f.pid_bits);
+    d["dtypes"] = types;
+    std::vector<double> count, mean, std, min, p25, p50, p75, max;
+    for (const auto& s : m.summary) {
+      count.push_back(s.count), mean.push_back(s.mean), std.push_back(s.std);
+      min.push_back(s.min), p25.push_back(s.p25), p50.push_back(s.p50);
+      p75.push_back(s.p75), max.push_back(s.max);
+    }
+    nb::dict summary;
+    summary["name"] = m.summary_name;
+    summary["count"] = to_numpy(std::move(count)), summary["mean"] = to_numpy(std::move(mean));
+    summary["std"] = to_numpy(std::move(std)), summary["min"] = to_numpy(std::move(min));
+    summary["25%"] = to_numpy(std::move(p25)), summary["50%"] = to_numpy(std::move(p50));
+    summary["75%"] = to_numpy(std::move(p75)), summary["max"] = to_numpy(std::move(max));
+    d["summary"] = summary;
+    return d;
+  }
+
   // get_comm_comp_overlap: each rank's overlap ratio and its percentage (round(100 * ratio, 2)).
   nb::dict comm_comp_overlap() const {
     std::vector<int64_t> rank;
@@ -343,6 +372,7 @@ void register_hta(nb::module_& m) {
            "length"_a, "max_queue_length"_a)
       .def("kernel_breakdown", &HtaTraces::kernel_breakdown, "duration_ratio"_a, "num_kernels"_a,
            "include_memory_kernels"_a)
+      .def("memory_bw", &HtaTraces::memory_bw, "rank"_a)
       .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
       .def("profiler_steps", &HtaTraces::profiler_steps);
 }

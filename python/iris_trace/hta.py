@@ -1,7 +1,8 @@
 """Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
 get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
-get_gpu_kernel_breakdown, get_comm_comp_overlap and get_profiler_steps, returning what HTA
+get_gpu_kernel_breakdown, get_memory_bw_time_series, get_memory_bw_summary,
+get_comm_comp_overlap and get_profiler_steps, returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -363,6 +364,61 @@ class TraceAnalysis:
 
             plots.kernel_breakdown(kernel_type_df)
         return kernel_type_df, kernel_df
+
+    # --- get_memory_bw_time_series, get_memory_bw_summary (trace_counters.py) -------------
+
+    def get_memory_bw_time_series(self, ranks=None):
+        """{rank: DataFrame} of each copy and set kind's bandwidth in use (GB/s) at every change
+        (ts, pid, name, memory_bw_gbps), as HTA; a rank without copies or sets is left out."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        out = {}
+        for rank in ranks:
+            self._check_rank(rank)
+            m = self._traces.memory_bw(rank)
+            if not len(m["index"]):
+                continue
+            types = m["dtypes"]
+            out[rank] = pd.DataFrame(
+                {
+                    "ts": m["ts"].astype(types["ts"]),
+                    "pid": np.array(m["pid"], dtype=object).astype(types["pid"]),
+                    "name": pd.array(m["name"], dtype="str"),
+                    "memory_bw_gbps": m["memory_bw_gbps"],
+                },
+                index=pd.Index(m["index"]),
+            )
+        return out
+
+    def get_memory_bw_summary(self, ranks=None):
+        """describe() of each copy and set kind's bandwidth in use (GB/s, the times it is above
+        0), per rank and kind, as HTA; None when no rank has a copy or set."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        frames = []
+        for rank in ranks:
+            self._check_rank(rank)
+            m = self._traces.memory_bw(rank)
+            if not len(m["index"]):
+                continue
+            s = m["summary"]
+            if not s["name"]:  # every value 0: pandas' describe() of no rows
+                empty = pd.DataFrame(
+                    {
+                        "rank": np.empty(0, np.int64),
+                        "name": pd.array([], dtype="str"),
+                        "memory_bw_gbps": np.empty(0),
+                    }
+                )
+                frames.append(empty.groupby(["rank", "name"]).describe())
+                continue
+            index = pd.MultiIndex.from_arrays(
+                [np.full(len(s["name"]), rank, np.int64), pd.array(s["name"], dtype="str")],
+                names=["rank", "name"],
+            )
+            columns = pd.MultiIndex.from_product([["memory_bw_gbps"], DESCRIBE])
+            frames.append(pd.DataFrame(np.column_stack([s[c] for c in DESCRIBE]), index, columns))
+        return pd.concat(frames) if frames else None
 
     # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------
 

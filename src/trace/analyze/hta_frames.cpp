@@ -166,6 +166,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     if (r->e->flags & HtaEvent::kKernelCat) wanted[r->index_corr] = 1;
     f.gpu_pid.push_back(keep_id(r->e->pid)), f.gpu_tid.push_back(keep_id(r->e->tid));
     f.gpu_name.push_back(keep_name(r->e->name));
+    f.gpu_memory_bw.push_back(r->e->memory_bw_gbps);
   }
   for (const Row* r : df) {
     if (wanted.get(r->e->index))

@@ -81,6 +81,7 @@ struct HtaFrame {
   // The kernel breakdown: each GPU row's name (an index into gpu_names; kNone: none).
   std::vector<uint32_t> gpu_name;
   std::vector<std::string> gpu_names;
+  std::vector<double> gpu_memory_bw;  // the memory bandwidth (GB/s) HTA's args give each
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

@@ -180,6 +180,8 @@ bool type_time(const HtaFrame& f, const std::vector<std::vector<size_t>>& rows_o
 
 }  // namespace
 
+bool hta_memory_kernel(const HtaFrame& f, size_t g) { return kernel_type(f, g) == kMemory; }
+
 HtaKernelBreakdown hta_gpu_kernel_breakdown(const std::map<int64_t, HtaFrame>& frames,
                                             double duration_ratio, int64_t num_kernels,
                                             bool include_memory_kernels, const HtaTsOrder& order) {

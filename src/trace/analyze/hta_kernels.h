@@ -50,6 +50,9 @@ struct HtaKernelBreakdown {
   std::string error;                    // where HTA raises, its exception's name
 };
 
+// get_kernel_type(name) == MEMORY for the GPU row g (not communication; Memcpy, Memset, dma...).
+bool hta_memory_kernel(const HtaFrame& frame, size_t g);
+
 HtaKernelBreakdown hta_gpu_kernel_breakdown(const std::map<int64_t, HtaFrame>& frames,
                                             double duration_ratio, int64_t num_kernels,
                                             bool include_memory_kernels, const HtaTsOrder& order);

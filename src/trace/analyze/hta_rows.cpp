@@ -120,7 +120,7 @@ HtaEvents from_listing(const EventListing& l) {
     HtaEvent h;
     h.index = static_cast<int64_t>(e.index), h.ts_us = e.ts_us, h.dur_us = e.dur_us;
     h.stream = e.stream, h.correlation = e.correlation;
-    h.pid = e.pid, h.tid = e.tid, h.name = e.name;
+    h.pid = e.pid, h.tid = e.tid, h.name = e.name, h.memory_bw_gbps = e.memory_bw_gbps;
     h.flags = as_category[e.category];
     if (e.name != ListedEvent::kNone) {  // no name: not a computation kernel, nor anything else
       h.flags |= as_name[e.name];
@@ -186,10 +186,17 @@ HtaEvents from_records(const RecordSet& r) {
   for (const auto& m : r.memcpys) {
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
     ids(m.device_id, m.stream_id), name("Memcpy");  // the kind and memories left out
+    // Kineto's bandwidth: bytes over the duration (1 byte per ns is 1 GB/s).
+    if (m.end_ns > m.start_ns)
+      out.rows.back().memory_bw_gbps =
+          static_cast<double>(m.bytes) / static_cast<double>(m.end_ns - m.start_ns);
   }
   for (const auto& m : r.memsets) {
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
     ids(m.device_id, m.stream_id), name("Memset (Device)");
+    if (m.end_ns > m.start_ns)
+      out.rows.back().memory_bw_gbps =
+          static_cast<double>(m.bytes) / static_cast<double>(m.end_ns - m.start_ns);
   }
   for (const auto& y : r.syncs) {
     // Kineto's names for these: "Event Sync", "Context Sync".

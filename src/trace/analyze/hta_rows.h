@@ -48,6 +48,7 @@ struct HtaEvent {
   // As written (text: an index into HtaEvents::strings); the queue length series carries them.
   ListedId pid, tid;
   uint32_t name = ListedEvent::kNone;  // an index into HtaEvents::strings()
+  double memory_bw_gbps = 0;
 };
 
 struct HtaEvents {

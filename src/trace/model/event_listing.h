@@ -30,6 +30,7 @@ struct ListedEvent {
   int64_t stream = -1, correlation = -1;
   uint32_t name = kNone, category = kNone;  // indexes into EventListing::strings
   ListedId pid, tid;
+  double memory_bw_gbps = 0;  // args "memory bandwidth (GB/s)"; HTA's default 0 when absent
 };
 
 struct EventListing {

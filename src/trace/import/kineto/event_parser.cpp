@@ -263,6 +263,7 @@ struct EventFields {
   std::string_view name, cat_text, ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
   Number pid, tid, correlation, stream, device, bytes, depth, wait_stream, wait_record;
+  Number memory_bw;  // args "memory bandwidth (GB/s)" (copies and sets)
   // With list_events, "pid" and "tid" as written (HTA's columns keep text and fractions).
   ListedId pid_as_written, tid_as_written;
   std::string_view pid_text, tid_text;
@@ -296,6 +297,8 @@ IRIS_PARSE_STEP void read_args(simdjson::ondemand::value v, EventFields* f) {
       f->device = read_number(av);
     else if (key_is(k, "bytes"))
       f->bytes = read_number(av);
+    else if (key_is(k, "memory bandwidth (GB/s)"))
+      f->memory_bw = read_number(av);
     else if (key_is(k, "depth"))
       f->depth = read_number(av);
     else if (key_is(k, "wait_on_stream"))
@@ -420,6 +423,7 @@ IRIS_PARSE_STEP void EventParser::list_event(const EventFields& f, uint64_t inde
   e.category = string_id(f.cat_text);
   if (f.has_name) e.name = string_id(f.name);
   e.pid = f.pid_as_written, e.tid = f.tid_as_written;
+  if (f.memory_bw.present) e.memory_bw_gbps = f.memory_bw.d;
   if (e.pid.kind == ListedId::kText) e.pid.i = string_id(f.pid_text);
   if (e.tid.kind == ListedId::kText) e.tid.i = string_id(f.tid_text);
   out_->listing.events.push_back(e);
