@@ -1,5 +1,5 @@
-"""get_queue_length_time_series, get_time_spent_blocked_on_full_queue and
-get_gpu_kernel_breakdown on a trace small enough to work out by hand (HTA 0.5.0 and 0.6.1 gave
+"""get_queue_length_time_series, get_time_spent_blocked_on_full_queue, get_gpu_kernel_breakdown
+and the memory bandwidth calls on a trace small enough to work out by hand (HTA 0.5.0 and 0.6.1 gave
 these frames on it); test_hta_frames.py compares the committed traces with HTA's pickles and
 test_hta_live.py with HTA run now."""
 
@@ -26,7 +26,7 @@ def tiny(tmp_path):
         event("gemm_a", "kernel", 30, 10, 0, 7, stream=7, correlation=1),
         event("gemm_a", "kernel", 45, 20, 0, 7, stream=7, correlation=2),
         event("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 50, 4, 0, 8, stream=8,
-              correlation=3),
+              correlation=3, **{"memory bandwidth (GB/s)": 2.0}),
     ]  # fmt: skip
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps({"traceEvents": events}))
@@ -112,6 +112,19 @@ def test_gpu_kernel_breakdown_groups_past_num_kernels_as_others(tiny):
     types, kernels = tiny.get_gpu_kernel_breakdown(visualize=False, include_memory_kernels=False)
     assert types.values.tolist() == [["COMPUTATION", 30, 100.0]]
     assert kernels["kernel_type"].tolist() == ["COMPUTATION"]
+
+
+def test_memory_bandwidth_by_hand(tiny):
+    series = tiny.get_memory_bw_time_series()
+    m = series[0]
+    # The copy's 2 GB/s from its start (40) to its end (44), under its kind's first 11 letters.
+    assert list(m.columns) == ["ts", "pid", "name", "memory_bw_gbps"]
+    assert m.values.tolist() == [[40, 0, "Memcpy HtoD", 2.0], [44, 0, "Memcpy HtoD", 0.0]]
+    assert m.index.tolist() == [0, 1] and str(m["ts"].dtype) == "int8"
+    summary = tiny.get_memory_bw_summary()
+    assert summary.index.tolist() == [(0, "Memcpy HtoD")]
+    row = summary.loc[(0, "Memcpy HtoD"), "memory_bw_gbps"]
+    assert row["count"] == 1 and row["mean"] == 2.0 and np.isnan(row["std"])
 
 
 def test_no_gpu_rows_gives_empty_frames():
