@@ -190,8 +190,8 @@ class HtaTraces {
 
   // get_queue_length_summary of one rank: per stream describe()'s columns and the stream
   // column's type; get_time_spent_blocked_on_full_queue's row at max_queue_length ("error":
-  // where HTA raises, its exception's name).
-  nb::dict queue(int64_t rank, int64_t max_queue_length) const {
+  // where HTA raises, its exception's name); with `series`, the time series' frame too.
+  nb::dict queue(int64_t rank, int64_t max_queue_length, bool with_series) const {
     const trace::HtaFrame& f = frames_.at(rank);
     const trace::HtaQueue q = trace::hta_queue(f, max_queue_length, numpy_ts_order);
     std::vector<int64_t> stream;
@@ -209,7 +209,12 @@ class HtaTraces {
     d["std"] = to_numpy(std::move(std)), d["min"] = to_numpy(std::move(min));
     d["25%"] = to_numpy(std::move(p25)), d["50%"] = to_numpy(std::move(p50));
     d["75%"] = to_numpy(std::move(p75)), d["max"] = to_numpy(std::move(max));
-    // get_queue_length_time_series' frame: its rows, and the pid and tid of each (objects).
+    d["full"] = q.full.present ? nb::cast(std::vector<double>{static_cast<double>(q.full.stream),
+                                                              q.full.duration_us, q.full.relative})
+                               : nb::none();
+    if (!with_series) return d;
+    // get_queue_length_time_series' frame: its rows, and the pid and tid of each (objects, made
+    // only when asked: a Python object per row).
     std::vector<int64_t> index, series_stream, length;
     std::vector<double> ts;
     nb::list pid, tid;
@@ -232,9 +237,6 @@ class HtaTraces {
     types["stream"] = d["stream_dtype"], types["queue_length"] = "int64";
     series["dtypes"] = types;
     d["series"] = series;
-    d["full"] = q.full.present ? nb::cast(std::vector<double>{static_cast<double>(q.full.stream),
-                                                              q.full.duration_us, q.full.relative})
-                               : nb::none();
     return d;
   }
 
@@ -367,7 +369,7 @@ void register_hta(nb::module_& m) {
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
       .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
-      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
+      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a, "series"_a = false)
       .def("full_queue", &HtaTraces::full_queue, "rank"_a, "index"_a, "ts"_a, "stream"_a,
            "length"_a, "max_queue_length"_a)
       .def("kernel_breakdown", &HtaTraces::kernel_breakdown, "duration_ratio"_a, "num_kernels"_a,

@@ -266,7 +266,7 @@ class TraceAnalysis:
         out = {}
         for rank in ranks:
             self._check_rank(rank)
-            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
+            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM, series=True)
             if q["error"] == "AssertionError":
                 raise AssertionError
             s = q["series"]
