@@ -5,6 +5,8 @@ exception type. A reference without a call (older pickles) leaves it out."""
 
 import pandas.testing as pdt
 
+from experiments.hta_frames_reference import EXTRA_CALLS
+
 
 def _ours(f):
     try:
@@ -27,6 +29,7 @@ def our_frames(analysis, ranks):
         "queue": _ours(lambda: analysis.get_queue_length_summary(ranks=ranks)),
         "overlap": _ours(lambda: analysis.get_comm_comp_overlap(visualize=False)),
         "steps": _ours(lambda: analysis.get_profiler_steps()),
+        **{name: _ours(lambda f=f: f(analysis, ranks)) for name, f in EXTRA_CALLS.items()},
     }
 
 
@@ -34,10 +37,12 @@ def _frame_pairs(call, rv, ov):
     """(name, HTA's frame, ours) for one call's result; a str when they cannot be paired."""
     if call == "idle":
         return [("idle", rv[0], ov[0]), ("idle stats", rv[1], ov[1])]
-    if call == "launch":
+    if call in ("launch", "queue_series", "memory_bw_series"):  # {rank: frame}
         if sorted(rv) != sorted(ov):
-            return f"launch: ranks {sorted(rv)} vs {sorted(ov)}"
-        return [(f"launch rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+            return f"{call}: ranks {sorted(rv)} vs {sorted(ov)}"
+        return [(f"{call} rank {r}", rv[r], ov[r]) for r in sorted(rv)]
+    if call.startswith("kernels"):  # (kernel_type_df, kernel_df)
+        return [(f"{call} types", rv[0], ov[0]), (f"{call} kernels", rv[1], ov[1])]
     if call == "steps":  # a list of numbers, not a frame
         return [] if list(rv) == list(ov) else f"steps: HTA {list(rv)}, ours {list(ov)}"
     if rv is None or ov is None:
@@ -48,7 +53,7 @@ def _frame_pairs(call, rv, ov):
 def compare(reference, ours):
     """A list of differences (empty when equal), one line each."""
     out = []
-    for call in ("temporal", "idle", "launch", "queue", "overlap", "steps"):
+    for call in ("temporal", "idle", "launch", "queue", "overlap", "steps", *EXTRA_CALLS):
         if call not in reference:
             continue
         (rk, rv), (ok, ov) = reference[call], ours[call]

@@ -1,7 +1,8 @@
 """HTA's own DataFrames for the calls that iris_trace.hta.TraceAnalysis answers
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
 get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap,
-get_profiler_steps), on every Kineto trace of tests/data/traces, pickled for
+get_profiler_steps, and EXTRA_CALLS: get_queue_length_time_series,
+get_time_spent_blocked_on_full_queue, get_gpu_kernel_breakdown), on every Kineto trace of tests/data/traces, pickled for
 tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and
 tests/python/test_hta_live.py (HTA run now); each pickle names the release.
 
@@ -64,6 +65,26 @@ def hta_version():
     return "unknown"
 
 
+# The calls added later, each as a function of (TraceAnalysis, ranks): ours and HTA's are called
+# alike (experiments/hta_compare.py calls these too).
+EXTRA_CALLS = {
+    "queue_series": lambda a, ranks: a.get_queue_length_time_series(ranks=ranks),
+    "full_queue": lambda a, ranks: a.get_time_spent_blocked_on_full_queue(
+        a.get_queue_length_time_series(ranks=ranks)
+    ),
+    # A length the committed traces reach, so that rows come back.
+    "full_queue_2": lambda a, ranks: a.get_time_spent_blocked_on_full_queue(
+        a.get_queue_length_time_series(ranks=ranks), max_queue_length=2
+    ),
+    "kernels": lambda a, ranks: a.get_gpu_kernel_breakdown(visualize=False),
+    "kernels_small": lambda a, ranks: a.get_gpu_kernel_breakdown(
+        visualize=False, duration_ratio=0.5, num_kernels=3, include_memory_kernels=False
+    ),
+    "memory_bw_series": lambda a, ranks: a.get_memory_bw_time_series(ranks=ranks),
+    "memory_bw": lambda a, ranks: a.get_memory_bw_summary(ranks=ranks),
+}
+
+
 def frames_of(trace_dir):
     """Every call on every rank, visualize=False (the child's side)."""
     from hta.trace_analysis import TraceAnalysis
@@ -83,6 +104,7 @@ def frames_of(trace_dir):
             )
         ),
         "launch": call(lambda: a.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)),
+        **{name: call(lambda f=f: f(a, ranks)) for name, f in EXTRA_CALLS.items()},
     }
 
 

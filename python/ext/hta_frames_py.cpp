@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,7 +18,9 @@
 #include "trace/analyze/hta_comm.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/hta_idle.h"
+#include "trace/analyze/hta_kernels.h"
 #include "trace/analyze/hta_launch.h"
+#include "trace/analyze/hta_memory.h"
 #include "trace/analyze/hta_queue.h"
 #include "trace/analyze/hta_temporal.h"
 #include "trace/import/trace_file.h"
@@ -60,6 +63,23 @@ nb::tuple scalar(const trace::HtaScalar& s) {
 }
 
 double round2(double x) { return trace::numpy_round(x, 2); }
+
+// A pid or tid column's type name (HtaFrame::pid_bits: -1 object).
+std::string id_dtype(int bits) { return bits < 0 ? "object" : dtype_name(bits); }
+
+// A pid or tid as the Python object pandas holds (NaN where absent).
+nb::object id_value(const trace::ListedId& id, const std::vector<std::string>& text) {
+  switch (id.kind) {
+    case trace::ListedId::kInt:
+      return nb::int_(id.i);
+    case trace::ListedId::kFloat:
+      return nb::float_(id.d);
+    case trace::ListedId::kText:
+      return nb::str(text.at(static_cast<size_t>(id.i)).c_str());
+    default:
+      return nb::float_(std::nan(""));
+  }
+}
 
 class HtaTraces {
  public:
@@ -170,8 +190,8 @@ class HtaTraces {
 
   // get_queue_length_summary of one rank: per stream describe()'s columns and the stream
   // column's type; get_time_spent_blocked_on_full_queue's row at max_queue_length ("error":
-  // where HTA raises, its exception's name).
-  nb::dict queue(int64_t rank, int64_t max_queue_length) const {
+  // where HTA raises, its exception's name); with `series`, the time series' frame too.
+  nb::dict queue(int64_t rank, int64_t max_queue_length, bool with_series) const {
     const trace::HtaFrame& f = frames_.at(rank);
     const trace::HtaQueue q = trace::hta_queue(f, max_queue_length, numpy_ts_order);
     std::vector<int64_t> stream;
@@ -192,6 +212,119 @@ class HtaTraces {
     d["full"] = q.full.present ? nb::cast(std::vector<double>{static_cast<double>(q.full.stream),
                                                               q.full.duration_us, q.full.relative})
                                : nb::none();
+    if (!with_series) return d;
+    // get_queue_length_time_series' frame: its rows, and the pid and tid of each (objects, made
+    // only when asked: a Python object per row).
+    std::vector<int64_t> index, series_stream, length;
+    std::vector<double> ts;
+    nb::list pid, tid;
+    for (const trace::HtaQueuePoint& p : q.series) {
+      index.push_back(p.index), ts.push_back(p.ts), series_stream.push_back(p.stream);
+      length.push_back(p.length);
+      pid.append(id_value(f.gpu_pid.at(p.gpu), f.id_text));
+      tid.append(id_value(f.gpu_tid.at(p.gpu), f.id_text));
+    }
+    nb::dict series, types;
+    series["index"] = to_numpy(std::move(index)), series["ts"] = to_numpy(std::move(ts));
+    series["pid"] = pid, series["tid"] = tid;
+    series["stream"] = to_numpy(std::move(series_stream));
+    series["queue_length"] = to_numpy(std::move(length));
+    // A launch joined to no GPU row has NaN pid, tid and stream: integer columns become float64.
+    const auto joined = [&](int bits) { return q.float_stream && bits > 0 ? 0 : bits; };
+    types["index"] = dtype_name(q.range_index ? 64 : f.index_bits);
+    types["ts"] = dtype_name(f.ts_bits);
+    types["pid"] = id_dtype(joined(f.pid_bits)), types["tid"] = id_dtype(joined(f.tid_bits));
+    types["stream"] = d["stream_dtype"], types["queue_length"] = "int64";
+    series["dtypes"] = types;
+    d["series"] = series;
+    return d;
+  }
+
+  // get_time_spent_blocked_on_full_queue of one rank from its queue length series' columns (any
+  // caller's frame, in its row order): (stream, duration, relative) or None; "error" where HTA
+  // raises.
+  nb::dict full_queue(int64_t rank, const std::vector<int64_t>& index,
+                      const std::vector<double>& ts, const std::vector<int64_t>& stream,
+                      const std::vector<int64_t>& length, int64_t max_queue_length) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    if (ts.size() != index.size() || stream.size() != index.size() || length.size() != index.size())
+      throw std::invalid_argument("full_queue: columns of different lengths");
+    std::vector<trace::HtaQueuePoint> ql(index.size());
+    for (size_t k = 0; k < ql.size(); ++k) ql[k] = {index[k], ts[k], stream[k], length[k], 0};
+    bool wrapped = false;
+    std::string error;
+    const trace::HtaFullQueue q =
+        trace::hta_full_queue(ql, trace::hta_trace_duration(f, &wrapped), max_queue_length, &error);
+    nb::dict d;
+    d["error"] = error;
+    d["full"] = q.present ? nb::object(nb::make_tuple(q.stream, q.duration_us, q.relative))
+                          : nb::object(nb::none());
+    return d;
+  }
+
+  // get_gpu_kernel_breakdown: kernel_type_df's columns, and per rank and kernel type the rows
+  // of the kernel frame (name order) with their columns' type ("error": where HTA raises).
+  nb::dict kernel_breakdown(double duration_ratio, int64_t num_kernels,
+                            bool include_memory_kernels) const {
+    trace::HtaKernelBreakdown b = trace::hta_gpu_kernel_breakdown(
+        frames_, duration_ratio, num_kernels, include_memory_kernels, numpy_ts_order);
+    nb::dict d;
+    d["error"] = b.error;
+    d["kernel_type"] = b.type_name;
+    d["sum"] = to_numpy(std::move(b.type_sum));
+    d["percentage"] = to_numpy(std::move(b.type_percentage));
+    nb::list kernels;
+    for (const trace::HtaKernelGroup& g : b.kernels) {
+      std::vector<std::string> name;
+      std::vector<double> sum, max, min, mean, std;
+      for (const auto& r : g.rows) {
+        name.push_back(r.name), sum.push_back(r.sum), max.push_back(r.max);
+        min.push_back(r.min), mean.push_back(r.mean), std.push_back(r.std);
+      }
+      // The columns' types: dur's (an integer dur sums in int64), or the sums' once regrouped.
+      const int dur_bits = frames_.at(g.rank).dur_bits;
+      nb::dict k, types;
+      k["rank"] = g.rank, k["kernel_type"] = g.kernel_type, k["name"] = name;
+      k["sum"] = to_numpy(std::move(sum)), k["max"] = to_numpy(std::move(max));
+      k["min"] = to_numpy(std::move(min)), k["mean"] = to_numpy(std::move(mean));
+      k["std"] = to_numpy(std::move(std));
+      types["sum"] = dtype_name(dur_bits ? 64 : 0);
+      types["max"] = types["min"] = dtype_name(g.aggregated && dur_bits ? 64 : dur_bits);
+      types["mean"] = types["std"] = dtype_name(0);
+      // A rank without GPU rows: HTA's name column is an empty apply()'s, object; else text.
+      types["name"] = frames_.at(g.rank).gpu_ts.empty() ? "object" : "str";
+      k["dtypes"] = types;
+      kernels.append(k);
+    }
+    d["kernels"] = kernels;
+    return d;
+  }
+
+  // get_memory_bw_time_series of one rank: its rows (labels, ts, pid objects, name, bandwidth)
+  // with the ts and pid columns' types; get_memory_bw_summary's describe() per name.
+  nb::dict memory_bw(int64_t rank) const {
+    const trace::HtaFrame& f = frames_.at(rank);
+    trace::HtaMemoryBw m = trace::hta_memory_bw(f, numpy_ts_order);
+    nb::list pid;
+    for (size_t g : m.gpu) pid.append(id_value(f.gpu_pid.at(g), f.id_text));
+    nb::dict d, types;
+    d["index"] = to_numpy(std::move(m.label)), d["ts"] = to_numpy(std::move(m.ts));
+    d["pid"] = pid, d["name"] = m.name, d["memory_bw_gbps"] = to_numpy(std::move(m.bw));
+    types["ts"] = dtype_name(m.ts_bits), types["pid"] = id_dtype(f.pid_bits);
+    d["dtypes"] = types;
+    std::vector<double> count, mean, std, min, p25, p50, p75, max;
+    for (const auto& s : m.summary) {
+      count.push_back(s.count), mean.push_back(s.mean), std.push_back(s.std);
+      min.push_back(s.min), p25.push_back(s.p25), p50.push_back(s.p50);
+      p75.push_back(s.p75), max.push_back(s.max);
+    }
+    nb::dict summary;
+    summary["name"] = m.summary_name;
+    summary["count"] = to_numpy(std::move(count)), summary["mean"] = to_numpy(std::move(mean));
+    summary["std"] = to_numpy(std::move(std)), summary["min"] = to_numpy(std::move(min));
+    summary["25%"] = to_numpy(std::move(p25)), summary["50%"] = to_numpy(std::move(p50));
+    summary["75%"] = to_numpy(std::move(p75)), summary["max"] = to_numpy(std::move(max));
+    d["summary"] = summary;
     return d;
   }
 
@@ -236,7 +369,12 @@ void register_hta(nb::module_& m) {
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)
       .def("launch_stats", &HtaTraces::launch_stats, "rank"_a)
-      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a)
+      .def("queue", &HtaTraces::queue, "rank"_a, "max_queue_length"_a, "series"_a = false)
+      .def("full_queue", &HtaTraces::full_queue, "rank"_a, "index"_a, "ts"_a, "stream"_a,
+           "length"_a, "max_queue_length"_a)
+      .def("kernel_breakdown", &HtaTraces::kernel_breakdown, "duration_ratio"_a, "num_kernels"_a,
+           "include_memory_kernels"_a)
+      .def("memory_bw", &HtaTraces::memory_bw, "rank"_a)
       .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
       .def("profiler_steps", &HtaTraces::profiler_steps);
 }

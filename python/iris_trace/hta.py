@@ -1,6 +1,8 @@
 """Holistic Trace Analysis' interface for what ./attribute computes: TraceAnalysis with
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
-get_queue_length_summary, get_comm_comp_overlap and get_profiler_steps, returning what HTA
+get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
+get_gpu_kernel_breakdown, get_memory_bw_time_series, get_memory_bw_summary,
+get_comm_comp_overlap and get_profiler_steps, returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -29,6 +31,17 @@ DESCRIBE = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
 TEMPORAL = ["idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)"]
 PCTG = ["idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
 LAUNCH = ["correlation", "cpu_duration", "gpu_duration", "launch_delay"]
+QUEUE_SERIES = ["ts", "pid", "tid", "stream", "queue_length"]
+FULL_QUEUE = ["stream", "duration_at_max_queue_length", "relative_duration_at_max_queue_length"]
+KERNEL_COLUMNS = {
+    "sum": "sum (us)",
+    "mean": "mean (us)",
+    "max": "max (us)",
+    "min": "min (us)",
+    "std": "stddev",
+}
+# HTA's default max_queue_length (configs/config.py).
+CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
 
 def _numpy_scalar(value_and_dtype):
@@ -231,7 +244,7 @@ class TraceAnalysis:
         frames = []
         for rank in ranks:
             self._check_rank(rank)
-            q = self._traces.queue(rank, 1024)
+            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
             if q["error"] == "AssertionError":
                 raise AssertionError
             if not len(q["stream"]):
@@ -242,6 +255,169 @@ class TraceAnalysis:
             )
             columns = pd.MultiIndex.from_product([["queue_length"], DESCRIBE])
             frames.append(pd.DataFrame(np.column_stack([q[c] for c in DESCRIBE]), index, columns))
+        return pd.concat(frames) if frames else None
+
+    def get_queue_length_time_series(self, ranks=None):
+        """{rank: DataFrame} of each stream's queue length at every change (ts, pid, tid of the
+        GPU row, stream, queue_length), indexed by the event's place in the file ("index"), as
+        HTA; a rank without launches is left out."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        out = {}
+        for rank in ranks:
+            self._check_rank(rank)
+            q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM, series=True)
+            if q["error"] == "AssertionError":
+                raise AssertionError
+            s = q["series"]
+            if not len(s["index"]):
+                continue
+            types = s["dtypes"]
+            index = pd.Index(s["index"].astype(types["index"]), name="index")
+            columns = {
+                c: np.array(s[c], dtype=object if types[c] == "object" else None).astype(types[c])
+                for c in QUEUE_SERIES
+            }
+            out[rank] = pd.DataFrame(columns, index=index)
+        return out
+
+    def get_time_spent_blocked_on_full_queue(
+        self, queue_length_dict, max_queue_length=CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
+    ):
+        """Per rank, the time (us) its stream spent with max_queue_length or more launches
+        queued, and that time over the rank's trace duration, from
+        get_queue_length_time_series' dict, as HTA (one row per rank: the last stream, in the
+        series' order, that reached the length)."""
+        result = {}
+        for rank, ql in queue_length_dict.items():
+            self._check_rank(rank)
+            missing = [c for c in ("ts", "stream", "queue_length") if c not in ql.columns]
+            if missing:
+                raise KeyError(f"rank {rank}: the queue length series has no column {missing}")
+            r = self._traces.full_queue(
+                rank,
+                ql.index.to_numpy(dtype=np.int64),
+                ql["ts"].to_numpy(dtype=np.float64),
+                ql["stream"].to_numpy(dtype=np.int64),
+                ql["queue_length"].to_numpy(dtype=np.int64),
+                int(max_queue_length),
+            )
+            if r["error"] == "IndexError":
+                raise IndexError("positional indexers are out-of-bounds")
+            if r["full"] is not None:
+                stream, duration, relative = r["full"]
+                result[rank] = [ql["stream"].dtype.type(stream), np.float64(duration), relative]
+        # HTA's frame from a dict of rows: pandas infers each column's type from the scalars.
+        df = pd.DataFrame.from_dict(result, orient="index", columns=FULL_QUEUE)
+        return df.reset_index(names="rank")
+
+    # --- get_gpu_kernel_breakdown (breakdown_analysis.py) ----------------------------------
+
+    def get_gpu_kernel_breakdown(
+        self,
+        visualize=True,
+        duration_ratio=0.8,
+        num_kernels=10,
+        include_memory_kernels=True,
+        image_renderer="",
+    ):
+        """(kernel_type_df, kernel_df), as HTA: the GPU time (us) of each kernel type and of
+        their overlaps over all ranks with its percentage; per rank, kernel type and kernel
+        name, sum, max, min, stddev and mean of the durations (us), the kernels past
+        num_kernels or past the duration_ratio quantile of the running sum grouped as
+        "others". visualize draws kernel_type_df's pie with matplotlib (image_renderer,
+        plotly's, is ignored)."""
+        b = self._traces.kernel_breakdown(
+            float(duration_ratio), int(num_kernels), bool(include_memory_kernels)
+        )
+        if b["error"]:
+            raise ValueError("Cannot convert non-finite values (NA or inf) to integer")
+        # HTA's frames start empty with these types and grow by pd.concat: pandas' own
+        # inference over the pieces gives the columns' types.
+        kernel_df = pd.DataFrame(
+            {
+                "name": pd.Series(dtype="str"),
+                "sum": pd.Series(dtype="int"),
+                "max": pd.Series(dtype="int"),
+                "min": pd.Series(dtype="int"),
+                "std": pd.Series(dtype="float"),
+                "mean": pd.Series(dtype="int"),
+                "kernel_type": pd.Series(dtype="str"),
+                "rank": pd.Series(dtype="int"),
+            }
+        )
+        for k in b["kernels"]:
+            piece = pd.DataFrame({"name": pd.Series(k["name"], dtype=k["dtypes"]["name"])})
+            for c in ("sum", "max", "min", "mean", "std"):
+                piece[c] = k[c].astype(k["dtypes"][c])
+            piece["kernel_type"] = k["kernel_type"]
+            piece["rank"] = int(k["rank"])
+            kernel_df = pd.concat([kernel_df, piece], ignore_index=True)
+        kernel_df = kernel_df.sort_values(by=["kernel_type", "name", "rank"], ignore_index=True)
+        kernel_df = kernel_df.rename(columns=KERNEL_COLUMNS)
+        kernel_type_df = pd.DataFrame(
+            {"kernel_type": pd.Series(b["kernel_type"], dtype="str"), "sum": b["sum"]}
+        )
+        kernel_type_df["percentage"] = b["percentage"]
+        if visualize:
+            from . import plots
+
+            plots.kernel_breakdown(kernel_type_df)
+        return kernel_type_df, kernel_df
+
+    # --- get_memory_bw_time_series, get_memory_bw_summary (trace_counters.py) -------------
+
+    def get_memory_bw_time_series(self, ranks=None):
+        """{rank: DataFrame} of each copy and set kind's bandwidth in use (GB/s) at every change
+        (ts, pid, name, memory_bw_gbps), as HTA; a rank without copies or sets is left out."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        out = {}
+        for rank in ranks:
+            self._check_rank(rank)
+            m = self._traces.memory_bw(rank)
+            if not len(m["index"]):
+                continue
+            types = m["dtypes"]
+            out[rank] = pd.DataFrame(
+                {
+                    "ts": m["ts"].astype(types["ts"]),
+                    "pid": np.array(m["pid"], dtype=object).astype(types["pid"]),
+                    "name": pd.array(m["name"], dtype="str"),
+                    "memory_bw_gbps": m["memory_bw_gbps"],
+                },
+                index=pd.Index(m["index"]),
+            )
+        return out
+
+    def get_memory_bw_summary(self, ranks=None):
+        """describe() of each copy and set kind's bandwidth in use (GB/s, the times it is above
+        0), per rank and kind, as HTA; None when no rank has a copy or set."""
+        if ranks is None or len(ranks) == 0:
+            ranks = [0]
+        frames = []
+        for rank in ranks:
+            self._check_rank(rank)
+            m = self._traces.memory_bw(rank)
+            if not len(m["index"]):
+                continue
+            s = m["summary"]
+            if not s["name"]:  # every value 0: pandas' describe() of no rows
+                empty = pd.DataFrame(
+                    {
+                        "rank": np.empty(0, np.int64),
+                        "name": pd.array([], dtype="str"),
+                        "memory_bw_gbps": np.empty(0),
+                    }
+                )
+                frames.append(empty.groupby(["rank", "name"]).describe())
+                continue
+            index = pd.MultiIndex.from_arrays(
+                [np.full(len(s["name"]), rank, np.int64), pd.array(s["name"], dtype="str")],
+                names=["rank", "name"],
+            )
+            columns = pd.MultiIndex.from_product([["memory_bw_gbps"], DESCRIBE])
+            frames.append(pd.DataFrame(np.column_stack([s[c] for c in DESCRIBE]), index, columns))
         return pd.concat(frames) if frames else None
 
     # --- get_comm_comp_overlap (communication_analysis.py) ---------------------------------

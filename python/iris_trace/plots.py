@@ -52,3 +52,12 @@ def comm_comp_overlap(df):
     ax.set_title("Computation-communication overlap")
     ax.set_ylabel("% of communication time overlapped")
     plt.show()
+
+
+def kernel_breakdown(kernel_type_df):
+    plt = _plt()
+    shown = kernel_type_df[kernel_type_df["percentage"] > 0]
+    ax = shown.plot.pie(y="percentage", labels=shown["kernel_type"], legend=False)
+    ax.set_title("Kernel Type Percentage Across All Ranks")
+    ax.set_ylabel("")
+    plt.show()

@@ -68,7 +68,9 @@ add_library(iris_trace STATIC
   ${_t}/analyze/hta_comm.cpp
   ${_t}/analyze/hta_frames.cpp
   ${_t}/analyze/hta_idle.cpp
+  ${_t}/analyze/hta_kernels.cpp
   ${_t}/analyze/hta_launch.cpp
+  ${_t}/analyze/hta_memory.cpp
   ${_t}/analyze/hta_numeric.cpp
   ${_t}/analyze/hta_queue.cpp
   ${_t}/analyze/hta_rows.cpp

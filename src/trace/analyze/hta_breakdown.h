@@ -6,7 +6,8 @@
 //  - HTA's load: the rows of its per-rank DataFrame that its analyzers read (hta_frames.h);
 //  - one file per analyzer, each a pure function of those rows: hta_temporal.h (temporal
 //    breakdown), hta_idle.h (idle time breakdown), hta_launch.h (kernel launch statistics),
-//    hta_queue.h (queue length and time blocked on a full queue);
+//    hta_queue.h (queue length and time blocked on a full queue), hta_kernels.h (GPU kernel
+//    breakdown, the Python package's only);
 //  - numpy's and pandas' arithmetic, to the last bit (hta_numeric.h).
 // The Python package's TraceAnalysis (python/ext/hta_frames_py.cpp) reads the same functions and
 // turns their results into HTA's DataFrames.

@@ -84,6 +84,17 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps, 
   return df;
 }
 
+// The type pandas gives a "pid" or "tid" column of these kinds of value (ListedId, over every
+// event of the file), downcast (integers) over the kept rows' values as _compress_df does.
+int id_bits(uint8_t kinds, const HtaEvents& events, ListedId HtaEvent::*id) {
+  const auto has = [&](ListedId::Kind k) { return (kinds >> k) & 1u; };
+  if (has(ListedId::kText) || has(ListedId::kOther)) return -1;
+  if (has(ListedId::kAbsent) || has(ListedId::kFloat)) return 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& e : events.rows) lo = std::min(lo, (e.*id).i), hi = std::max(hi, (e.*id).i);
+  return lo <= hi ? downcast_bits(lo, hi) : 64;
+}
+
 // The rows HTA's analyzers read, from one rank's loaded frame.
 HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types, bool filter_steps,
                   HtaVersion v) {
@@ -100,6 +111,27 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     c_lo = std::min(c_lo, e.correlation), c_hi = std::max(c_hi, e.correlation);
   }
   f.stream_bits = downcast_bits(s_lo, s_hi), f.correlation_bits = downcast_bits(c_lo, c_hi);
+  // trace_parser.py: "index" is downcast again over the kept rows, as every integer column.
+  int64_t i_lo = INT64_MAX, i_hi = INT64_MIN;
+  for (const auto& e : events.rows) i_lo = std::min(i_lo, e.index), i_hi = std::max(i_hi, e.index);
+  f.index_bits = downcast_bits(i_lo, i_hi);
+  f.pid_bits = id_bits(events.pid_kinds, events, &HtaEvent::pid);
+  f.tid_bits = id_bits(events.tid_kinds, events, &HtaEvent::tid);
+  std::map<uint32_t, uint32_t> name_at;  // string -> index into f.gpu_names
+  const auto keep_name = [&](uint32_t name) {
+    if (name == ListedEvent::kNone) return ListedEvent::kNone;
+    const auto [it, added] = name_at.try_emplace(name, static_cast<uint32_t>(f.gpu_names.size()));
+    if (added) f.gpu_names.push_back(events.strings()[name]);
+    return it->second;
+  };
+  std::map<int64_t, int64_t> text_at;  // listing string -> index into f.id_text
+  const auto keep_id = [&](ListedId id) {
+    if (id.kind != ListedId::kText) return id;
+    const auto [it, added] = text_at.try_emplace(id.i, static_cast<int64_t>(f.id_text.size()));
+    if (added) f.id_text.push_back(events.strings()[static_cast<size_t>(id.i)]);
+    id.i = it->second;
+    return id;
+  };
   const std::vector<const Row*> df = loaded_frame(rows, filter_steps, v);
   constexpr uint16_t kLaunch = HtaEvent::kLaunchName | HtaEvent::kMemAsyncName;
   KeyedValues<uint8_t> corrs(  // the launches' correlations
@@ -132,6 +164,9 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     f.gpu_compute.push_back((r->e->flags & compute) != 0);
     f.gpu_comm.push_back((r->e->flags & comm) != 0);
     if (r->e->flags & HtaEvent::kKernelCat) wanted[r->index_corr] = 1;
+    f.gpu_pid.push_back(keep_id(r->e->pid)), f.gpu_tid.push_back(keep_id(r->e->tid));
+    f.gpu_name.push_back(keep_name(r->e->name));
+    f.gpu_memory_bw.push_back(r->e->memory_bw_gbps);
   }
   for (const Row* r : df) {
     if (wanted.get(r->e->index))

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "trace/analyze/hta_numeric.h"
@@ -72,6 +73,15 @@ struct HtaFrame {
   double ts_min = 0, ts_max = 0;
   // get_profiler_steps: each row named ProfilerStep... (HtaEvent::kStepPrefixName), its N.
   std::vector<int32_t> step_iters;
+  // The queue length series: the GPU rows' pid and tid as written (kText: an index into
+  // id_text), and the types of the index, pid and tid columns (bits; 0 float64; -1 object).
+  std::vector<ListedId> gpu_pid, gpu_tid;
+  std::vector<std::string> id_text;
+  int index_bits = 64, pid_bits = -1, tid_bits = -1;
+  // The kernel breakdown: each GPU row's name (an index into gpu_names; kNone: none).
+  std::vector<uint32_t> gpu_name;
+  std::vector<std::string> gpu_names;
+  std::vector<double> gpu_memory_bw;  // the memory bandwidth (GB/s) HTA's args give each
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

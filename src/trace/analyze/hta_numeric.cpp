@@ -103,8 +103,12 @@ double column_op(double a, double b, int bits, bool* wrapped) {
 
 // numpy/lib/_function_base_impl.py: method "linear" (virtual index (n - 1) * q), _lerp.
 double linear_percentile(const std::vector<double>& v, double p) {
+  return linear_quantile(v, p / 100.0);
+}
+
+double linear_quantile(const std::vector<double>& v, double q) {
   if (v.empty()) return 0;
-  const double q = p / 100.0, last = static_cast<double>(v.size() - 1);
+  const double last = static_cast<double>(v.size() - 1);
   const double virt = last * q;
   const double below = std::floor(virt), gamma = virt - below;
   size_t lo = static_cast<size_t>(below), hi = lo + 1;

@@ -59,6 +59,8 @@ double column_op(double a, double b, int bits, bool* wrapped);
 
 // numpy.percentile's default (method "linear", numpy's _lerp) over sorted values, p in %.
 double linear_percentile(const std::vector<double>& sorted, double p);
+// numpy.quantile's (Series.quantile's) likewise, q in [0, 1].
+double linear_quantile(const std::vector<double>& sorted, double q);
 
 // pandas Series.describe() of a float64 column (describe_numeric_1d): count of the values not
 // NaN; mean (nanmean: NaN as 0 in a pairwise sum, over count); std with ddof 1 (nanvar's two

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "trace/analyze/hta_frames.h"
 
@@ -30,6 +31,15 @@ namespace trace {
 struct HtaQueueStats {
   uint64_t count = 0;
   double mean = 0, std = 0, min = 0, p25 = 0, p50 = 0, p75 = 0, max = 0;  // std NaN when count 1
+};
+
+// One row of get_queue_length_time_series' frame: its index label (the file's event index), ts,
+// stream, queue length, and the GPU row (HtaFrame::gpu_*) whose pid and tid it has.
+struct HtaQueuePoint {
+  int64_t index = 0;
+  double ts = 0;
+  int64_t stream = 0, length = 0;
+  size_t gpu = 0;
 };
 
 struct HtaFullQueue {
@@ -43,12 +53,25 @@ struct HtaQueue {
   std::map<int64_t, HtaQueueStats> length;  // by stream
   // A launch joined no GPU row: its NaN stream makes HTA's stream column float64.
   bool float_stream = false;
+  // The series' labels, in ts order, step evenly: pandas' set_index makes them an int64 range.
+  bool range_index = false;
   std::string length_error;  // HTA raises computing the queue series (its message's kind)
+  // get_queue_length_time_series' rows: each stream's (in stream order), sorted by ts.
+  std::vector<HtaQueuePoint> series;
   HtaFullQueue full;
   std::string full_error;  // HTA raises in get_time_spent_blocked_on_full_queue
   bool int_wrapped = false;
 };
 
 HtaQueue hta_queue(const HtaFrame& frame, int64_t max_queue_length, const HtaTsOrder& order);
+
+// get_time_spent_blocked_on_full_queue of one rank from a queue length series as HTA's frame
+// has it (rows in its order, any caller's), over trace_duration (HtaFrame: ts max - ts min).
+// *error: where HTA raises, its exception's name (the row is then not present).
+HtaFullQueue hta_full_queue(const std::vector<HtaQueuePoint>& ql, double trace_duration,
+                            int64_t max_queue_length, std::string* error);
+
+// Trace.get_trace_duration: the rank's ts max - ts min, in the ts column's type.
+double hta_trace_duration(const HtaFrame& frame, bool* int_wrapped);
 
 }  // namespace trace

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 // File references below are to HolisticTraceAnalysis 0.5.0 (pip holistictraceanalysis==0.5.0).
 namespace trace {
@@ -100,6 +102,7 @@ HtaEvents from_listing(const EventListing& l) {
   HtaEvents out;
   out.missing_ts = l.ts_missing, out.float_ts = l.ts_missing || l.ts_fractional;
   out.missing_dur = l.dur_missing, out.float_dur = l.dur_missing || l.dur_fractional;
+  out.pid_kinds = l.pid_kinds, out.tid_kinds = l.tid_kinds, out.listing_strings = &l.strings;
   // Flags once per distinct string, not per event.
   std::vector<uint16_t> as_name(l.strings.size()), as_category(l.strings.size());
   std::vector<int32_t> as_iter(l.strings.size());
@@ -114,7 +117,10 @@ HtaEvents from_listing(const EventListing& l) {
   for (const ListedEvent& e : l.events) {
     // trace_parser.py: events with "dur" and "cat", except cat "Trace".
     if (e.category == ListedEvent::kNone || is_trace[e.category]) continue;
-    HtaEvent h{static_cast<int64_t>(e.index), e.ts_us, e.dur_us, e.stream, e.correlation, 0};
+    HtaEvent h;
+    h.index = static_cast<int64_t>(e.index), h.ts_us = e.ts_us, h.dur_us = e.dur_us;
+    h.stream = e.stream, h.correlation = e.correlation;
+    h.pid = e.pid, h.tid = e.tid, h.name = e.name, h.memory_bw_gbps = e.memory_bw_gbps;
     h.flags = as_category[e.category];
     if (e.name != ListedEvent::kNone) {  // no name: not a computation kernel, nor anything else
       h.flags |= as_name[e.name];
@@ -132,6 +138,8 @@ HtaEvents from_listing(const EventListing& l) {
 // each host range as a cpu_op or user_annotation, in microseconds.
 HtaEvents from_records(const RecordSet& r) {
   HtaEvents out;
+  // Kineto writes integer pids and tids: the GPU rows' device and stream, the host rows' thread.
+  out.pid_kinds = out.tid_kinds = 1u << ListedId::kInt;
   const auto id = [](uint32_t v) { return v == 0 ? int64_t{-1} : int64_t{v}; };  // 0: none
   const auto stream = [](uint32_t s) { return s == kNoStream ? int64_t{-1} : int64_t{s}; };
   const auto add = [&](uint64_t start, uint64_t end, int64_t stream_id, int64_t corr,
@@ -144,30 +152,58 @@ HtaEvents from_records(const RecordSet& r) {
     out.float_ts |= start % 1000 != 0, out.float_dur |= (end - start) % 1000 != 0;
     out.rows.push_back(h);
   };
+  const auto ids = [&](int64_t pid, int64_t tid) {
+    ListedId p, t;
+    p.kind = t.kind = ListedId::kInt, p.i = pid, t.i = tid;
+    out.rows.back().pid = p, out.rows.back().tid = t;
+  };
+  std::unordered_map<std::string, uint32_t> name_at;
+  const auto name = [&](const std::string& n) {
+    const auto [it, added] = name_at.try_emplace(n, static_cast<uint32_t>(out.own_strings.size()));
+    if (added) out.own_strings.push_back(n);
+    out.rows.back().name = it->second;
+  };
   const auto host = [&](const auto& x) {
     const uint16_t f = name_flags(x.name);
     if (f & HtaEvent::kStepName) out.step_names.insert(x.name);
     if (f & HtaEvent::kStep06Name) out.step_names_06.insert(x.name);
     add(x.start_ns, x.end_ns, -1, -1, f);
+    ids(0, x.thread_id), name(x.name);
     out.rows.back().step_iter = step_iteration(x.name);
   };
-  for (const auto& a : r.api)
+  for (const auto& a : r.api) {
     add(a.start_ns, a.end_ns, -1, id(a.correlation_id), name_flags(a.name));
-  for (const auto& k : r.kernels)
+    ids(0, a.thread_id), name(a.name);
+  }
+  for (const auto& k : r.kernels) {
     add(k.start_ns, k.end_ns, stream(k.stream_id), id(k.correlation_id),
         HtaEvent::kKernelCat |
             (name_flags(k.name) & (HtaEvent::kComputeName | HtaEvent::kCompute06Name |
                                    HtaEvent::kComm05Name | HtaEvent::kComm06Name)));
+    ids(k.device_id, k.stream_id), name(k.name);
+  }
   // Kineto names copies "Memcpy ..." and sets "Memset ...": never computation.
-  for (const auto& m : r.memcpys)
+  for (const auto& m : r.memcpys) {
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
-  for (const auto& m : r.memsets)
+    ids(m.device_id, m.stream_id), name("Memcpy");  // the kind and memories left out
+    // Kineto's bandwidth: bytes over the duration (1 byte per ns is 1 GB/s).
+    if (m.end_ns > m.start_ns)
+      out.rows.back().memory_bw_gbps =
+          static_cast<double>(m.bytes) / static_cast<double>(m.end_ns - m.start_ns);
+  }
+  for (const auto& m : r.memsets) {
     add(m.start_ns, m.end_ns, stream(m.stream_id), id(m.correlation_id), HtaEvent::kKernelCat);
+    ids(m.device_id, m.stream_id), name("Memset (Device)");
+    if (m.end_ns > m.start_ns)
+      out.rows.back().memory_bw_gbps =
+          static_cast<double>(m.bytes) / static_cast<double>(m.end_ns - m.start_ns);
+  }
   for (const auto& y : r.syncs) {
     // Kineto's names for these: "Event Sync", "Context Sync".
     const bool device = y.kind == SyncKind::Event || y.kind == SyncKind::Context;
     add(y.start_ns, y.end_ns, stream(y.stream_id), id(y.correlation_id),
         device ? HtaEvent::kDeviceSyncName : 0);
+    ids(0, y.stream_id);
   }
   for (const auto& c : r.cpu_ops) host(c);
   for (const auto& a : r.annotations)

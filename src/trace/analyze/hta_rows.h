@@ -45,6 +45,10 @@ struct HtaEvent {
   uint16_t flags = 0;
   // A kStepPrefixName row's N in ProfilerStep\s*#\s*N (straggler.py, get_iter_nbr), else -1.
   int32_t step_iter = -1;
+  // As written (text: an index into HtaEvents::strings); the queue length series carries them.
+  ListedId pid, tid;
+  uint32_t name = ListedEvent::kNone;  // an index into HtaEvents::strings()
+  double memory_bw_gbps = 0;
 };
 
 struct HtaEvents {
@@ -55,6 +59,14 @@ struct HtaEvents {
   bool float_dur = false, missing_dur = false;
   std::set<std::string> step_names;     // the names of kept rows that contain "ProfilerStep"
   std::set<std::string> step_names_06;  // those 0.6.1 counts as steps (kStep06Name)
+  // How pandas types "pid" and "tid": the kinds of value over every event (EventListing).
+  uint8_t pid_kinds = 0, tid_kinds = 0;
+  // Names and text pids and tids: the listing's strings, or (from records) own_strings.
+  const std::vector<std::string>* listing_strings = nullptr;
+  std::vector<std::string> own_strings;
+  const std::vector<std::string>& strings() const {
+    return listing_strings ? *listing_strings : own_strings;
+  }
 };
 
 HtaEvents hta_events(const ImportedTrace& trace);

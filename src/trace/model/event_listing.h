@@ -10,6 +10,15 @@
 
 namespace trace {
 
+// A "pid" or "tid" as written: pandas types the column by every value the file has (an integer
+// column, float64 where one is missing or fractional, object where one is text).
+struct ListedId {
+  enum Kind : uint8_t { kAbsent, kInt, kFloat, kText, kOther };  // kOther: true, {...}, [...]
+  Kind kind = kAbsent;
+  int64_t i = 0;  // kInt: the value; kText: an index into EventListing::strings
+  double d = 0;   // kFloat
+};
+
 // One event that has a category, a start and a duration.
 struct ListedEvent {
   static constexpr uint32_t kNone = 0xFFFFFFFFu;  // no such field in the event
@@ -20,6 +29,8 @@ struct ListedEvent {
   // The integers written (a string holding one counts as it); -1 when absent or not one.
   int64_t stream = -1, correlation = -1;
   uint32_t name = kNone, category = kNone;  // indexes into EventListing::strings
+  ListedId pid, tid;
+  double memory_bw_gbps = 0;  // args "memory bandwidth (GB/s)"; HTA's default 0 when absent
 };
 
 struct EventListing {
@@ -30,6 +41,8 @@ struct EventListing {
   // fraction or an exponent.
   bool ts_missing = false, ts_fractional = false;
   bool dur_missing = false, dur_fractional = false;
+  // Over every event: the kinds of "pid" and "tid" values seen (bit 1 << ListedId::Kind).
+  uint8_t pid_kinds = 0, tid_kinds = 0;
 };
 
 }  // namespace trace

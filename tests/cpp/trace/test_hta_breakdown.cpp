@@ -20,6 +20,9 @@
 
 #include "trace/analyze/hta_breakdown.h"
 #include "trace/analyze/hta_comm.h"
+#include "trace/analyze/hta_kernels.h"
+#include "trace/analyze/hta_memory.h"
+#include "trace/analyze/hta_queue.h"
 #include "trace/analyze/keyed_values.h"
 #include "trace/export/hta_out.h"
 #include "trace/import/kineto/trace_folder.h"
@@ -340,6 +343,51 @@ TEST(HtaCommOverlap, SharesOfCommunicationUnderComputation) {
   }
   trace::HtaFrame none;  // no communication: 0 / 0
   EXPECT_TRUE(std::isnan(trace::hta_comm_comp_overlap(none, trace::stable_ts_order).ratio));
+}
+
+// The Python package's later calls on six events worked out by hand (the figures HTA 0.5.0 and
+// 0.6.1 gave on them; tests/python/test_hta_queue_kernels.py has the frames): launches at 10, 20
+// (kernels [30, 40], [45, 65] on stream 7) and 22 (a copy [50, 54] on stream 8, 2 GB/s); a
+// metadata event with pid "Spans" makes the pid column text.
+TEST(HtaLaterCalls, QueueSeriesFullQueueKernelsAndBandwidth) {
+  const std::string events = R"json({"traceEvents": [
+    {"ph": "M", "name": "process_name", "pid": "Spans", "tid": 0, "args": {}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 100, "ts": 10, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 100, "ts": 20, "dur": 5, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 100, "ts": 22, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": 30, "dur": 10, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_a", "pid": 0, "tid": 7, "ts": 45, "dur": 20, "args": {"correlation": 2, "stream": 7}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 8, "ts": 50, "dur": 4, "args": {"correlation": 3, "stream": 8, "memory bandwidth (GB/s)": 2.0}}]})json";
+  const auto t = tracetest::import_text(events, true);
+  const trace::HtaFrame f = trace::hta_frames({&t}).at(0);
+  EXPECT_EQ(f.pid_bits, -1);  // object: one pid is text
+  EXPECT_EQ(f.tid_bits, 8);
+  const trace::HtaQueue q = trace::hta_queue(f, 2, trace::stable_ts_order);
+  std::vector<int64_t> index, length;
+  for (const auto& p : q.series) index.push_back(p.index), length.push_back(p.length);
+  EXPECT_EQ(index, std::vector<int64_t>({1, 2, 4, 5, 3, 6}));
+  EXPECT_EQ(length, std::vector<int64_t>({1, 2, 1, 0, 1, 0}));
+  // Two launches queued on stream 7 from 10 to 20 (after alignment) of a 40 us trace.
+  ASSERT_TRUE(q.full.present);
+  EXPECT_EQ(q.full.stream, 7);
+  EXPECT_DOUBLE_EQ(q.full.duration_us, 10);
+  EXPECT_DOUBLE_EQ(q.full.relative, 0.25);
+
+  const auto b = trace::hta_gpu_kernel_breakdown({{0, f}}, 0.8, 10, true, trace::stable_ts_order);
+  EXPECT_EQ(b.type_name,
+            std::vector<std::string>({"COMPUTATION", "COMPUTATION overlapping MEMORY"}));
+  EXPECT_EQ(b.type_sum, std::vector<int64_t>({26, 4}));
+  EXPECT_EQ(b.type_percentage, std::vector<double>({86.7, 13.3}));
+  ASSERT_EQ(b.kernels.size(), 3u);  // computation, communication (none), memory
+  ASSERT_EQ(b.kernels[0].rows.size(), 1u);
+  EXPECT_EQ(b.kernels[0].rows[0].sum, 30);
+  EXPECT_DOUBLE_EQ(b.kernels[0].rows[0].std, std::sqrt(50.0));
+  EXPECT_TRUE(b.kernels[1].rows.empty());
+
+  const trace::HtaMemoryBw m = trace::hta_memory_bw(f, trace::stable_ts_order);
+  EXPECT_EQ(m.bw, std::vector<double>({2.0, 0.0}));
+  ASSERT_EQ(m.summary_name, std::vector<std::string>({"Memcpy HtoD"}));
+  EXPECT_EQ(m.summary[0].count, 1);
 }
 
 TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {

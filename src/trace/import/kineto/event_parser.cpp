@@ -299,6 +299,10 @@ struct EventFields {
   std::string_view name, cat_text, ts_text, dur_text;
   bool has_cat = false, has_name = false, has_ts = false, has_dur = false;
   Number pid, tid, correlation, stream, device, bytes, depth, wait_stream, wait_record;
+  Number memory_bw;  // args "memory bandwidth (GB/s)" (copies and sets)
+  // With list_events, "pid" and "tid" as written (HTA's columns keep text and fractions).
+  ListedId pid_as_written, tid_as_written;
+  std::string_view pid_text, tid_text;
   std::string_view stream_text;
   bool stream_is_text = false;
   std::string_view src_word, dst_word;
@@ -329,6 +333,8 @@ IRIS_PARSE_STEP void read_args(simdjson::ondemand::value v, EventFields* f) {
       f->device = read_number(av);
     else if (key_is(k, "bytes"))
       f->bytes = read_number(av);
+    else if (key_is(k, "memory bandwidth (GB/s)"))
+      f->memory_bw = read_number(av);
     else if (key_is(k, "depth"))
       f->depth = read_number(av);
     else if (key_is(k, "wait_on_stream"))
@@ -341,6 +347,21 @@ IRIS_PARSE_STEP void read_args(simdjson::ondemand::value v, EventFields* f) {
         (k[0] == 's' ? f->src_word : f->dst_word) = str;  // ours: "pinned", ...
     }
   }
+}
+
+// A pid or tid as pandas reads it: a number, text (its string in *text), null as missing.
+ListedId as_written(simdjson::ondemand::value v, const Number& n, std::string_view* text) {
+  ListedId id;
+  if (n.present) {
+    id.kind = n.is_int ? ListedId::kInt : ListedId::kFloat, id.i = n.i, id.d = n.d;
+    return id;
+  }
+  auto t = v.type();
+  if (t.error() || t.value_unsafe() == simdjson::ondemand::json_type::null) return id;
+  id.kind = ListedId::kOther;
+  if (t.value_unsafe() == simdjson::ondemand::json_type::string && !v.get_string().get(*text))
+    id.kind = ListedId::kText;
+  return id;
 }
 
 }  // namespace
@@ -367,6 +388,7 @@ IRIS_PARSE_STEP bool EventParser::read_fields(simdjson::ondemand::object obj, ui
           if (!listing && f->ph != 'X') return false;
         } else if (key_is(key, "pid")) {
           f->pid = read_number(v);
+          if (listing) f->pid_as_written = as_written(v, f->pid, &f->pid_text);
         }
         break;
       case 'c':
@@ -385,8 +407,10 @@ IRIS_PARSE_STEP bool EventParser::read_fields(simdjson::ondemand::object obj, ui
       case 't':
         if (key_is(key, "ts"))
           f->ts_text = number_text("ts"), f->has_ts = true;
-        else if (key_is(key, "tid"))
+        else if (key_is(key, "tid")) {
           f->tid = read_number(v);
+          if (listing) f->tid_as_written = as_written(v, f->tid, &f->tid_text);
+        }
         break;
       case 'd':
         if (key_is(key, "dur")) f->dur_text = number_text("dur"), f->has_dur = true;
@@ -421,6 +445,8 @@ IRIS_PARSE_STEP void EventParser::note_listed_times(const EventFields& f) {
   l.ts_missing |= !f.has_ts, l.dur_missing |= !f.has_dur;
   l.ts_fractional |= f.has_ts && fractional(f.ts_text);
   l.dur_fractional |= f.has_dur && fractional(f.dur_text);
+  l.pid_kinds |= static_cast<uint8_t>(1u << f.pid_as_written.kind);
+  l.tid_kinds |= static_cast<uint8_t>(1u << f.tid_as_written.kind);
 }
 
 IRIS_PARSE_STEP void EventParser::list_event(const EventFields& f, uint64_t index) {
@@ -432,6 +458,10 @@ IRIS_PARSE_STEP void EventParser::list_event(const EventFields& f, uint64_t inde
   if (f.correlation.present) e.correlation = f.correlation.i;
   e.category = string_id(f.cat_text);
   if (f.has_name) e.name = string_id(f.name);
+  e.pid = f.pid_as_written, e.tid = f.tid_as_written;
+  if (f.memory_bw.present) e.memory_bw_gbps = f.memory_bw.d;
+  if (e.pid.kind == ListedId::kText) e.pid.i = string_id(f.pid_text);
+  if (e.tid.kind == ListedId::kText) e.tid.i = string_id(f.tid_text);
   out_->listing.events.push_back(e);
 }
 

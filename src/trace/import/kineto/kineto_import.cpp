@@ -82,10 +82,13 @@ void append_listing(EventListing* to, std::unordered_map<std::string, uint32_t>*
   for (auto& e : from->events) {
     if (e.name != ListedEvent::kNone) e.name = renumber[e.name];
     if (e.category != ListedEvent::kNone) e.category = renumber[e.category];
+    if (e.pid.kind == ListedId::kText) e.pid.i = renumber[static_cast<size_t>(e.pid.i)];
+    if (e.tid.kind == ListedId::kText) e.tid.i = renumber[static_cast<size_t>(e.tid.i)];
   }
   append(&to->events, &from->events);
   to->ts_missing |= from->ts_missing, to->ts_fractional |= from->ts_fractional;
   to->dur_missing |= from->dur_missing, to->dur_fractional |= from->dur_fractional;
+  to->pid_kinds |= from->pid_kinds, to->tid_kinds |= from->tid_kinds;
 }
 
 // A batch's names appended to the trace's where new: each batch name's index in `to` (+ base).
