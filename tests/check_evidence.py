@@ -40,7 +40,9 @@ IN_LOOP = re.compile(r"ItemSync|in-loop|in the loop|fit's slope|`item` ranges")
 TRACED = re.compile(r"\btraced\b")
 PRICE = re.compile(r"\bprice of\b|\bclean\b", re.IGNORECASE)
 PRECISION = re.compile(r"95% CI|\+-|±")
-SLOPE_CI = re.compile(r"fit's slope \[95% CI\]|-?[\d.]+ \[-?[\d.]+, -?[\d.]+\] the ItemSync fit's slope")
+SLOPE_CI = re.compile(
+    r"fit's slope \[95% CI\]|-?[\d.]+ \[-?[\d.]+, -?[\d.]+\] the ItemSync fit's slope"
+)
 NO_FIT_CI = "no CI: runs not independent"
 OWN_SPREAD = re.compile(r"own spread is \d")
 TOO_FEW = "Too few repetitions to judge stability"

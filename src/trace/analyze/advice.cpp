@@ -199,7 +199,8 @@ void add_host_work(const TraceReport& rep, Candidates* cands) {
     const uint32_t workers = workers_for(h.ns, d.steady.wall_ns);
     const std::string n = std::to_string(workers);
     f.fix = "run it ahead of the step in " + count(workers, "worker process", "worker processes") +
-            " (DataLoader(num_workers=" + n + "), with the preprocessing in the Dataset) or move "
+            " (DataLoader(num_workers=" + n +
+            "), with the preprocessing in the Dataset) or move "
             "it to the GPU; a CUDA graph does not remove it";
     add(cands, f, "workers=" + n + ":range=" + h.name);
     ++added;

@@ -74,7 +74,7 @@ TEST(GraphBreaks, RemovingTheItemsMergesTheRegionsAndSaysWhatThatSaves) {
       << x.note;
   // The .item() calls' own host time, and the next regions' entries with them: merged.
   EXPECT_GT(x.total.replayed_ns - x.total.predicted_ns, x.merge_saving_ns);
-  EXPECT_EQ(replayed.what_ifs[1].graph_breaks, 0u);          // a matmul breaks nothing
+  EXPECT_EQ(replayed.what_ifs[1].graph_breaks, 0u);  // a matmul breaks nothing
   EXPECT_EQ(replayed.what_ifs[1].note, "");
 }
 

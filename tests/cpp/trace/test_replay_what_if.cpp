@@ -182,9 +182,9 @@ TEST(ReplayWhatIf, WorkersRunALoadingRangeAheadOfTheStep) {
   // worker loads back to back, so the steps after it follow at its pace, 100 us; two load
   // faster than the step needs, so the load leaves every later step.
   const auto t = imported(loading_loop(6, 100 * us, 60 * us));
-  const auto rep = replay_trace(t, {parse_what_if("workers=1:range=load"),
-                                    parse_what_if("workers=2:range=load"),
-                                    parse_what_if("scale-host=0:range=load")});
+  const auto rep =
+      replay_trace(t, {parse_what_if("workers=1:range=load"), parse_what_if("workers=2:range=load"),
+                       parse_what_if("scale-host=0:range=load")});
   ASSERT_EQ(rep.what_ifs.size(), 3u);
   const auto& one = rep.what_ifs[0].steps;
   const auto& two = rep.what_ifs[1].steps;

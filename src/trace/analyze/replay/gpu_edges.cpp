@@ -211,7 +211,8 @@ int64_t wake_tolerance(const Builder& b, const DependencyEnds& deps) {
   for (const Builder::GpuOp& op : b.ops) {
     if (op.call == kNone || g.type[op.node] != NodeType::Kernel) continue;
     const int64_t returned = g.observed[g.call_node[op.call] + 1];
-    if (deps.end[op.node - g.host_count] == returned)  // its launch was the last thing it waited for
+    if (deps.end[op.node - g.host_count] ==
+        returned)  // its launch was the last thing it waited for
       launches.push_back(std::max<int64_t>(0, g.observed[op.node] - returned));
   }
   for (const Candidate& c : b.edges)
@@ -241,9 +242,7 @@ void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
     const Resource& mine = g.resources[g.resource[v]];
     while (it != by_end.begin()) {
       const uint32_t u = *--it;
-      if (g.observed[v] - g.observed_end(u) > wake ||
-          g.observed_end(u) <= dep_end)
-        break;
+      if (g.observed[v] - g.observed_end(u) > wake || g.observed_end(u) <= dep_end) break;
       const Resource& other = g.resources[g.resource[u]];
       if (g.resource[u] != g.resource[v] && other.device == mine.device) {
         b.edge(u, v, EdgeKind::GpuWait, g.observed[v] - g.observed_end(u));

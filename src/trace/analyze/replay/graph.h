@@ -112,7 +112,7 @@ struct GraphStats {
   uint64_t blocking_calls = 0, sync_targets_from_rows = 0, sync_targets_guessed = 0,
            syncs_waiting_on_nothing = 0;
   uint64_t event_waits = 0, gpu_waits = 0, thread_waits = 0;
-  uint64_t queue_waits = 0;  // launch calls that waited for a slot in a full launch queue
+  uint64_t queue_waits = 0;          // launch calls that waited for a slot in a full launch queue
   uint64_t unnamed_event_waits = 0;  // cudaStreamWaitEvent calls with no Stream Wait Event row
   uint64_t overlapping_calls = 0;    // calls on one thread that overlap (clamped to follow)
   uint64_t cycle_edges_dropped = 0;  // dependencies dropped to break a cycle (inconsistent times)

@@ -88,7 +88,8 @@ const char* const kBreakEntries = "\ngraph-break entries";
 // The entry into the next region of every graph break, to be removed with its break.
 std::vector<Span> break_entries(const GraphBreakReport& breaks) {
   std::vector<Span> out;
-  for (const GraphBreak& b : breaks.breaks) out.push_back({b.thread, b.entry_start_ns, b.entry_end_ns});
+  for (const GraphBreak& b : breaks.breaks)
+    out.push_back({b.thread, b.entry_start_ns, b.entry_end_ns});
   return out;
 }
 
@@ -247,9 +248,8 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   const GraphBreakReport breaks = removes ? find_graph_breaks(r, syncs) : GraphBreakReport{};
   auto regions = regions_asked(r, what_ifs);
   if (!breaks.breaks.empty()) regions[kBreakEntries] = break_entries(breaks);
-  const ReplayGraph replay = build_replay_graph(r, measured_steps(r),
-                                                sites_asked(r, syncs, what_ifs), options.build,
-                                                regions);
+  const ReplayGraph replay = build_replay_graph(
+      r, measured_steps(r), sites_asked(r, syncs, what_ifs), options.build, regions);
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 
