@@ -176,6 +176,9 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
     """The homework question answered: the question, the model, the post's numbers, ours,
     and the regime (a deep GPU queue) in which the same model makes a sync expensive."""
     c_art, s_art = article.gpu_model()
+    gpu_runs = [
+        next(r for r in article.RUNS if r.label == k) for k in ("GPU", "GPU, record every 200")
+    ]
     calls = [n for _, _, n in checks["table_item_calls"]]
     md = [
         "## Why is the remaining time not linear in the number of loss records?",
@@ -205,7 +208,8 @@ def answer_section(models, checks, stats, batch, prims, rows=()):
         ),
         "",
         (
-            f"**The post's own numbers** say so. Its two GPU runs (11.29 s with 20200 calls, 10.38 s with 400) give "
+            f"**The post's own numbers** say so. Its two GPU runs ({gpu_runs[0].seconds} s with "
+            f"{gpu_runs[0].item_calls} calls, {gpu_runs[1].seconds} s with {gpu_runs[1].item_calls}) give "
             f"s = {s_art * 1e6:.0f} us ({article.per_call_words()}) and c = {c_art * 1e6:.0f} us per epoch. "
             f"The table's 380-call spread is then worth about {checks['sync_spread_s'] * 1e3:.0f} ms (under "
             f"{2 * checks['sync_spread_s'] * 1e3:.0f} ms even at twice that s), against a "
@@ -387,6 +391,7 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
 def deep_queue_lines(batch, prims, models, rows=()):
     """When does a sync cost a lot? The same model with the GPU side made slow."""
     s_art = article.per_call_cost_from_gpu_runs()
+    first = next(r for r in article.RUNS if r.label == "GPU")
     md = [
         (
             "**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
@@ -395,7 +400,9 @@ def deep_queue_lines(batch, prims, models, rows=()):
             "is lost once, so one sync costs about s + min(c, g). With the post's tiny model g << c, the queue is "
             f"nearly empty when `.item()` is called and a sync costs about s (roughly "
             f"{article.per_call_rounded_us():.0f} us from the post's "
-            f"own two runs, uncertain by about as much: about {s_art * 20200:.1f} s of 11.29 s for 20200 calls). With a large batch g grows to c and beyond; each sync then costs up to c, logging every epoch "
+            f"own two runs, uncertain by about as much: about {s_art * first.item_calls:.1f} s of "
+            f"{first.seconds} s for {first.item_calls} calls). With a large batch g grows to c and "
+            "beyond; each sync then costs up to c, logging every epoch "
             "takes epochs x (c + g) instead of epochs x max(c, g) (up to twice as long), and recording less often "
             "saves time in proportion to the records it removes. On the CPU there is no queue (each op finishes "
             "before the next starts), so there the model predicts s ~ 0 at every batch."

@@ -327,6 +327,8 @@ class TraceAnalysis:
         num_kernels or past the duration_ratio quantile of the running sum grouped as
         "others". visualize draws kernel_type_df's pie with matplotlib (image_renderer,
         plotly's, is ignored)."""
+        if not 0 <= float(duration_ratio) <= 1:  # numpy's quantile refuses it so, in HTA too
+            raise ValueError("Quantiles must be in the range [0, 1]")
         b = self._traces.kernel_breakdown(
             float(duration_ratio), int(num_kernels), bool(include_memory_kernels)
         )

@@ -114,6 +114,12 @@ def test_gpu_kernel_breakdown_groups_past_num_kernels_as_others(tiny):
     assert kernels["kernel_type"].tolist() == ["COMPUTATION"]
 
 
+@pytest.mark.parametrize("ratio", [-0.1, 1.5, float("nan")])
+def test_gpu_kernel_breakdown_refuses_a_ratio_outside_0_1_as_numpy_does(tiny, ratio):
+    with pytest.raises(ValueError, match="Quantiles must be in the range"):
+        tiny.get_gpu_kernel_breakdown(visualize=False, duration_ratio=ratio)
+
+
 def test_memory_bandwidth_by_hand(tiny):
     series = tiny.get_memory_bw_time_series()
     m = series[0]

@@ -31,7 +31,7 @@ HtaMemoryBw hta_memory_bw(const HtaFrame& f, const HtaTsOrder& order) {
   for (size_t g : rows)
     ts.push_back(f.gpu_ts[g]), bw.push_back(f.gpu_memory_bw[g]), gpu.push_back(g);
   for (size_t g : rows) {
-    const double dur = f.gpu_dur[g] == 0 ? 1 : f.gpu_dur[g];  // HTA issue 20: 0 us taken as 1
+    const double dur = f.gpu_dur[g] == 0 ? 1 : f.gpu_dur[g];  // HTA takes a 0 us copy as 1 us
     ts.push_back(column_op(f.gpu_ts[g], dur, f.end_bits(), &wrapped));
     bw.push_back(-f.gpu_memory_bw[g]), gpu.push_back(g);
   }

@@ -108,6 +108,9 @@ double linear_percentile(const std::vector<double>& v, double p) {
 
 double linear_quantile(const std::vector<double>& v, double q) {
   if (v.empty()) return 0;
+  // numpy refuses q outside [0, 1] (so does the package, before this): the nearest end here, so
+  // that no other caller reads out of range.
+  q = q >= 0 ? std::min(q, 1.0) : 0.0;
   const double last = static_cast<double>(v.size() - 1);
   const double virt = last * q;
   const double below = std::floor(virt), gamma = virt - below;

@@ -14,10 +14,10 @@ namespace trace {
 // `triton_poi_fused_addmm_gelu_1`), but what they compute keeps its words.
 double words_in_common(const TraceReport& a, const TraceReport& b);
 
-// Below this, A and B are taken for two different programs (words_in_common). Evidence, every
-// pair of the shared traces: the H100 toy block's four runs (eager, three torch.compile modes)
-// 0.80-0.98 against each other; traces of different programs 0.48 at most. Its limit: a program
-// of GEMMs alone (the A100 side-stream pair) is like any GEMM-heavy one by name (0.84-0.87).
+// Below this, A and B are taken for two different programs (words_in_common): one program's runs
+// share most of their kernel time's name words, different programs far less (the scores on the
+// shared traces: docs/trace-tool.md, --diff). Kernels of another vendor's libraries share few
+// words with the same program's, so two vendors' runs are refused too.
 inline constexpr double kMinWordsInCommon = 0.6;
 
 }  // namespace trace

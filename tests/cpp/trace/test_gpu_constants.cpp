@@ -61,9 +61,15 @@ TEST(GpuConstants, DevicePropertiesPickTheirRow) {
   EXPECT_EQ(row_of(device("NVIDIA GH200 480GB", 9, 0)), "GH200");
   EXPECT_EQ(row_of(device("Tesla T4", 7, 5)), "T4");
   EXPECT_EQ(row_of(device("Tesla V100-SXM2-16GB", 7, 0)), "V100");
-  // No name: its compute capability.
+  // No name: its compute capability, and of its rows the slowest host link (an unnamed sm_90 is
+  // no GH200 with its NVLink-C2C); another vendor's "compute capability" picks nothing.
   EXPECT_EQ(row_of(device("", 8, 0)), "A100");
   EXPECT_EQ(row_of(device("", 7, 5)), "T4");
+  EXPECT_EQ(gpu_constants(device("", 9, 0)).link->gbps,
+            gpu_constants(device("NVIDIA H100", 9, 0)).link->gbps);
+  EXPECT_NE(row_of(device("NVIDIA H800", 9, 0)), "GH200");
+  EXPECT_EQ(row_of(device("AMD Radeon Graphics", 9, 0)), "none");
+  EXPECT_EQ(row_of(device("AMD Instinct MI300X", 9, 4)), "none");
   // A word is matched whole: no T4 in an RTX 4090, no A100 in an A1000.
   EXPECT_EQ(row_of(device("NVIDIA GeForce RTX 4090", 8, 9)), "none");
   EXPECT_EQ(row_of(device("NVIDIA RTX A1000", 8, 6)), "none");

@@ -68,13 +68,18 @@ GpuConstants gpu_constants(const DeviceProperties& d) {
       c.why = described(d) + ": the " + r.gpu + " row";
       break;
     }
-  if (!c.row && d.compute_major)
+  // By compute capability only for an NVIDIA GPU (another vendor's numbering means something
+  // else), and then the capability's slowest host link: an H800 or H20 is no GH200.
+  const bool nvidia = d.name.empty() || name_matches(d.name, "NVIDIA|Tesla|Quadro|GeForce");
+  if (!c.row && d.compute_major && nvidia) {
     for (const GpuRow& r : kGpus)
-      if (r.compute_major == d.compute_major && r.compute_minor == d.compute_minor) {
+      if (r.compute_major == d.compute_major && r.compute_minor == d.compute_minor &&
+          (!c.row || link_row(r.link)->gbps < link_row(c.row->link)->gbps))
         c.row = &r;
-        c.why = described(d) + ": no row by name, the " + r.gpu + " row by compute capability";
-        break;
-      }
+    if (c.row)
+      c.why = described(d) + ": no row by name, the " + c.row->gpu +
+              " row by compute capability (its most conservative host link)";
+  }
   if (c.row) {
     c.link = link_row(c.row->link);
   } else {

@@ -39,7 +39,8 @@ struct GpuRow {
   // Words of the device name that pick the row ('|' between), matched whole: "A100" picks
   // "NVIDIA A100-SXM4-80GB"; PG509 is the A100 SXM board's name in some traces.
   const char* names;
-  // What picks the row when no name does (the first row of that compute capability).
+  // What picks the row when no name does, for an NVIDIA GPU (of that compute capability's rows,
+  // the one with the slowest host link).
   int32_t compute_major, compute_minor;
   HostLink link;
   const char* link_source;

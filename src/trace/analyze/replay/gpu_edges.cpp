@@ -13,6 +13,7 @@
 // after work on another stream ended, waited for that work (an event wait the trace does not
 // name: traces without cuda_sync rows, NCCL's own stream waits).
 #include <algorithm>
+#include <map>
 
 #include "trace/analyze/replay/builder.h"
 
@@ -200,25 +201,33 @@ int64_t median_of(std::vector<int64_t> v) {
   return v[v.size() / 2];
 }
 
-// How soon after another stream's work ends a GPU op that waited for it starts: the GPU picks
-// released work up as it picks up a launch on an idle stream, so no sooner than this trace's
-// launches start after their call returns (twice their median, for the tail) nor its named
-// event waits (their median); at least the configured floor. A fixed figure misses GPUs and
-// runtimes slower than the one it came from (ROCm's waits take 12-23 us).
-int64_t wake_tolerance(const Builder& b, const DependencyEnds& deps) {
+// How soon after another stream's work ends a GPU op that waited for it starts, per device: the
+// GPU picks released work up about as it picks up a launch on an idle stream, so allow twice the
+// median delay from a launch's return to its kernel's start (where the launch was the last thing
+// the kernel waited for), or the median named event wait if longer; never below the configured
+// floor (a fixed figure misses slower runtimes), never above the cap (a slow launch path is not
+// a slow wake-up).
+std::map<uint32_t, int64_t> wake_tolerance(const Builder& b, const DependencyEnds& deps) {
   const Graph& g = b.g;
-  std::vector<int64_t> launches, events;
+  std::map<uint32_t, std::vector<int64_t>> launches, events;
+  const auto device = [&](uint32_t v) { return g.resources[g.resource[v]].device; };
   for (const Builder::GpuOp& op : b.ops) {
     if (op.call == kNone || g.type[op.node] != NodeType::Kernel) continue;
     const int64_t returned = g.observed[g.call_node[op.call] + 1];
     if (deps.end[op.node - g.host_count] ==
         returned)  // its launch was the last thing it waited for
-      launches.push_back(std::max<int64_t>(0, g.observed[op.node] - returned));
+      launches[device(op.node)].push_back(std::max<int64_t>(0, g.observed[op.node] - returned));
   }
   for (const Candidate& c : b.edges)
-    if (c.kind == EdgeKind::EventWait) events.push_back(std::max<int64_t>(0, c.slack));
-  const int64_t floor = static_cast<int64_t>(b.opt.gpu_wake_ns);
-  return std::max({floor, 2 * median_of(std::move(launches)), median_of(std::move(events))});
+    if (c.kind == EdgeKind::EventWait)
+      events[device(c.to)].push_back(std::max<int64_t>(0, c.slack));
+  const int64_t floor = static_cast<int64_t>(b.opt.gpu_wake_ns),
+                cap = std::max(floor, static_cast<int64_t>(b.opt.gpu_wake_max_ns));
+  std::map<uint32_t, int64_t> out;
+  for (auto& [d, v] : launches) out[d] = 2 * median_of(std::move(v));
+  for (auto& [d, v] : events) out[d] = std::max(out[d], median_of(std::move(v)));
+  for (auto& [d, w] : out) w = std::clamp(w, floor, cap);
+  return out;
 }
 
 // GPU waits: the latest end on another stream of the same device just before the op started.
@@ -226,7 +235,7 @@ void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
   Graph& g = b.g;
   const uint32_t h = g.host_count;
   const size_t n = b.ops.size();
-  const int64_t wake = wake_tolerance(b, deps);
+  const std::map<uint32_t, int64_t> wakes = wake_tolerance(b, deps);
   std::vector<uint32_t> by_end(n);
   for (uint32_t i = 0; i < n; ++i) by_end[i] = h + i;
   std::sort(by_end.begin(), by_end.end(),
@@ -240,6 +249,9 @@ void add_gpu_waits(Builder& b, const DependencyEnds& deps) {
     auto it = std::upper_bound(by_end.begin(), by_end.end(), g.observed[v],
                                [&](int64_t t, uint32_t u) { return t < g.observed_end(u); });
     const Resource& mine = g.resources[g.resource[v]];
+    const auto found = wakes.find(mine.device);
+    const int64_t wake =
+        found != wakes.end() ? found->second : static_cast<int64_t>(b.opt.gpu_wake_ns);
     while (it != by_end.begin()) {
       const uint32_t u = *--it;
       if (g.observed[v] - g.observed_end(u) > wake || g.observed_end(u) <= dep_end) break;

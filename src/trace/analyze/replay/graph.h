@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analyze/launch_queue.h"
 #include "trace/model/records.h"
 
 namespace trace::replay {
@@ -96,13 +97,13 @@ struct BuildOptions {
   // GPU work that started more than gpu_wait_min_ns after its launch returned and its stream
   // was free, within a wake-up after another stream's work ended, waited for that work; the
   // wake-up is at least gpu_wake_ns, longer where the trace's launches or named event waits
-  // are slower (gpu_edges.cpp).
+  // on that device are slower, at most gpu_wake_max_ns (gpu_edges.cpp).
   uint64_t gpu_wait_min_ns = 10000;
-  uint64_t gpu_wake_ns = 10000;
+  uint64_t gpu_wake_ns = 10000, gpu_wake_max_ns = 50000;
   // A launch call made while its stream held this many pieces of work waits for the oldest to
-  // finish (CUDA's 1024-entry per-stream launch queue, less the entries the records do not
-  // show: launch_queue.h's full_within).
-  uint32_t full_queue = 1022;
+  // finish: launch_queue.h's full queue (CUDA's per-stream limit less the entries the records do
+  // not show).
+  uint32_t full_queue = QueueOptions{}.max_queue - QueueOptions{}.full_within;
 };
 
 // Counts per rule, for the page's account of the graph.

@@ -7,7 +7,8 @@ namespace trace::replay {
 ReplayGraph build_replay_graph(const RecordSet& records, std::vector<MeasuredStep> steps,
                                std::map<SiteSelector, std::vector<Site>> sites,
                                const BuildOptions& options,
-                               const std::map<std::string, std::vector<Span>>& regions) {
+                               const std::map<std::string, std::vector<Span>>& regions,
+                               const std::vector<Span>& break_entries) {
   ReplayGraph out;
   // Each span asked for, with the nodes it fills in: the two lists grow together, here only.
   std::vector<Span> spans;
@@ -33,6 +34,10 @@ ReplayGraph build_replay_graph(const RecordSet& records, std::vector<MeasuredSte
     for (size_t i = 0; i < list.size(); ++i)
       ask(list[i].thread, list[i].start_ns, list[i].end_ns, &placed[i]);
   }
+  out.break_entries.resize(break_entries.size());
+  for (size_t i = 0; i < break_entries.size(); ++i)
+    ask(break_entries[i].thread, break_entries[i].start_ns, break_entries[i].end_ns,
+        &out.break_entries[i]);
   out.graph = build_graph(records, spans, options);
   for (size_t k = 0; k < spans.size(); ++k) *owners[k] = out.graph.span_nodes[k];
   return out;

@@ -31,13 +31,16 @@ struct ReplayGraph {
   std::map<SiteSelector, std::vector<PlacedSite>> sites;
   // Per name: the host ranges a what-if captures in a graph (graph_capture.h), their ends as nodes.
   std::map<std::string, std::vector<SpanNodes>> regions;
+  // The graph breaks' entries into the region after each (graph_breaks.h), in their order.
+  std::vector<SpanNodes> break_entries;
 };
 
-// Builds the graph with the ends of every step on a thread, of every region site and of every
-// named region as nodes.
+// Builds the graph with the ends of every step on a thread, of every region site, of every
+// named region and of every graph break's entry as nodes.
 ReplayGraph build_replay_graph(const RecordSet& records, std::vector<MeasuredStep> steps,
                                std::map<SiteSelector, std::vector<Site>> sites,
                                const BuildOptions& options,
-                               const std::map<std::string, std::vector<Span>>& regions = {});
+                               const std::map<std::string, std::vector<Span>>& regions = {},
+                               const std::vector<Span>& break_entries = {});
 
 }  // namespace trace::replay

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace trace::replay {
 
@@ -21,6 +22,7 @@ bool touches_gpu(const Graph& g, const SpanNodes& n) {
 
 Scenario run_ahead(const Graph& g, const std::vector<SpanNodes>& ranges, uint32_t workers,
                    RunAheadFacts* facts) {
+  if (workers == 0) throw std::invalid_argument("workers=N: N must be 1 or more");
   Scenario s;
   s.flags.assign(g.size(), 0);
   s.cpu_scale = 0;
@@ -33,8 +35,9 @@ Scenario run_ahead(const Graph& g, const std::vector<SpanNodes>& ranges, uint32_
     Prefetch p;
     p.workers = workers, p.depth = kPrefetchPerWorker;
     for (const SpanNodes& n : spans) {
-      // An instance a worker cannot take ends the stretch the workers run ahead in.
-      if (touches_gpu(g, n)) break;
+      // An instance a worker cannot take, or one that does not follow the one before (outermost
+      // ranges do; clamped ends may not), ends the stretch the workers run ahead in.
+      if (touches_gpu(g, n) || (!p.close.empty() && n.open < p.close.back())) break;
       p.open.push_back(n.open), p.close.push_back(n.close);
       p.load_ns.push_back(g.observed[n.close] - g.observed[n.open]);
       for (uint32_t v = n.open + 1; v <= n.close; ++v) s.flags[v] |= kScaled;

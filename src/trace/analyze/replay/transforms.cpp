@@ -108,7 +108,8 @@ Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, const GpuCo
     } else {
       rate[dir] = gpu.link->gbps;
       from[dir] = std::string("no pinned copy of 1 MiB or more that way in the trace: the ") +
-                  gpu.link->name + " link's published peak";
+                  gpu.link->name + " link's published peak (copies at the peak: the saving is " +
+                  "an upper bound)";
       f.link_from = gpu.why + "; " + gpu.link->source;
     }
   }

@@ -81,10 +81,6 @@ struct WhatIfRun {
   GpuConstants gpu;                // the published figures for the trace's GPU
 };
 
-// The regions' key for the graph breaks' entries (one span each, in the breaks' order): no host
-// range has a name with a newline.
-const char* const kBreakEntries = "\ngraph-break entries";
-
 // The entry into the next region of every graph break, to be removed with its break.
 std::vector<Span> break_entries(const GraphBreakReport& breaks) {
   std::vector<Span> out;
@@ -101,19 +97,22 @@ ScenarioResult without_syncs(const WhatIfRun& run, const WhatIf& w) {
   for (const PlacedSite& site : sites) remove_site(g, site, &s);
   // A graph break removed merges the compiled regions around it: the next one's entry goes.
   const std::vector<size_t> merged = breaks_among(run.breaks, sites);
-  const auto entries = run.replay.regions.find(kBreakEntries);
+  std::vector<int64_t> gone;  // the entries removed
   for (size_t i : merged) {
     const GraphBreak& b = run.breaks.breaks[i];
-    PlacedSite entry{{}, entries->second[i]};
+    PlacedSite entry{{}, run.replay.break_entries[i]};
     entry.site.thread = b.thread, entry.site.region = true;
     entry.site.start_ns = b.entry_start_ns, entry.site.end_ns = b.entry_end_ns;
-    if (b.entry_ns > 0) remove_site(g, entry, &s);
+    if (b.entry_ns <= 0 || !entry.nodes.in_graph() || entry.nodes.close <= entry.nodes.open)
+      continue;
+    remove_site(g, entry, &s);
+    gone.push_back(b.entry_ns);
   }
   ScenarioResult x = run.eval(s, w.text);
   x.sites = sites.size();
   x.note = sites.empty()
                ? "nothing to remove: " + none_picked(w.sites, run.r) + "; the replay is unchanged"
-               : merge_note(run.breaks, merged, sites.size(), &x);
+               : merge_note(merged.size(), gone, sites.size(), &x);
   return x;
 }
 
@@ -246,10 +245,9 @@ ReplayReport replay_trace(const ImportedTrace& trace, const std::vector<WhatIf>&
   for (const WhatIf& w : what_ifs) removes |= removes_syncs(w);
   const SyncReport syncs = removes ? find_syncs(r) : SyncReport{};
   const GraphBreakReport breaks = removes ? find_graph_breaks(r, syncs) : GraphBreakReport{};
-  auto regions = regions_asked(r, what_ifs);
-  if (!breaks.breaks.empty()) regions[kBreakEntries] = break_entries(breaks);
-  const ReplayGraph replay = build_replay_graph(
-      r, measured_steps(r), sites_asked(r, syncs, what_ifs), options.build, regions);
+  const ReplayGraph replay =
+      build_replay_graph(r, measured_steps(r), sites_asked(r, syncs, what_ifs), options.build,
+                         regions_asked(r, what_ifs), break_entries(breaks));
   const Graph& g = replay.graph;
   rep.graph = g.stats;
 

@@ -75,20 +75,23 @@ std::vector<size_t> breaks_among(const GraphBreakReport& breaks,
   return out;
 }
 
-std::string merge_note(const GraphBreakReport& breaks, const std::vector<size_t>& merged,
-                       size_t sites, ScenarioResult* x) {
-  if (merged.empty()) return "";
-  std::vector<int64_t> entries;
-  for (size_t i : merged) entries.push_back(breaks.breaks[i].entry_ns);
-  x->graph_breaks = entries.size();
+std::string merge_note(size_t breaks, std::vector<int64_t> entries, size_t sites,
+                       ScenarioResult* x) {
+  if (!breaks) return "";
+  x->graph_breaks = breaks;
   for (int64_t e : entries) x->merge_saving_ns += e;
+  const std::string them = breaks == 1 ? "it" : "them";
+  std::string n = std::to_string(breaks) + " of the " + std::to_string(sites) +
+                  (breaks == 1 ? " removed is a graph break" : " removed are graph breaks") +
+                  " of torch.compile (a value read inside or between compiled regions): removing " +
+                  them + " merges the regions around";
+  if (entries.empty())
+    return n + ", but the trace shows no entry into a region after " + them + " to remove";
   std::sort(entries.begin(), entries.end());
-  return std::to_string(entries.size()) + " of the " + std::to_string(sites) +
-         (entries.size() == 1 ? " removed is a graph break" : " removed are graph breaks") +
-         " of torch.compile (a value read inside or between compiled regions): removing " +
-         (entries.size() == 1 ? "it" : "them") +
-         " merges the regions around, so the entry into the region after each (its cache "
-         "lookup, guards and wrappers, up to its first op) goes too: " +
+  return n + ", so the entry into the region after " +
+         (entries.size() == breaks ? std::string("each")
+                                   : std::to_string(entries.size()) + " of them") +
+         " (its cache lookup, guards and wrappers, up to its first op) goes too: " +
          us_text(entries[entries.size() / 2]) + " us (median), " + us_text(x->merge_saving_ns) +
          " us in all, in the prediction; the kernels a merged graph might fuse, and under "
          "reduce-overhead the merged region's one graph launch in place of two, are not "

@@ -33,9 +33,10 @@ std::string none_picked(const SiteSelector& selector, const RecordSet& records);
 std::vector<size_t> breaks_among(const GraphBreakReport& breaks,
                                  const std::vector<PlacedSite>& sites);
 
-// The breaks removed (`merged`, of `sites` removed): counts them into x->graph_breaks, sums their
-// next regions' entries (removed with them) into x->merge_saving_ns, and says so; "" when none.
-std::string merge_note(const GraphBreakReport& breaks, const std::vector<size_t>& merged,
-                       size_t sites, ScenarioResult* x);
+// `breaks` graph breaks among the `sites` removed, `entries` the next regions' entries removed
+// with them: counts them into x->graph_breaks, sums the entries into x->merge_saving_ns, and
+// says so; "" when no break was removed.
+std::string merge_note(size_t breaks, std::vector<int64_t> entries, size_t sites,
+                       ScenarioResult* x);
 
 }  // namespace trace::replay
