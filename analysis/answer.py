@@ -59,23 +59,8 @@ def _gpu_missing(has_gpu):
     return "not run in this folder" if has_gpu else NO_GPU
 
 
-def article_section(stats, has_gpu):
-    """Both of the post's tables, whole, whatever this folder holds."""
-    gpu_missing = _gpu_missing(has_gpu)
-    md = [
-        "## The article's tables, with ours beside them",
-        "",
-        (
-            "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
-            "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
-            "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n; one run: no range). `ours, cpu` "
-            "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
-            "`.item()` calls follow the post's code: the every-100 print stayed in every run."
-        ),
-        "",
-        "**The post's runs**",
-        "",
-    ]
+def _post_runs_table(stats, gpu_missing):
+    """The post's four runs, each beside ours on the CPU and the GPU."""
     head = ["the post's run", "ran on", "`.item()` calls", "post's s", "ours, cpu", "ours, cuda"]
     body = []
     for r in article.RUNS:
@@ -97,8 +82,12 @@ def article_section(stats, has_gpu):
                 _cell(_ours(stats, "cuda", r.interval, r.print100), gpu_missing),
             ]
         )
-    md += markdown_table(head, body)
-    md += losses_table(stats)
+    return markdown_table(head, body)
+
+
+def _post_interval_table(stats, gpu_missing):
+    """The post's interval table, its model from the post's own two runs, and ours."""
+    md = []
     c, s = article.gpu_model()
     md += [
         "",
@@ -138,6 +127,29 @@ def article_section(stats, has_gpu):
             ]
         )
     md += markdown_table(head, body)
+    return md
+
+
+def article_section(stats, has_gpu):
+    """Both of the post's tables, whole, whatever this folder holds."""
+    gpu_missing = _gpu_missing(has_gpu)
+    md = [
+        "## The article's tables, with ours beside them",
+        "",
+        (
+            "Every figure the post gives (../shared/ARTICLE.md; its hardware: i9-12900KF, RTX 3080 Ti, Windows, "
+            "Python; 20000 epochs), and our run of the same loop (LibTorch in C++, same model, data, split, optimiser "
+            "and `.item()` pattern): median seconds for 20000 epochs (min-max over the repetitions, n; one run: no range). `ours, cpu` "
+            "is that loop on our CPU for every row, the GPU rows too (the CPU side of the post's 4x comparison). "
+            "`.item()` calls follow the post's code: the every-100 print stayed in every run."
+        ),
+        "",
+        "**The post's runs**",
+        "",
+    ]
+    md += _post_runs_table(stats, gpu_missing)
+    md += losses_table(stats)
+    md += _post_interval_table(stats, gpu_missing)
     md.append("")
     return md
 
@@ -388,11 +400,11 @@ def real_gpu_sync_lines(folder=REAL_TRACES_JSON):
     return md
 
 
-def deep_queue_lines(batch, prims, models, rows=()):
-    """When does a sync cost a lot? The same model with the GPU side made slow."""
+def _deep_queue_intro():
+    """Why a deep GPU queue makes a sync cost a lot, with the post's per-call cost."""
     s_art = article.per_call_cost_from_gpu_runs()
     first = next(r for r in article.RUNS if r.label == "GPU")
-    md = [
+    return [
         (
             "**When a sync does cost a lot: a deep GPU queue.** CUDA launches are asynchronous: without a sync the "
             "CPU issues epoch n+1 while the GPU still runs epoch n, so an epoch costs max(c, g). A sync makes the "
@@ -409,8 +421,11 @@ def deep_queue_lines(batch, prims, models, rows=()):
         ),
         "",
     ]
-    if not batch.points:
-        return md + ["No BatchSweep rows in this folder to test this.", ""]
+
+
+def _measured_lines(batch):
+    """Per device: at how many batch sizes logging every epoch stays within noise."""
+    md = []
     for device in sorted({p.device for p in batch.points}):
         ps = sorted((p for p in batch.points if p.device == device), key=lambda p: p.batch)
         # back-to-back pairs of repetitions carry an interval but no verdict (noise.mark_reps)
@@ -430,6 +445,87 @@ def deep_queue_lines(batch, prims, models, rows=()):
                 "back-to-back repetitions each, no verdict"
             )
         md.append(text + " (table below).")
+    return md
+
+
+def _cuda_model_lines(cuda, prims, models, rows):
+    """The model's prediction for each CUDA batch, from s and c measured elsewhere."""
+    md = []
+    s = prims.get("Sync/item_idle", {}).get("us") if prims else None
+    if s is None:
+        model = next((m for m in models if m.device == "cuda"), None)
+        s = model.fit.value("per_item") * 1e6 if model else 0.0
+    # c from two places that disagree: the ItemSync runs after any slow period and the
+    # smallest batch's never-logging epoch here; the model is given the range between them.
+    c = cuda[0].us_per_epoch_never
+    ordered, k = summary.slow_period(rows, "cuda")
+    item_us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered][k:]
+    c_lo = min(c, float(np.median(item_us))) if item_us else c
+    c_hi = max(c, float(np.median(item_us))) if item_us else c
+    where = (
+        f"c about {c_lo:.0f}"
+        + (f"-{c_hi:.0f}" if f"{c_lo:.0f}" != f"{c_hi:.0f}" else "")
+        + " us (the batch-120 ItemSync runs"
+        + (" after the slow period" if k else "")
+        + f", median {np.median(item_us):.0f}; the smallest batch's never-logging epoch here, "
+        f"{c:.0f}, n={cuda[0].n})"
+        if item_us
+        else f"c = {c:.0f} us (the smallest batch's never-logging epoch, n={cuda[0].n})"
+    )
+    md.append(
+        f"- The model on our GPU rows, with s = {s:.1f} us (`Sync/item_idle`, idle GPU) and {where}: "
+        f"a batch whose never-logging epoch is over 1.1 x {c_hi:.0f} us is taken as GPU-bound (g = that "
+        "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
+        "only bounds a sync between s and s + c. Each regime below is inferred from the epoch's time, "
+        "not from a measured queue."
+    )
+    for p in cuda:
+        e = p.us_per_epoch_never
+        cost = f"a sync cost {p.sync_cost_us:+.1f} us {noise.mark_reps(p.sync_cost_ci, p.n)}"
+        if e > 1.1 * c_hi:
+            pred = s + c_lo
+            text = (
+                noise.prediction_verdict(
+                    pred,
+                    (s + c_lo, s + c_hi),
+                    p.sync_cost_us,
+                    p.sync_cost_ci,
+                    "the measured 95% CI",
+                ).text
+                if p.n >= noise.FEW_REPS
+                else "no verdict"
+            )
+            lo_hi = f"{s + c_lo:.0f}" + (
+                f"-{s + c_hi:.0f}" if f"{s + c_lo:.0f}" != f"{s + c_hi:.0f}" else ""
+            )
+            md.append(
+                f"- cuda batch {p.batch} (GPU-bound by its time, {e:.0f} us/epoch): {cost}; predicted "
+                f"s + c = {lo_hi} us: {text}."
+            )
+        else:
+            lo, hi = p.sync_cost_ci or (p.sync_cost_us, p.sync_cost_us)
+            inside = hi >= s and lo <= s + c_hi
+            md.append(
+                f"- cuda batch {p.batch} (launch-bound by its time, {e:.0f} us/epoch): {cost}; "
+                f"predicted between s = {s:.1f} and s + c = {s + c_hi:.0f} us: "
+                + (
+                    "no verdict"
+                    if p.n < noise.FEW_REPS
+                    else "its 95% CI meets that range"
+                    if inside
+                    else "its 95% CI lies OUTSIDE that range"
+                )
+                + "."
+            )
+    return md
+
+
+def deep_queue_lines(batch, prims, models, rows=()):
+    """When does a sync cost a lot? The same model with the GPU side made slow."""
+    md = _deep_queue_intro()
+    if not batch.points:
+        return md + ["No BatchSweep rows in this folder to test this.", ""]
+    md += _measured_lines(batch)
     cuda = sorted((p for p in batch.points if p.device == "cuda"), key=lambda p: p.batch)
     if not cuda:
         md.append(
@@ -437,71 +533,6 @@ def deep_queue_lines(batch, prims, models, rows=()):
             "show a sync's cost growing with the queue."
         )
     else:
-        s = prims.get("Sync/item_idle", {}).get("us") if prims else None
-        if s is None:
-            model = next((m for m in models if m.device == "cuda"), None)
-            s = model.fit.value("per_item") * 1e6 if model else 0.0
-        # c from two places that disagree: the ItemSync runs after any slow period and the
-        # smallest batch's never-logging epoch here; the model is given the range between them.
-        c = cuda[0].us_per_epoch_never
-        ordered, k = summary.slow_period(rows, "cuda")
-        item_us = [r.seconds * 1e6 / r.counters["epochs"] for r in ordered][k:]
-        c_lo = min(c, float(np.median(item_us))) if item_us else c
-        c_hi = max(c, float(np.median(item_us))) if item_us else c
-        where = (
-            f"c about {c_lo:.0f}"
-            + (f"-{c_hi:.0f}" if f"{c_lo:.0f}" != f"{c_hi:.0f}" else "")
-            + " us (the batch-120 ItemSync runs"
-            + (" after the slow period" if k else "")
-            + f", median {np.median(item_us):.0f}; the smallest batch's never-logging epoch here, "
-            f"{c:.0f}, n={cuda[0].n})"
-            if item_us
-            else f"c = {c:.0f} us (the smallest batch's never-logging epoch, n={cuda[0].n})"
-        )
-        md.append(
-            f"- The model on our GPU rows, with s = {s:.1f} us (`Sync/item_idle`, idle GPU) and {where}: "
-            f"a batch whose never-logging epoch is over 1.1 x {c_hi:.0f} us is taken as GPU-bound (g = that "
-            "epoch > c), so a sync should cost s + c; below that g < c is not measured here and the model "
-            "only bounds a sync between s and s + c. Each regime below is inferred from the epoch's time, "
-            "not from a measured queue."
-        )
-        for p in cuda:
-            e = p.us_per_epoch_never
-            cost = f"a sync cost {p.sync_cost_us:+.1f} us {noise.mark_reps(p.sync_cost_ci, p.n)}"
-            if e > 1.1 * c_hi:
-                pred = s + c_lo
-                text = (
-                    noise.prediction_verdict(
-                        pred,
-                        (s + c_lo, s + c_hi),
-                        p.sync_cost_us,
-                        p.sync_cost_ci,
-                        "the measured 95% CI",
-                    ).text
-                    if p.n >= noise.FEW_REPS
-                    else "no verdict"
-                )
-                lo_hi = f"{s + c_lo:.0f}" + (
-                    f"-{s + c_hi:.0f}" if f"{s + c_lo:.0f}" != f"{s + c_hi:.0f}" else ""
-                )
-                md.append(
-                    f"- cuda batch {p.batch} (GPU-bound by its time, {e:.0f} us/epoch): {cost}; predicted "
-                    f"s + c = {lo_hi} us: {text}."
-                )
-            else:
-                lo, hi = p.sync_cost_ci or (p.sync_cost_us, p.sync_cost_us)
-                inside = hi >= s and lo <= s + c_hi
-                md.append(
-                    f"- cuda batch {p.batch} (launch-bound by its time, {e:.0f} us/epoch): {cost}; "
-                    f"predicted between s = {s:.1f} and s + c = {s + c_hi:.0f} us: "
-                    + (
-                        "no verdict"
-                        if p.n < noise.FEW_REPS
-                        else "its 95% CI meets that range"
-                        if inside
-                        else "its 95% CI lies OUTSIDE that range"
-                    )
-                    + "."
-                )
+        md += _cuda_model_lines(cuda, prims, models, rows)
     md.append("")
     return md

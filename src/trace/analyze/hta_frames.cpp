@@ -95,6 +95,22 @@ int id_bits(uint8_t kinds, const HtaEvents& events, ListedId HtaEvent::*id) {
   return lo <= hi ? downcast_bits(lo, hi) : 64;
 }
 
+// The integer columns' widths, as HTA's downcast leaves them over the rank's rows.
+void set_column_bits(const HtaEvents& events, HtaFrame* f) {
+  int64_t s_lo = INT64_MAX, s_hi = INT64_MIN, c_lo = INT64_MAX, c_hi = INT64_MIN;
+  for (const auto& e : events.rows) {
+    s_lo = std::min(s_lo, e.stream), s_hi = std::max(s_hi, e.stream);
+    c_lo = std::min(c_lo, e.correlation), c_hi = std::max(c_hi, e.correlation);
+  }
+  f->stream_bits = downcast_bits(s_lo, s_hi), f->correlation_bits = downcast_bits(c_lo, c_hi);
+  // trace_parser.py: "index" is downcast again over the kept rows, as every integer column.
+  int64_t i_lo = INT64_MAX, i_hi = INT64_MIN;
+  for (const auto& e : events.rows) i_lo = std::min(i_lo, e.index), i_hi = std::max(i_hi, e.index);
+  f->index_bits = downcast_bits(i_lo, i_hi);
+  f->pid_bits = id_bits(events.pid_kinds, events, &HtaEvent::pid);
+  f->tid_bits = id_bits(events.tid_kinds, events, &HtaEvent::tid);
+}
+
 // The rows HTA's analyzers read, from one rank's loaded frame.
 HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types, bool filter_steps,
                   HtaVersion v) {
@@ -105,18 +121,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
   HtaFrame f;
   f.ts_bits = types.ts_bits, f.dur_bits = types.dur_bits;
   if (rows.empty()) return f;
-  int64_t s_lo = INT64_MAX, s_hi = INT64_MIN, c_lo = INT64_MAX, c_hi = INT64_MIN;
-  for (const auto& e : events.rows) {
-    s_lo = std::min(s_lo, e.stream), s_hi = std::max(s_hi, e.stream);
-    c_lo = std::min(c_lo, e.correlation), c_hi = std::max(c_hi, e.correlation);
-  }
-  f.stream_bits = downcast_bits(s_lo, s_hi), f.correlation_bits = downcast_bits(c_lo, c_hi);
-  // trace_parser.py: "index" is downcast again over the kept rows, as every integer column.
-  int64_t i_lo = INT64_MAX, i_hi = INT64_MIN;
-  for (const auto& e : events.rows) i_lo = std::min(i_lo, e.index), i_hi = std::max(i_hi, e.index);
-  f.index_bits = downcast_bits(i_lo, i_hi);
-  f.pid_bits = id_bits(events.pid_kinds, events, &HtaEvent::pid);
-  f.tid_bits = id_bits(events.tid_kinds, events, &HtaEvent::tid);
+  set_column_bits(events, &f);
   std::map<uint32_t, uint32_t> name_at;  // string -> index into f.gpu_names
   const auto keep_name = [&](uint32_t name) {
     if (name == ListedEvent::kNone) return ListedEvent::kNone;
