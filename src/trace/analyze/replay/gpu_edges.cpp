@@ -195,12 +195,6 @@ void add_event_waits(Builder& b, DependencyEnds* deps) {
   }
 }
 
-int64_t median_of(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 // How soon after another stream's work ends a GPU op that waited for it starts, per device: the
 // GPU picks released work up about as it picks up a launch on an idle stream, so allow twice the
 // median delay from a launch's return to its kernel's start (where the launch was the last thing
@@ -224,8 +218,8 @@ std::map<uint32_t, int64_t> wake_tolerance(const Builder& b, const DependencyEnd
   const int64_t floor = static_cast<int64_t>(b.opt.gpu_wake_ns),
                 cap = std::max(floor, static_cast<int64_t>(b.opt.gpu_wake_max_ns));
   std::map<uint32_t, int64_t> out;
-  for (auto& [d, v] : launches) out[d] = 2 * median_of(std::move(v));
-  for (auto& [d, v] : events) out[d] = std::max(out[d], median_of(std::move(v)));
+  for (auto& [d, v] : launches) out[d] = 2 * upper_median(&v);  // each list holds a sample
+  for (auto& [d, v] : events) out[d] = std::max(out[d], upper_median(&v));
   for (auto& [d, w] : out) w = std::clamp(w, floor, cap);
   return out;
 }

@@ -77,15 +77,13 @@ uint32_t Builder::add_node(int64_t observed, int64_t duration, uint32_t resource
   return static_cast<uint32_t>(g.observed.size() - 1);
 }
 
-namespace {
-
-int64_t median(std::vector<int64_t>* v) {
-  if (v->empty())
-    return INT64_MAX;  // no sample: the observed delay stands (min(observed, typical))
+int64_t upper_median(std::vector<int64_t>* v) {
   auto mid = v->begin() + static_cast<std::ptrdiff_t>(v->size() / 2);
   std::nth_element(v->begin(), mid, v->end());
   return *mid;
 }
+
+namespace {
 
 // The edges by destination (Graph::in_begin; stable: each node's chain or stream edge stays
 // first); `edges` is emptied.
@@ -140,7 +138,7 @@ std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
     if (c.kind == EdgeKind::LaunchCall) launch_calls.push_back(std::max<int64_t>(0, c.slack));
   }
   for (size_t k = 0; k < kKinds; ++k)
-    g.typical[k] = samples[k].empty() ? smallest[k] : median(&samples[k]);
+    g.typical[k] = samples[k].empty() ? smallest[k] : upper_median(&samples[k]);
   const size_t stream = static_cast<size_t>(EdgeKind::Stream);
   if (samples[stream].empty() && g.typical[stream] != INT64_MAX) g.typical[stream] = 0;
   const size_t sync_call = static_cast<size_t>(EdgeKind::SyncCall),
@@ -149,7 +147,7 @@ std::vector<uint8_t> bind(Graph& g, const std::vector<Candidate>& sorted) {
     g.typical[sync_call] = g.typical[sync_wait];
   // A launch into a full queue costs, once a slot is free, what the other launches cost.
   const size_t queue_call = static_cast<size_t>(EdgeKind::QueueCall);
-  if (!launch_calls.empty()) g.typical[queue_call] = median(&launch_calls);
+  if (!launch_calls.empty()) g.typical[queue_call] = upper_median(&launch_calls);
   return binds;
 }
 

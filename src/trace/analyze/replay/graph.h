@@ -161,6 +161,10 @@ struct Graph {
   int64_t observed_end(uint32_t v) const { return observed[v] + duration[v]; }
 };
 
+// The middle of `v` (the upper of the two middle values when their count is even), as the
+// replay takes every typical figure from the trace; reorders v, which must not be empty.
+int64_t upper_median(std::vector<int64_t>* v);
+
 // Builds the graph; the ends of `spans` become host nodes (Graph::span_nodes), clamped out of any
 // call they fall inside. Throws nothing on odd input: edges that would close a cycle are dropped
 // and counted.

@@ -10,11 +10,6 @@ namespace trace::replay {
 
 namespace {
 
-int64_t median(std::vector<int64_t>* v) {
-  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(v->size() / 2), v->end());
-  return (*v)[v->size() / 2];
-}
-
 // A call a graph can hold: it queues GPU work and does not block.
 bool capturable(const Graph& g, uint32_t a) {
   return !g.call_blocking[a] && g.call_gpu_begin[a] < g.call_gpu_begin[a + 1];
@@ -156,7 +151,7 @@ GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
   if (opt.launch_ns >= 0) {
     f.launch_ns = opt.launch_ns, f.launch_from = "as given";
   } else if (!launches.empty()) {
-    f.launch_ns = median(&launches);
+    f.launch_ns = upper_median(&launches);
     f.launch_from = "median of the trace's " + std::to_string(launches.size()) + " graph launches";
   } else {
     f.launch_ns = kGraphLaunch.base_ns, f.launch_per_node_ns = kGraphLaunch.per_node_ns;
@@ -167,11 +162,11 @@ GraphFacts graph_costs(const RecordSet& r, const GraphOptions& opt) {
   if (opt.node_gap_ns >= 0) {
     f.node_gap_ns = opt.node_gap_ns, f.node_gap_from = "as given";
   } else if (!gaps.empty()) {
-    f.node_gap_ns = median(&gaps);
+    f.node_gap_ns = upper_median(&gaps);
     f.node_gap_from = "median of the trace's " + std::to_string(gaps.size()) +
                       " gaps between the kernels of one graph launch";
   } else if (!(queued = back_to_back_gaps(r, graph_corr)).empty()) {
-    f.node_gap_ns = median(&queued);
+    f.node_gap_ns = upper_median(&queued);
     f.node_gap_from = "median of the trace's " + std::to_string(queued.size()) +
                       " gaps between kernels queued back to back on one stream";
   } else if (row && row->graph_kernel_ns) {

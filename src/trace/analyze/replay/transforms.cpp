@@ -115,9 +115,7 @@ Scenario pin_copies(const Graph& g, const RecordSet& r, double gbps, const GpuCo
   }
   f.htod_gbps = rate[0], f.dtoh_gbps = rate[1], f.htod_from = from[0], f.dtoh_from = from[1];
   if (!calls.empty()) {
-    std::nth_element(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(calls.size() / 2),
-                     calls.end());
-    f.call_ns = calls[calls.size() / 2];
+    f.call_ns = upper_median(&calls);
     f.call_from =
         "median of the trace's " + std::to_string(calls.size()) + " non-blocking Async copy calls";
   } else {
