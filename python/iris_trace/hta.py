@@ -44,6 +44,11 @@ KERNEL_COLUMNS = {
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
 
+def _ranks_or_first(ranks):
+    """HTA's default: rank 0 when no rank (or an empty list) is asked for."""
+    return [0] if ranks is None or len(ranks) == 0 else ranks
+
+
 def _numpy_scalar(value_and_dtype):
     value, dtype = value_and_dtype
     return np.dtype(dtype).type(value)
@@ -103,6 +108,14 @@ class TraceAnalysis:
     def _check_rank(self, rank):
         if rank not in self.ranks:
             raise KeyError(f"rank {rank} is not in the traces (ranks: {self.ranks})")
+
+    def _memory_bw_by_rank(self, ranks):
+        """(rank, the C++ bandwidth columns) for each asked rank that has copies or sets."""
+        for rank in _ranks_or_first(ranks):
+            self._check_rank(rank)
+            m = self._traces.memory_bw(rank)
+            if len(m["index"]):
+                yield rank, m
 
     # --- get_temporal_breakdown (breakdown_analysis.py) ------------------------------------
 
@@ -185,10 +198,8 @@ class TraceAnalysis:
     ):
         """Per rank and stream, GPU idle time (us) by host wait, kernel wait and other, as HTA
         0.5.0; with show_idle_interval_stats, the second frame describes the idle intervals."""
-        if ranks is None or len(ranks) == 0:
-            ranks = [0]
         frames, stats = [], []
-        for rank in ranks:
+        for rank in _ranks_or_first(ranks):
             r, s = self._idle_for_rank(
                 rank,
                 streams,
@@ -239,10 +250,8 @@ class TraceAnalysis:
         """describe() of each stream's queue length (launches queued and not yet started), per
         rank and stream, as HTA; None when no rank has a launch. Equal ts fall as numpy's sort
         leaves them on this machine, as in HTA, whose figures depend on it."""
-        if ranks is None or len(ranks) == 0:
-            ranks = [0]
         frames = []
-        for rank in ranks:
+        for rank in _ranks_or_first(ranks):
             self._check_rank(rank)
             q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
             if q["error"] == "AssertionError":
@@ -261,10 +270,8 @@ class TraceAnalysis:
         """{rank: DataFrame} of each stream's queue length at every change (ts, pid, tid of the
         GPU row, stream, queue_length), indexed by the event's place in the file ("index"), as
         HTA; a rank without launches is left out."""
-        if ranks is None or len(ranks) == 0:
-            ranks = [0]
         out = {}
-        for rank in ranks:
+        for rank in _ranks_or_first(ranks):
             self._check_rank(rank)
             q = self._traces.queue(rank, CUDA_MAX_LAUNCH_QUEUE_PER_STREAM, series=True)
             if q["error"] == "AssertionError":
@@ -372,14 +379,8 @@ class TraceAnalysis:
     def get_memory_bw_time_series(self, ranks=None):
         """{rank: DataFrame} of each copy and set kind's bandwidth in use (GB/s) at every change
         (ts, pid, name, memory_bw_gbps), as HTA; a rank without copies or sets is left out."""
-        if ranks is None or len(ranks) == 0:
-            ranks = [0]
         out = {}
-        for rank in ranks:
-            self._check_rank(rank)
-            m = self._traces.memory_bw(rank)
-            if not len(m["index"]):
-                continue
+        for rank, m in self._memory_bw_by_rank(ranks):
             types = m["dtypes"]
             out[rank] = pd.DataFrame(
                 {
@@ -395,14 +396,8 @@ class TraceAnalysis:
     def get_memory_bw_summary(self, ranks=None):
         """describe() of each copy and set kind's bandwidth in use (GB/s, the times it is above
         0), per rank and kind, as HTA; None when no rank has a copy or set."""
-        if ranks is None or len(ranks) == 0:
-            ranks = [0]
         frames = []
-        for rank in ranks:
-            self._check_rank(rank)
-            m = self._traces.memory_bw(rank)
-            if not len(m["index"]):
-                continue
+        for rank, m in self._memory_bw_by_rank(ranks):
             s = m["summary"]
             if not s["name"]:  # every value 0: pandas' describe() of no rows
                 empty = pd.DataFrame(
