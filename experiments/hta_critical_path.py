@@ -1,4 +1,4 @@
-"""Holistic Trace Analysis 0.5.0's critical path on every trace of tests/data/traces/, per
+"""Holistic Trace Analysis' critical path (0.5.0's, or 0.6.1's) on every trace of tests/data/traces/, per
 ProfilerStep (or over the whole trace when it has none), written as data for the replay page
 (analysis/replay_report.py), so that the page shows HTA's figure beside ./attribute --replay's
 without HTA installed.
@@ -32,18 +32,21 @@ import time
 from pathlib import Path
 
 from analysis.atomic_write import open_atomic, write_atomic
-from experiments.hta_reference import HTA_VERSION, load_analyzer, trace_inputs  # same stems
+from experiments.hta_reference import check_hta_version, load_analyzer, trace_inputs  # same stems
 
 REPO = Path(__file__).resolve().parent.parent
 
 OUT = REPO / "results" / "traces"
 CHILD_TIMEOUT_S = 1800
 STEP = "ProfilerStep"
+# Either release runs: 0.5.0 writes hta-critical-path.json (the replay page's), 0.6.1
+# hta-critical-path-0.6.1.json (iris_trace.hta's critical_path_analysis is checked against it).
+RELEASES = ("0.5.0", "0.6.1")
 
 
 def child(files, out_path):
     """Critical path of every ProfilerStep instance (or the whole trace) of every rank."""
-    analyzer = load_analyzer(files, prefix="hta-cp-")
+    analyzer = load_analyzer(files, prefix="hta-cp-", allowed=RELEASES)
     result = {}
     sym = analyzer.t.symbol_table.get_sym_id_map()
     step_ids = [v for k, v in sym.items() if STEP in k]
@@ -116,7 +119,7 @@ def run_one(stem, files, log):
         if rc == 0 and out.exists():
             return json.loads(out.read_text())
         last = [line for line in text.strip().splitlines() if line.strip()][-1:] or ["no output"]
-        return {"error": f"HTA {HTA_VERSION} failed (exit {rc}): {last[0].strip()}"}
+        return {"error": f"HTA failed (exit {rc}): {last[0].strip()}"}
 
 
 def main():
@@ -136,14 +139,16 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     import pandas  # the scratch environment's: the version the critical path ran with
 
+    version = check_hta_version(RELEASES)
     doc = {
-        "hta_version": HTA_VERSION,
+        "hta_version": version,
         "pandas_version": pandas.__version__,
         "made_by": "experiments/hta_critical_path.py",
         "traces": {},
     }
-    log_path = out_dir / "hta-critical-path.log"
-    dest = out_dir / "hta-critical-path.json"
+    suffix = "" if version == "0.5.0" else f"-{version}"
+    log_path = out_dir / f"hta-critical-path{suffix}.log"
+    dest = out_dir / f"hta-critical-path{suffix}.json"
     with open_atomic(log_path) as log:  # renamed after the JSON, as the run's last act
         log.write(f"python {sys.version.split()[0]} at {sys.executable}\n")
         for stem, files in trace_inputs():

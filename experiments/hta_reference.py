@@ -235,11 +235,11 @@ def check_hta_version(allowed=(HTA_VERSION,)):
     return version
 
 
-def load_analyzer(files, prefix="hta-ref-"):
-    """HTA's TraceAnalysis of one trace (one or more rank files), after checking it is HTA_VERSION."""
+def load_analyzer(files, prefix="hta-ref-", allowed=(HTA_VERSION,)):
+    """HTA's TraceAnalysis of one trace (one or more rank files), after checking its release."""
     from hta.trace_analysis import TraceAnalysis
 
-    check_hta_version()
+    check_hta_version(allowed)
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for f in files:
             # HTA takes every *.gz / *.json of the folder and finds each file's rank in it.

@@ -16,6 +16,7 @@
 #include "arrays.h"
 #include "quiet_signals.h"
 #include "trace/analyze/hta_comm.h"
+#include "trace/analyze/hta_critical_path.h"
 #include "trace/analyze/hta_frames.h"
 #include "trace/analyze/hta_idle.h"
 #include "trace/analyze/hta_kernels.h"
@@ -96,6 +97,28 @@ class HtaTraces {
     opt.ns_rounding = ns_rounding;
     opt.version = v05 ? trace::HtaVersion::V0_5 : trace::HtaVersion::V0_6;
     frames_ = trace::hta_frames(ptrs, opt);
+    for (size_t k = 0; k < traces.size(); ++k) paths_[traces[k].rank] = paths[k];
+  }
+
+  // critical_path_analysis(...).summary() of one rank (trace/analyze/hta_critical_path.h): HTA's
+  // bound_by classes and their time (ns) on the path, and the window. The rank's file is read
+  // again with its records: the listing kept for the other calls holds no GPU dependencies.
+  nb::dict critical_path(int64_t rank, const std::string& annotation, int64_t first, int64_t last,
+                         const std::vector<std::string>& data_load_events) const {
+    trace::HtaCriticalPath cp;
+    {
+      nb::gil_scoped_release release;
+      QuietSignals quiet;
+      const trace::ImportedTrace t = trace::import_file(paths_.at(rank));
+      cp = trace::hta_critical_path(t, annotation, first, last, data_load_events);
+    }
+    std::vector<std::string> names;
+    std::vector<uint64_t> ns;
+    for (const auto& [name, n] : cp.by_class) names.push_back(name), ns.push_back(n);
+    nb::dict d;
+    d["bound_by"] = names, d["ns"] = to_numpy(std::move(ns));
+    d["start_ns"] = cp.start_ns, d["end_ns"] = cp.end_ns;
+    return d;
   }
 
   std::vector<int64_t> ranks() const {
@@ -354,6 +377,7 @@ class HtaTraces {
 
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
+  std::map<int64_t, std::string> paths_;  // each rank's file
 };
 
 }  // namespace
@@ -365,6 +389,8 @@ void register_hta(nb::module_& m) {
       .def(nb::init<const std::vector<std::string>&, bool, bool>(), "paths"_a,
            "ns_rounding"_a = true, "v05"_a = false)
       .def_prop_ro("ranks", &HtaTraces::ranks)
+      .def("critical_path", &HtaTraces::critical_path, "rank"_a, "annotation"_a, "first"_a,
+           "last"_a, "data_load_events"_a)
       .def("dtypes", &HtaTraces::dtypes, "rank"_a)
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)

@@ -2,7 +2,7 @@
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
 get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
 get_gpu_kernel_breakdown, get_memory_bw_time_series, get_memory_bw_summary,
-get_comm_comp_overlap and get_profiler_steps, returning what HTA
+get_comm_comp_overlap, get_profiler_steps and critical_path_analysis (its summary), returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -439,3 +439,34 @@ class TraceAnalysis:
         """The step numbers N of the ProfilerStep#N ranges the loaded ranks keep (HTA's step
         filter drops the last), sorted, as HTA."""
         return [np.int64(n) for n in self._traces.profiler_steps()]
+
+    # --- critical_path_analysis (critical_path_analysis.py) --------------------------------
+
+    def critical_path_analysis(self, rank, annotation, instance_id, data_load_events=None):
+        """(CriticalPath, True) as HTA's (CPGraph, success): the path of the instance(s) of the
+        host events named with `annotation` (instance_id: one index, or an inclusive (start,
+        end); None: the first; annotation "": the whole trace), whose summary() is HTA's
+        bound_by shares. None when no event is so named, as HTA. Its path is the diagnosis'
+        (each instant to what holds the step up), not HTA's longest path through its graph:
+        docs/python.md gives how far the two shares differ on real traces."""
+        self._check_rank(rank)
+        if instance_id is None:
+            first = last = 0
+        elif isinstance(instance_id, tuple):
+            first, last = instance_id
+        else:
+            first = last = int(instance_id)
+        try:
+            figures = self._traces.critical_path(
+                rank, annotation, first, last, list(data_load_events or [])
+            )
+        except ValueError as e:
+            if "no host event's name contains" not in str(e):
+                raise
+            import logging
+
+            logging.getLogger("iris_trace").error(str(e))
+            return None
+        from ._critical_path import CriticalPath
+
+        return CriticalPath(rank, annotation, figures), True

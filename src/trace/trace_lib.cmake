@@ -62,6 +62,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/range_queue.cpp
   ${_t}/analyze/step_report.cpp
   ${_t}/analyze/step_bounds.cpp
+  ${_t}/analyze/hta_critical_path.cpp
   ${_t}/analyze/diagnosis.cpp
   ${_t}/analyze/steps_from_ranges.cpp
   ${_t}/analyze/hta_breakdown.cpp
