@@ -131,3 +131,61 @@ def test_queue_overlap_and_steps_as_hta_gave_them():
         # 656.679959 with AVX-512 here): the count and the max do not.
         assert q.loc[(0, 7), ("queue_length", "count")] == 9680
         assert q.loc[(0, 7), ("queue_length", "max")] == 946
+
+
+def test_stragglers_as_hta_gave_them():
+    """get_potential_stragglers as HTA 0.5.0 and 0.6.1 answered live (test_hta_live.py), kept
+    for runs without HTA: the two ranks' list, and HTA's errors."""
+    from iris_trace.hta import TraceAnalysis
+
+    for version in ("0.6.1", "0.5.0"):
+        a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"), hta_version=version)
+        assert a.get_potential_stragglers() == [0, 1]
+        assert a.get_potential_stragglers(num_candidates=1) == [1]
+        assert a.get_potential_stragglers(profiler_steps=[551, 7]) == [0, 1]
+        with pytest.raises(IndexError, match="num_candidates=3"):
+            a.get_potential_stragglers(num_candidates=3)
+        with pytest.raises(ValueError, match="profiler_steps=\\[1\\]"):
+            a.get_potential_stragglers(profiler_steps=[1])
+        graphs = DATA / "traces" / "a100-cuda-graphs-6streams.json.gz"
+        one = TraceAnalysis(trace_dir=str(graphs), hta_version=version)
+        with pytest.raises(ValueError):  # one rank: no spread across ranks
+            one.get_potential_stragglers()
+
+
+def test_stragglers_symbol_ids_number_ranks_in_order():
+    """HTA numbers each rank's new names after every symbol of the ranks before it, whatever
+    order its sets leave within a rank."""
+    from iris_trace.hta import _hta_symbol_ids
+
+    ids = _hta_symbol_ids(
+        [
+            (["kernel"], ["ncclKernel_B", "gemm"], -1),
+            (["kernel"], ["ncclKernel_A", "ncclKernel_B"], 0),
+        ]
+    )
+    assert set(ids) == {"ncclKernel_A", "ncclKernel_B"}
+    assert ids["ncclKernel_B"] < ids["ncclKernel_A"] == 3
+
+
+def test_stragglers_visualize_with_plotly_or_a_hint(monkeypatch, capsys):
+    import sys
+    import types
+
+    from iris_trace.hta import TraceAnalysis
+
+    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"))
+    monkeypatch.setitem(sys.modules, "plotly", None)  # not installed: import fails
+    monkeypatch.setitem(sys.modules, "plotly.express", None)
+    assert a.get_potential_stragglers(visualize=True) == [0, 1]
+    assert "pip install plotly" in capsys.readouterr().out
+    shown = []
+    express = types.ModuleType("plotly.express")
+    express.bar = lambda df, **kw: types.SimpleNamespace(show=lambda: shown.append((df, kw)))
+    plotly = types.ModuleType("plotly")
+    plotly.express = express
+    monkeypatch.setitem(sys.modules, "plotly", plotly)
+    monkeypatch.setitem(sys.modules, "plotly.express", express)
+    assert a.get_potential_stragglers(visualize=True) == [0, 1]
+    df, kw = shown[0]
+    assert df["rank"].tolist() == [0, 1] and kw["title"] == "Potential Stragglers"
