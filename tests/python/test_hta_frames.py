@@ -4,6 +4,7 @@ compared with pandas.testing.assert_frame_equal against HTA's frames for every c
 HTA), and, when HTA_PYTHON names a Python with HTA 0.5.0, against HTA run now (both releases,
 every call, every real trace: test_hta_live.py)."""
 
+import json
 import os
 import pickle
 import subprocess
@@ -189,3 +190,47 @@ def test_stragglers_visualize_with_plotly_or_a_hint(monkeypatch, capsys):
     assert a.get_potential_stragglers(visualize=True) == [0, 1]
     df, kw = shown[0]
     assert df["rank"].tolist() == [0, 1] and kw["title"] == "Potential Stragglers"
+
+
+def _tied_kernels(folder):
+    """Three ranks, three steps, two ncclKernels on stream 7 lasting 20 us everywhere (no
+    spread: a tie in HTA's pick): A starts late on rank 2, B on rank 0."""
+    late = {"ncclKernel_A": [0, 0, 9], "ncclKernel_B": [9, 0, 0]}
+    for rank in range(3):
+        events, corr = [], 0
+        for s in range(3):
+            events.append(
+                {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s + 1}"}
+                | {"pid": 1, "tid": 1, "ts": 100 * s, "dur": 100}
+            )
+            for k, (name, delay) in enumerate(late.items()):
+                corr += 1
+                host = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1}
+                events.append(host | {"tid": 1, "ts": 100 * s + 10 + k, "dur": 1})
+                events[-1]["args"] = {"correlation": corr}
+                ts = 100 * s + 20 + 30 * k + delay[rank]
+                events.append(
+                    {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts}
+                    | {"dur": 20, "args": {"stream": 7, "correlation": corr}}
+                )
+        doc = {"distributedInfo": {"rank": rank}, "traceEvents": events}
+        (folder / f"rank-{rank}.json").write_text(json.dumps(doc))
+
+
+def test_stragglers_tie_falls_as_htas_symbol_table_under_the_hash_seed(tmp_path):
+    """HTA picks between equal kernels by its symbol ids, which follow Python's string hashing:
+    HTA 0.5.0 and 0.6.1 answered [0] under PYTHONHASHSEED 0, 1 and 7, [2] under 2 to 6."""
+    _tied_kernels(tmp_path)
+    code = (
+        "from iris_trace.hta import TraceAnalysis; import sys; "
+        "print(TraceAnalysis(trace_dir=sys.argv[1]).get_potential_stragglers(num_candidates=1))"
+    )
+    for seed, expected in (("0", "[0]"), ("2", "[2]"), ("7", "[0]")):
+        p = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert p.stdout.strip() == expected, seed
