@@ -162,7 +162,7 @@ def test_stragglers_symbol_ids_number_ranks_in_order():
     ids = _hta_symbol_ids(
         [
             (["kernel"], ["ncclKernel_B", "gemm"], -1),
-            (["kernel"], ["ncclKernel_A", "ncclKernel_B"], 0),
+            (["kernel"], ["ncclKernel_A", "ncclKernel_B"], -1),
         ]
     )
     assert set(ids) == {"ncclKernel_A", "ncclKernel_B"}
