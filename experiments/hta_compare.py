@@ -43,8 +43,8 @@ def _frame_pairs(call, rv, ov):
         return [(f"{call} rank {r}", rv[r], ov[r]) for r in sorted(rv)]
     if call.startswith("kernels"):  # (kernel_type_df, kernel_df)
         return [(f"{call} types", rv[0], ov[0]), (f"{call} kernels", rv[1], ov[1])]
-    if call == "steps":  # a list of numbers, not a frame
-        return [] if list(rv) == list(ov) else f"steps: HTA {list(rv)}, ours {list(ov)}"
+    if call == "steps" or call.startswith("stragglers"):  # a list of numbers, not a frame
+        return [] if list(rv) == list(ov) else f"{call}: HTA {list(rv)}, ours {list(ov)}"
     if rv is None or ov is None:
         return [] if rv is None and ov is None else f"{call}: HTA {rv is None}, ours {ov is None}"
     return [(call, rv, ov)]

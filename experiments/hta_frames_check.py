@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from experiments import hta_compare
-from experiments.hta_frames_reference import stem
+from experiments.hta_frames_reference import pin_hash_seed, stem
 
 
 def main():
@@ -22,6 +22,7 @@ def main():
     ap.add_argument("--ref", required=True)
     ap.add_argument("traces", nargs="+")
     args = ap.parse_args()
+    pin_hash_seed(__spec__.name)
     from iris_trace.hta import TraceAnalysis
 
     bad = 0

@@ -2,7 +2,8 @@
 (get_temporal_breakdown, get_idle_time_breakdown with its interval statistics,
 get_cuda_kernel_launch_stats, get_queue_length_summary, get_comm_comp_overlap,
 get_profiler_steps, and EXTRA_CALLS: get_queue_length_time_series,
-get_time_spent_blocked_on_full_queue, get_gpu_kernel_breakdown), on every Kineto trace of tests/data/traces, pickled for
+get_time_spent_blocked_on_full_queue, get_gpu_kernel_breakdown, get_memory_bw_*,
+get_potential_stragglers), on every Kineto trace of tests/data/traces, pickled for
 tests/python/test_hta_frames.py (tests/data/hta_frames/<stem>.pkl, HTA 0.5.0's) and
 tests/python/test_hta_live.py (HTA run now); each pickle names the release.
 
@@ -82,7 +83,25 @@ EXTRA_CALLS = {
     ),
     "memory_bw_series": lambda a, ranks: a.get_memory_bw_time_series(ranks=ranks),
     "memory_bw": lambda a, ranks: a.get_memory_bw_summary(ranks=ranks),
+    "stragglers": lambda a, ranks: a.get_potential_stragglers(),
+    "stragglers_1": lambda a, ranks: a.get_potential_stragglers(num_candidates=1),
+    "stragglers_3": lambda a, ranks: a.get_potential_stragglers(num_candidates=3),
+    "stragglers_first_step": lambda a, ranks: a.get_potential_stragglers(
+        profiler_steps=a.get_profiler_steps()[:1]
+    ),
+    "stragglers_no_step": lambda a, ranks: a.get_potential_stragglers(profiler_steps=[-5]),
 }
+# HTA numbers names in the iteration order of Python sets (its symbol table), which hangs on
+# string hashing: the reference and the check run under one PYTHONHASHSEED so that where the
+# stragglers' pick has equal candidates, both pick alike.
+HASH_SEED = "0"
+
+
+def pin_hash_seed(module):
+    """Re-runs `python -m module` under PYTHONHASHSEED=HASH_SEED unless a seed is set."""
+    if "PYTHONHASHSEED" not in os.environ:
+        env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
+        os.execve(sys.executable, [sys.executable, "-m", module, *sys.argv[1:]], env)
 
 
 def frames_of(trace_dir):
@@ -93,6 +112,7 @@ def frames_of(trace_dir):
     ranks = sorted(a.t.traces)
     return {
         "hta_version": hta_version(),
+        "hash_seed": os.environ.get("PYTHONHASHSEED"),
         "ranks": ranks,
         "queue": call(lambda: a.get_queue_length_summary(ranks=ranks)),
         "overlap": call(lambda: a.get_comm_comp_overlap(visualize=False)),
@@ -130,6 +150,7 @@ def main():
     if args.child:
         child(*args.child)
         return
+    pin_hash_seed(__spec__.name)
     os.environ.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,11 @@ src/trace/analyze/hta_breakdown.h meets its edge cases:
 - with ties=True (--ties), the equal timestamps real traces have: launches at the start or the
   end of work already queued on a stream, and kernels on several streams ending together. The
   ties draw from their own generator, so a seed without them is the trace it always was.
+- with stragglers=True (--stragglers), what HTA's get_potential_stragglers needs to get past
+  its errors: two to four ranks, two to five steps, and in each step one or two launches of
+  long ncclKernel kernels on streams > 0, the same plan on every rank (durations equal across
+  ranks or not, so that the pick among kernels meets ties), each rank launching late by its
+  own draw. Its own generator too: a seed without it is unchanged.
 
     python3 -m experiments.hta_trace_gen --seed 7 --out /tmp/t7     # writes /tmp/t7/rank-*.json
 """
@@ -331,17 +336,54 @@ class Rank:
                 self.t += self.rng.choice([100, 1000, 29500, 30500, 60000])  # host work, no calls
 
 
-def make_rank(rng, rank, ts_style, n_steps, step_cat, ties=None):
+# The communication kernels of --stragglers: names HTA's straggler analysis counts (ncclKernel*).
+COMM_NAMES = [
+    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+    "ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+]
+
+
+def comm_plan(srng, n_steps):
+    """Per step, the (name, stream, duration ns) of each communication launch, for every rank."""
+    return [
+        [
+            (srng.choice(COMM_NAMES), srng.choice([7, 21]), srng.randint(20, 120) * 1000)
+            for _ in range(srng.randint(1, 2))
+        ]
+        for _ in range(max(n_steps, 1))
+    ]
+
+
+def comm_launches(r, srng, launches):
+    """One step's communication launches on rank r: late by the rank's own draw, each kernel
+    as long as planned or a little off."""
+    for name, stream, dur in launches:
+        r.t += srng.choice([0, 0, 1000, 5000, 20000])
+        corr = r.next_corr()
+        r.call("cudaLaunchKernel", 2000, corr)
+        r.free.setdefault(stream, r.t), r.last.setdefault(stream, r.t)
+        start = r.place(stream, r.t + 2000)
+        d = dur if srng.random() < 0.5 else dur + srng.randint(-3, 3) * 1000
+        r.gpu("kernel", name, stream, start, d, corr)
+        r.free[stream] = max(r.free[stream], start + d)
+        r.t += 2500
+
+
+def make_rank(rng, rank, ts_style, n_steps, step_cat, ties=None, strag=None):
     base_us = rng.choice([0, 10, 1000, 1707417525512000, 4203669604595])
+    if strag:  # the ranks of one job: one clock, the same step numbers
+        base_us = strag[2]
     base_ns = base_us * 1000 + (0 if ts_style == "int" else rng.choice([0, 407, 999, 600]))
     streams = rng.sample([7, 13, 20, 0, 3], rng.choice([1, 1, 2, 3]))
     r = Rank(rng, rank, ts_style, base_ns, streams, ties)
     r.t += rng.randint(0, 50) * 1000
     steps = max(n_steps, 1)
-    first_step = rng.randint(1, 30)
+    first_step = rng.randint(1, 30) if not strag else strag[3]
     for i in range(steps):
         start = r.t
         r.step_body(rng.randint(1, 7))
+        if strag:
+            comm_launches(r, strag[0], strag[1][i])
         r.t += rng.choice([0, 1000])
         if n_steps:
             r.add(
@@ -460,14 +502,20 @@ def _unused_events(rng, r, first_ts):
     return out
 
 
-def generate(seed, ties=False):
-    """{file name: trace document} for one seed (ties: see the module's docstring)."""
+def generate(seed, ties=False, stragglers=False):
+    """{file name: trace document} for one seed (ties, stragglers: see the module's docstring)."""
     rng = random.Random(seed)
     tie_rng = random.Random(seed * 7919 + 1) if ties else None
     n_ranks = rng.choice([1, 1, 1, 1, 2, 3])
     ts_style = rng.choice(["int", "int", "ns", "ns", "fine"])
     n_steps = rng.choice([0, 1, 2, 3, 4, 2])
     step_cat = rng.choice(["cpu_op", "user_annotation"])
+    strag = None
+    if stragglers:
+        srng = random.Random(seed * 104729 + 5)
+        n_ranks, n_steps = srng.randint(2, 4), srng.randint(2, 5)
+        base_us, first_step = srng.choice([0, 1000, 1707417525512000]), srng.randint(1, 30)
+        strag = (srng, comm_plan(srng, n_steps), base_us, first_step)
     files = {}
     for rank in range(n_ranks):
         style = ts_style if rng.random() < 0.8 else rng.choice(["int", "ns"])
@@ -478,6 +526,7 @@ def generate(seed, ties=False):
             n_steps if rng.random() < 0.9 else rng.choice([0, 1]),
             step_cat,
             tie_rng,
+            strag,
         )
         events = r.events
         first_ts = min(e["ts"] for e in events) if events else 0
@@ -518,8 +567,11 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--out", required=True, help="folder for rank-N.json")
     ap.add_argument("--ties", action="store_true", help="make the ties real traces have")
+    ap.add_argument(
+        "--stragglers", action="store_true", help="several ranks and steps, long ncclKernels"
+    )
     a = ap.parse_args()
-    write(generate(a.seed, a.ties), a.out)
+    write(generate(a.seed, a.ties, a.stragglers), a.out)
 
 
 if __name__ == "__main__":

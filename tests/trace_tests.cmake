@@ -11,6 +11,7 @@ add_executable(trace_tests
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_breakdown.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_critical_path.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_numeric.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_straggler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_diagnosis.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_hta_records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpp/trace/test_roundtrip.cpp

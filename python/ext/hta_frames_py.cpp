@@ -1,5 +1,6 @@
 #include "hta_frames_py.h"
 
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -23,6 +24,7 @@
 #include "trace/analyze/hta_launch.h"
 #include "trace/analyze/hta_memory.h"
 #include "trace/analyze/hta_queue.h"
+#include "trace/analyze/hta_straggler.h"
 #include "trace/analyze/hta_temporal.h"
 #include "trace/import/trace_file.h"
 
@@ -375,6 +377,32 @@ class HtaTraces {
     return {steps.begin(), steps.end()};
   }
 
+  // What HTA's symbol table numbers names from: per rank with rows, ascending, its categories,
+  // its names (first appearance) and where a missing name first comes (-1: none).
+  nb::list symbol_lists() const {
+    nb::list out;
+    for (const auto& [r, f] : frames_)
+      if (f.has_rows)
+        out.append(nb::make_tuple(f.symbol_cats, f.symbol_names, f.symbol_name_missing_at));
+    return out;
+  }
+
+  // get_potential_stragglers' counts per rank, or HTA's error; the metric HTA plots.
+  nb::dict stragglers(const std::vector<int64_t>& steps, int64_t num_candidates,
+                      const std::map<std::string, int64_t>& name_ids) const {
+    trace::HtaStragglers s =
+        trace::hta_potential_stragglers(frames_, steps, num_candidates, name_ids);
+    nb::dict d;
+    d["error_type"] = s.error_type, d["error"] = s.error;
+    d["ranks"] = to_numpy(std::move(s.ranks)), d["counts"] = to_numpy(std::move(s.counts));
+    d["metric_rank"] = to_numpy(std::move(s.metric_rank));
+    d["metric_iteration"] = to_numpy(std::move(s.metric_iteration));
+    d["metric"] = to_numpy(std::move(s.metric));
+    d["is_straggler"] = std::vector<bool>(s.is_straggler.begin(), s.is_straggler.end());
+    d["stream"] = s.stream, d["name"] = s.name, d["mean_iter_time"] = s.mean_iter_time;
+    return d;
+  }
+
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
   std::map<int64_t, std::string> paths_;  // each rank's file
@@ -402,7 +430,9 @@ void register_hta(nb::module_& m) {
            "include_memory_kernels"_a)
       .def("memory_bw", &HtaTraces::memory_bw, "rank"_a)
       .def("comm_comp_overlap", &HtaTraces::comm_comp_overlap)
-      .def("profiler_steps", &HtaTraces::profiler_steps);
+      .def("profiler_steps", &HtaTraces::profiler_steps)
+      .def("symbol_lists", &HtaTraces::symbol_lists)
+      .def("stragglers", &HtaTraces::stragglers, "steps"_a, "num_candidates"_a, "name_ids"_a);
 }
 
 }  // namespace pyiris

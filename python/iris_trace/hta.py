@@ -2,7 +2,8 @@
 get_temporal_breakdown, get_idle_time_breakdown, get_cuda_kernel_launch_stats,
 get_queue_length_summary, get_queue_length_time_series, get_time_spent_blocked_on_full_queue,
 get_gpu_kernel_breakdown, get_memory_bw_time_series, get_memory_bw_summary,
-get_comm_comp_overlap, get_profiler_steps and critical_path_analysis (its summary), returning what HTA
+get_comm_comp_overlap, get_profiler_steps, get_potential_stragglers and critical_path_analysis
+(its summary), returning what HTA
 returns (columns, dtypes, index, values) by the rules of HTA 0.6.1 (traceinsight, the default)
 or 0.5.0 (hta_version=), so that a notebook switches by changing its import:
 
@@ -42,6 +43,31 @@ KERNEL_COLUMNS = {
 }
 # HTA's default max_queue_length (configs/config.py).
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
+
+
+def _hta_symbol_ids(per_rank):
+    """HTA's symbol ids: its parse makes each rank's table from set(cats) | set(names) in the
+    set's iteration order, which hangs on Python's string hashing (PYTHONHASHSEED), and
+    numbers the ranks' tables in rank order, first come first. Built with the same set
+    operations here, so that equal figures fall to the same name as in HTA under the same
+    seed."""
+    ids = {}
+    for cats, names, missing_at in per_rank:
+        names = list(names)
+        if missing_at >= 0:
+            names.insert(missing_at, float("nan"))  # pandas' NaN for a row without a name
+        for s in set(cats).union(set(names)):
+            if s not in ids:
+                ids[s] = len(ids)
+    return {s: i for s, i in ids.items() if isinstance(s, str) and s.startswith("ncclKernel")}
+
+
+# The errors HTA's get_potential_stragglers raises, by the name the C++ side gives.
+STRAGGLER_ERRORS = {
+    "ValueError": ValueError,
+    "IndexError": IndexError,
+    "ZeroDivisionError": ZeroDivisionError,
+}
 
 
 def _ranks_or_first(ranks):
@@ -439,6 +465,39 @@ class TraceAnalysis:
         """The step numbers N of the ProfilerStep#N ranges the loaded ranks keep (HTA's step
         filter drops the last), sorted, as HTA."""
         return [np.int64(n) for n in self._traces.profiler_steps()]
+
+    # --- get_potential_stragglers (straggler_analysis.py, straggler.py) --------------------
+
+    def get_potential_stragglers(self, profiler_steps=None, num_candidates=2, visualize=False):
+        """The ranks most often late to start the communication kernel whose duration varies
+        most across ranks, at most num_candidates, as HTA (trace/analyze/hta_straggler.h).
+        Raises where HTA does: ValueError for profiler_steps none of which is a step, for no
+        long ncclKernel in a step > 0 and for one rank; IndexError where an iteration has
+        fewer ranks with the kernel than num_candidates. visualize draws HTA's bar chart of
+        each rank's start with plotly when it is installed."""
+        num_candidates = max(int(num_candidates), 1)
+        available = self.get_profiler_steps()
+        if profiler_steps is None:
+            valid = available
+        else:
+            valid = [i for i in profiler_steps if i in available]
+        if len(valid) == 0:
+            raise ValueError(
+                f"invalid value for argument: profiler_steps={profiler_steps}; "
+                f"available profiler steps={available}"
+            )
+        ids = _hta_symbol_ids(self._traces.symbol_lists())
+        s = self._traces.stragglers([int(i) for i in valid], num_candidates, ids)
+        if s["error_type"]:
+            raise STRAGGLER_ERRORS[s["error_type"]](s["error"])
+        if visualize:
+            from . import plots
+
+            plots.stragglers(s)
+        # HTA's Series of counts sorted as HTA sorts it: equal counts fall as numpy's sort
+        # leaves them on this machine.
+        counts = pd.Series(s["counts"], index=pd.Index(s["ranks"], name="rank"))
+        return counts.sort_values(ascending=False)[:num_candidates].index.tolist()
 
     # --- critical_path_analysis (critical_path_analysis.py) --------------------------------
 

@@ -1,5 +1,6 @@
 """visualize=True for iris_trace.hta: the charts HTA draws with plotly, drawn with matplotlib
-(an optional dependency: pip install 'iris-trace[plot]')."""
+(an optional dependency: pip install 'iris-trace[plot]'); the stragglers' chart with plotly
+itself where it is installed."""
 
 
 def _plt():
@@ -61,3 +62,36 @@ def kernel_breakdown(kernel_type_df):
     ax.set_title("Kernel Type Percentage Across All Ranks")
     ax.set_ylabel("")
     plt.show()
+
+
+def stragglers(s):
+    """HTA's "Potential Stragglers" bar chart, with plotly as HTA draws it: each rank's start of
+    the picked kernel (one panel per iteration), stragglers red."""
+    try:
+        import plotly.express as px
+    except ImportError:
+        print("visualize=True draws the stragglers with plotly: pip install plotly")
+        return
+    import pandas as pd
+
+    metric = pd.DataFrame(
+        {
+            "rank": s["metric_rank"],
+            "iteration": s["metric_iteration"],
+            "normalized_start_time": s["metric"],
+            "is_straggler": ["Yes" if x else "No" for x in s["is_straggler"]],
+        }
+    )
+    n_iterations = metric["iteration"].nunique()
+    fig = px.bar(
+        metric,
+        x="rank",
+        y="normalized_start_time",
+        facet_col="iteration" if n_iterations > 1 else None,
+        color="is_straggler",
+        color_discrete_map={"Yes": "red", "No": "blue"},
+        hover_data=["rank", "iteration", "normalized_start_time"],
+        width=300 * n_iterations,
+        title="Potential Stragglers",
+    )
+    fig.show()

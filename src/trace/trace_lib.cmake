@@ -75,6 +75,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/hta_numeric.cpp
   ${_t}/analyze/hta_queue.cpp
   ${_t}/analyze/hta_rows.cpp
+  ${_t}/analyze/hta_straggler.cpp
   ${_t}/analyze/hta_temporal.cpp
   ${_t}/analyze/replay/measured_steps.cpp
   ${_t}/analyze/replay/graph.cpp
@@ -128,6 +129,7 @@ target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 set_source_files_properties(
   ${_t}/analyze/hta_comm.cpp ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp
   ${_t}/analyze/hta_launch.cpp ${_t}/analyze/hta_numeric.cpp ${_t}/analyze/hta_queue.cpp ${_t}/analyze/hta_temporal.cpp
+  ${_t}/analyze/hta_straggler.cpp
   PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 set_target_properties(iris_trace PROPERTIES POSITION_INDEPENDENT_CODE ON)
 

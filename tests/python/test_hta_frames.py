@@ -4,6 +4,7 @@ compared with pandas.testing.assert_frame_equal against HTA's frames for every c
 HTA), and, when HTA_PYTHON names a Python with HTA 0.5.0, against HTA run now (both releases,
 every call, every real trace: test_hta_live.py)."""
 
+import json
 import os
 import pickle
 import subprocess
@@ -131,3 +132,105 @@ def test_queue_overlap_and_steps_as_hta_gave_them():
         # 656.679959 with AVX-512 here): the count and the max do not.
         assert q.loc[(0, 7), ("queue_length", "count")] == 9680
         assert q.loc[(0, 7), ("queue_length", "max")] == 946
+
+
+def test_stragglers_as_hta_gave_them():
+    """get_potential_stragglers as HTA 0.5.0 and 0.6.1 answered live (test_hta_live.py), kept
+    for runs without HTA: the two ranks' list, and HTA's errors."""
+    from iris_trace.hta import TraceAnalysis
+
+    for version in ("0.6.1", "0.5.0"):
+        a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"), hta_version=version)
+        assert a.get_potential_stragglers() == [0, 1]
+        assert a.get_potential_stragglers(num_candidates=1) == [1]
+        assert a.get_potential_stragglers(profiler_steps=[551, 7]) == [0, 1]
+        with pytest.raises(IndexError, match="num_candidates=3"):
+            a.get_potential_stragglers(num_candidates=3)
+        with pytest.raises(ValueError, match="profiler_steps=\\[1\\]"):
+            a.get_potential_stragglers(profiler_steps=[1])
+        graphs = DATA / "traces" / "a100-cuda-graphs-6streams.json.gz"
+        one = TraceAnalysis(trace_dir=str(graphs), hta_version=version)
+        with pytest.raises(ValueError):  # one rank: no spread across ranks
+            one.get_potential_stragglers()
+
+
+def test_stragglers_symbol_ids_number_ranks_in_order():
+    """HTA numbers each rank's new names after every symbol of the ranks before it, whatever
+    order its sets leave within a rank."""
+    from iris_trace.hta import _hta_symbol_ids
+
+    ids = _hta_symbol_ids(
+        [
+            (["kernel"], ["ncclKernel_B", "gemm"], -1),
+            (["kernel"], ["ncclKernel_A", "ncclKernel_B"], -1),
+        ]
+    )
+    assert set(ids) == {"ncclKernel_A", "ncclKernel_B"}
+    assert ids["ncclKernel_B"] < ids["ncclKernel_A"] == 3
+
+
+def test_stragglers_visualize_with_plotly_or_a_hint(monkeypatch, capsys):
+    import sys
+    import types
+
+    from iris_trace.hta import TraceAnalysis
+
+    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"))
+    monkeypatch.setitem(sys.modules, "plotly", None)  # not installed: import fails
+    monkeypatch.setitem(sys.modules, "plotly.express", None)
+    assert a.get_potential_stragglers(visualize=True) == [0, 1]
+    assert "pip install plotly" in capsys.readouterr().out
+    shown = []
+    express = types.ModuleType("plotly.express")
+    express.bar = lambda df, **kw: types.SimpleNamespace(show=lambda: shown.append((df, kw)))
+    plotly = types.ModuleType("plotly")
+    plotly.express = express
+    monkeypatch.setitem(sys.modules, "plotly", plotly)
+    monkeypatch.setitem(sys.modules, "plotly.express", express)
+    assert a.get_potential_stragglers(visualize=True) == [0, 1]
+    df, kw = shown[0]
+    assert df["rank"].tolist() == [0, 1] and kw["title"] == "Potential Stragglers"
+
+
+def _tied_kernels(folder):
+    """Three ranks, three steps, two ncclKernels on stream 7 lasting 20 us everywhere (no
+    spread: a tie in HTA's pick): A starts late on rank 2, B on rank 0."""
+    late = {"ncclKernel_A": [0, 0, 9], "ncclKernel_B": [9, 0, 0]}
+    for rank in range(3):
+        events, corr = [], 0
+        for s in range(3):
+            events.append(
+                {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s + 1}"}
+                | {"pid": 1, "tid": 1, "ts": 100 * s, "dur": 100}
+            )
+            for k, (name, delay) in enumerate(late.items()):
+                corr += 1
+                host = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1}
+                events.append(host | {"tid": 1, "ts": 100 * s + 10 + k, "dur": 1})
+                events[-1]["args"] = {"correlation": corr}
+                ts = 100 * s + 20 + 30 * k + delay[rank]
+                events.append(
+                    {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts}
+                    | {"dur": 20, "args": {"stream": 7, "correlation": corr}}
+                )
+        doc = {"distributedInfo": {"rank": rank}, "traceEvents": events}
+        (folder / f"rank-{rank}.json").write_text(json.dumps(doc))
+
+
+def test_stragglers_tie_falls_as_htas_symbol_table_under_the_hash_seed(tmp_path):
+    """HTA picks between equal kernels by its symbol ids, which follow Python's string hashing:
+    HTA 0.5.0 and 0.6.1 answered [0] under PYTHONHASHSEED 0, 1 and 7, [2] under 2 to 6."""
+    _tied_kernels(tmp_path)
+    code = (
+        "from iris_trace.hta import TraceAnalysis; import sys; "
+        "print(TraceAnalysis(trace_dir=sys.argv[1]).get_potential_stragglers(num_candidates=1))"
+    )
+    for seed, expected in (("0", "[0]"), ("2", "[2]"), ("7", "[0]")):
+        p = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert p.stdout.strip() == expected, seed

@@ -20,7 +20,42 @@ struct Row {
   double ts, dur;      // after round_down_time_stamps and _align_all_ranks
   bool gpu;            // trace_filter.py, _filter_gpu_kernels_with_cuda_sync
   int64_t index_corr;  // trace.py, transform_correlation_to_index
+  int64_t iteration;   // trace.py, add_iteration (kHtaNoIteration: NaN)
 };
+
+// trace.py, add_iteration's host rule, on the rank's own times (it runs at parse, before the
+// alignment): the last step row in file order whose [ts, ts + dur) holds the row's ts, else -1.
+// A step name without a number makes HTA's parse raise; such a row is no step here.
+void set_host_iterations(std::vector<Row>& rows, HtaVersion v) {
+  std::vector<const Row*> steps;
+  for (const Row& r : rows)
+    if ((r.e->flags & HtaEvent::kStepPrefixName) && r.e->step_iter >= 0) steps.push_back(&r);
+  for (Row& r : rows) {
+    r.iteration = kHtaNoIteration;
+    const bool cpu_op_on_0 = v == HtaVersion::V0_6 && r.e->stream == 0 &&
+                             (r.e->flags & HtaEvent::kCpuOpCat);  // 0.6.1's triton rule
+    if (r.e->stream >= 0 && !cpu_op_on_0) continue;
+    r.iteration = -1;
+    for (auto s = steps.rbegin(); s != steps.rend(); ++s)
+      if ((*s)->ts <= r.ts && r.ts < (*s)->ts + (*s)->dur) {
+        r.iteration = (*s)->e->step_iter;
+        break;
+      }
+  }
+}
+
+// add_iteration's GPU rule: a row on stream > 0 takes its host row's iteration (index_correlation
+// > 0), else -1. The host row is on stream < 0, whose iteration is already set.
+void set_gpu_iterations(std::vector<Row>& rows) {
+  KeyedValues<int64_t> by_index(
+      [&](auto visit) {
+        for (const Row& r : rows) visit(r.e->index);
+      },
+      kHtaNoIteration);
+  for (const Row& r : rows) by_index[r.e->index] = r.iteration;
+  for (Row& r : rows)
+    if (r.e->stream > 0) r.iteration = r.index_corr > 0 ? by_index.get(r.index_corr) : -1;
+}
 
 // A rank's column types: 0 for float64, else the width in bits of the integer type HTA keeps.
 // trace_parser.py, _compress_df, downcasts every integer column to the smallest of int8,
@@ -49,6 +84,7 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps, 
     const int64_t partner = (r.gpu ? last_cpu : last_gpu).get(r.e->correlation);
     if (partner != kNoRow) r.index_corr = partner;
   }
+  set_gpu_iterations(rows);
 
   // trace.py, Trace._filter_irrelevant_gpu_kernels (include_last_profiler_step=False): CPU rows
   // before the last ProfilerStep's start; GPU rows inner-merged on correlation with them (one
@@ -109,6 +145,32 @@ void set_column_bits(const HtaEvents& events, HtaFrame* f) {
   f->index_bits = downcast_bits(i_lo, i_hi);
   f->pid_bits = id_bits(events.pid_kinds, events, &HtaEvent::pid);
   f->tid_bits = id_bits(events.tid_kinds, events, &HtaEvent::tid);
+}
+
+// What get_potential_stragglers reads of a loaded frame: the GPU rows' iterations (in gpu_*'s
+// order), each iteration's first start and last end, and the symbols HTA numbers names by.
+void set_iteration_rows(const HtaEvents& events, const std::vector<const Row*>& df, HtaFrame* f) {
+  constexpr int kBits[4] = {8, 16, 32, 64};
+  std::map<int64_t, HtaIterationSpan> spans;
+  const int own = f->end_bits();
+  for (const Row* r : df) {
+    if (r->e->stream != -1) f->gpu_iteration.push_back(r->iteration);
+    if (r->iteration < 0) continue;  // NaN or -1: no step selects it
+    HtaIterationSpan& s = spans[r->iteration];
+    s.iteration = r->iteration;
+    if (!std::isnan(r->ts)) s.min_ts = std::isnan(s.min_ts) ? r->ts : std::min(s.min_ts, r->ts);
+    for (int k = 0; k < 4; ++k) {
+      if (own && kBits[k] < own) continue;  // a concatenation is never narrower than a rank
+      bool wrapped = false;
+      const double end = column_op(r->ts, r->dur, own ? kBits[k] : 0, &wrapped);
+      if (!std::isnan(end))
+        s.max_end[k] = std::isnan(s.max_end[k]) ? end : std::max(s.max_end[k], end);
+    }
+  }
+  for (const auto& [it, s] : spans) f->iteration_spans.push_back(s);
+  for (uint32_t c : events.cat_order) f->symbol_cats.push_back(events.strings()[c]);
+  for (uint32_t n : events.name_order) f->symbol_names.push_back(events.strings()[n]);
+  f->symbol_name_missing_at = events.name_missing_at;
 }
 
 // The rows HTA's analyzers read, from one rank's loaded frame.
@@ -182,6 +244,8 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     }
   }
   f.launch_correlations = corrs.keys();
+  f.has_rows = true;
+  set_iteration_rows(events, df, &f);
   for (size_t i = 0; i < f.gpu_ts.size(); ++i)
     column_op(f.gpu_ts[i], f.gpu_dur[i], f.end_bits(), &f.int_wrapped);
   return f;
@@ -223,7 +287,7 @@ LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const Ht
     double dur_min = rank_min, dur_max = -rank_min;
     rows[k].reserve(t.rows.size());
     for (const auto& e : t.rows) {
-      Row r{&e, e.ts_us, e.dur_us, false, 0};
+      Row r{&e, e.ts_us, e.dur_us, false, 0, kHtaNoIteration};
       if (round) {
         const double end = r.ts + r.dur;
         r.ts = std::ceil(r.ts);
@@ -235,6 +299,7 @@ LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const Ht
       rows[k].push_back(r);
     }
     if (rows[k].empty()) continue;
+    set_host_iterations(rows[k], options.version);
     if (ts_int)
       types[k].ts_bits =
           downcast_bits(static_cast<int64_t>(rank_min), static_cast<int64_t>(rank_max));

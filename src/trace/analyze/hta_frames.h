@@ -16,6 +16,10 @@
 //    last step start are dropped; each GPU row is kept once per kept host row with its
 //    correlation (zero, one or several copies). The frame is then the GPU rows,
 //    then the host rows.
+//  - add_iteration (before the alignment and the step filter): a row on stream < 0 (0.6.1: and a
+//    cpu_op on stream 0) is in the step of the last row named ProfilerStep#N, in file order,
+//    whose [ts, ts + dur) holds its ts (-1: none); a row on stream > 0 in its host row's
+//    (index_correlation; -1 when that is not > 0); any other row's is NaN.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +45,18 @@ struct HtaOptions {
   // Where HTA sorts by ts, the order among equal ts (hta_numeric.h): ./attribute --hta pins
   // file order; the Python package passes numpy's own sort, as HTA runs it on that machine.
   HtaTsOrder ts_order = stable_ts_order;
+};
+
+// add_iteration's NaN: a row no rule places.
+constexpr int64_t kHtaNoIteration = INT64_MIN;
+
+// One iteration's rows of a frame: the smallest ts, and the largest ts + dur as it comes out
+// in a column of 8, 16, 32 or 64 bits (max_end[0..3]; the last also float64's), since the type of
+// the ranks' concatenation, which get_potential_stragglers adds in, is only known over all ranks.
+struct HtaIterationSpan {
+  int64_t iteration = 0;
+  double min_ts = kHtaNaN;
+  double max_end[4] = {kHtaNaN, kHtaNaN, kHtaNaN, kHtaNaN};
 };
 
 struct HtaFrame {
@@ -82,6 +98,14 @@ struct HtaFrame {
   std::vector<uint32_t> gpu_name;
   std::vector<std::string> gpu_names;
   std::vector<double> gpu_memory_bw;  // the memory bandwidth (GB/s) HTA's args give each
+  // get_potential_stragglers: each GPU row's iteration (kHtaNoIteration: NaN); the frame's rows
+  // of each iteration >= 0, ascending; whether the rank had rows (HTA drops one without).
+  std::vector<int64_t> gpu_iteration;
+  std::vector<HtaIterationSpan> iteration_spans;
+  bool has_rows = false;
+  // The rank's categories and names as HTA's local symbol table takes them (HtaEvents::cat_order).
+  std::vector<std::string> symbol_cats, symbol_names;
+  int64_t symbol_name_missing_at = -1;
 };
 
 // One entry per rank (distributedInfo.rank). HTA's own rows when the traces were imported with

@@ -39,6 +39,10 @@ int64_t wrap_to(uint64_t u, int bits) {
 // np.add.reduce starts from add's identity, 0.0, then adds the pairwise sum of the whole array.
 double pairwise_sum(const double* a, size_t n) { return 0.0 + pairwise_block(a, n); }
 
+double reduceat_sum(const double* a, size_t n) {
+  return n ? a[0] + pairwise_block(a + 1, n - 1) : 0.0;
+}
+
 double nan_sum(std::vector<double> values) {
   for (double& v : values)
     if (std::isnan(v)) v = 0;

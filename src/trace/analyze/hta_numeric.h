@@ -18,6 +18,11 @@ constexpr double kHtaNaN = std::numeric_limits<double>::quiet_NaN();
 // with (a contiguous array needs no buffering: one call over all of it).
 double pairwise_sum(const double* a, size_t n);
 
+// np.add.reduceat over one segment: its first value plus the pairwise sum of the rest (add's
+// reduce loop). pandas 3.1's groupby mean sums so where the group codes are in order and no
+// value is NaN (ops.py, _reduceat_aggregate); otherwise with KahanSum.
+double reduceat_sum(const double* a, size_t n);
+
 // pandas Series.sum() of a float64 column (nanops.nansum): NaN counted as 0, in place.
 double nan_sum(std::vector<double> values);
 

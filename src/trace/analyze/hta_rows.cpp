@@ -111,12 +111,19 @@ HtaEvents from_listing(const EventListing& l) {
     as_name[i] = name_flags(l.strings[i]);
     as_iter[i] = step_iteration(l.strings[i]);
     as_category[i] = kernel_category(l.strings[i]) ? HtaEvent::kKernelCat : 0;
+    if (l.strings[i] == "cpu_op") as_category[i] |= HtaEvent::kCpuOpCat;
     is_trace[i] = l.strings[i] == "Trace";
   }
   out.rows.reserve(l.events.size());
+  std::vector<bool> seen_cat(l.strings.size()), seen_name(l.strings.size());
   for (const ListedEvent& e : l.events) {
     // trace_parser.py: events with "dur" and "cat", except cat "Trace".
     if (e.category == ListedEvent::kNone || is_trace[e.category]) continue;
+    if (!seen_cat[e.category]) seen_cat[e.category] = true, out.cat_order.push_back(e.category);
+    if (e.name == ListedEvent::kNone && out.name_missing_at < 0)
+      out.name_missing_at = static_cast<int64_t>(out.name_order.size());
+    if (e.name != ListedEvent::kNone && !seen_name[e.name])
+      seen_name[e.name] = true, out.name_order.push_back(e.name);
     HtaEvent h;
     h.index = static_cast<int64_t>(e.index), h.ts_us = e.ts_us, h.dur_us = e.dur_us;
     h.stream = e.stream, h.correlation = e.correlation;

@@ -36,6 +36,7 @@ struct HtaEvent {
     kComm05Name = 1024,      // get_kernel_type == COMMUNICATION: 0.5.0's ^nccl.*Kernel
     kComm06Name = 2048,      // 0.6.1's CommunicateKernelGroupingPattern
     kStepPrefixName = 4096,  // starts with "ProfilerStep": a step of get_profiler_steps
+    kCpuOpCat = 8192,        // cat "cpu_op" (0.6.1's add_iteration places those on stream 0)
   };
   int64_t index = 0;  // HTA's row index: the event's place in the file
   // As Python's json reads the text (HTA's arithmetic starts from these doubles, not from our
@@ -59,6 +60,11 @@ struct HtaEvents {
   bool float_dur = false, missing_dur = false;
   std::set<std::string> step_names;     // the names of kept rows that contain "ProfilerStep"
   std::set<std::string> step_names_06;  // those 0.6.1 counts as steps (kStep06Name)
+  // HTA's local symbol table is built from the kept rows' distinct categories and names in the
+  // order they first appear (indices into strings(); a listing only). name_missing_at: where a
+  // row without a name first appears among the names (pandas' NaN), -1 when none does.
+  std::vector<uint32_t> cat_order, name_order;
+  int64_t name_missing_at = -1;
   // How pandas types "pid" and "tid": the kinds of value over every event (EventListing).
   uint8_t pid_kinds = 0, tid_kinds = 0;
   // Names and text pids and tids: the listing's strings, or (from records) own_strings.

@@ -47,6 +47,24 @@ TEST(HtaNumeric, PairwiseAndKahanSumsAsNumpyAndPandas) {
   }
 }
 
+// np.add.reduceat(v, [0])[0], which pandas' groupby mean sums a group with when the groups are
+// in order: the first value plus the pairwise sum of the rest, not numpy.sum(v) (the last
+// column shows where they part).
+TEST(HtaNumeric, ReduceatSumAsNumpy) {
+  const struct {
+    int n;
+    double reduceat, numpy_sum;
+  } cases[] = {{1, 0.3333333333333333, 0.3333333333333333},
+               {3, 1.0833333333333333, 1.0833333333333335},
+               {9, 5.119877344877344, 5.119877344877345},
+               {129, -3809999170.4437747, -3809999170.443775}};
+  for (const auto& c : cases) {
+    const auto v = data(c.n);
+    EXPECT_EQ(trace::reduceat_sum(v.data(), v.size()), c.reduceat) << c.n;
+    EXPECT_EQ(trace::pairwise_sum(v.data(), v.size()), c.numpy_sum) << c.n;
+  }
+}
+
 TEST(HtaNumeric, DescribeAsPandas) {
   const double nan = trace::kHtaNaN;
   // pd.Series([3.5, nan, 1.25, 7.0, -2.0, 1.25, 10/3]).describe()
