@@ -1,5 +1,6 @@
 #include "hta_frames_py.h"
 
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -111,7 +112,9 @@ class HtaTraces {
     {
       nb::gil_scoped_release release;
       QuietSignals quiet;
-      const trace::ImportedTrace t = trace::import_file(paths_.at(rank));
+      trace::ImportOptions io;  // kernel names once each: the classes need no more
+      io.kernel_names = false, io.kernel_name_ids = true;
+      const trace::ImportedTrace t = trace::import_file(paths_.at(rank), io);
       cp = trace::hta_critical_path(t, annotation, first, last, data_load_events);
     }
     std::vector<std::string> names;
@@ -218,7 +221,14 @@ class HtaTraces {
   // where HTA raises, its exception's name); with `series`, the time series' frame too.
   nb::dict queue(int64_t rank, int64_t max_queue_length, bool with_series) const {
     const trace::HtaFrame& f = frames_.at(rank);
-    const trace::HtaQueue q = trace::hta_queue(f, max_queue_length, numpy_ts_order);
+    // The summary, the series and the full queue are one computation: made once per rank.
+    auto cached = queues_.find({rank, max_queue_length});
+    if (cached == queues_.end())
+      cached = queues_
+                   .emplace(std::make_pair(rank, max_queue_length),
+                            trace::hta_queue(f, max_queue_length, numpy_ts_order))
+                   .first;
+    const trace::HtaQueue& q = cached->second;
     std::vector<int64_t> stream;
     std::vector<double> count, mean, std, min, p25, p50, p75, max;
     for (const auto& [s, x] : q.length) {
@@ -268,14 +278,17 @@ class HtaTraces {
   // get_time_spent_blocked_on_full_queue of one rank from its queue length series' columns (any
   // caller's frame, in its row order): (stream, duration, relative) or None; "error" where HTA
   // raises.
-  nb::dict full_queue(int64_t rank, const std::vector<int64_t>& index,
-                      const std::vector<double>& ts, const std::vector<int64_t>& stream,
-                      const std::vector<int64_t>& length, int64_t max_queue_length) const {
+  // The series' columns as NumPy arrays (int64, float64): read in place, not as Python lists.
+  using Ints = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>;
+  using Doubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig>;
+  nb::dict full_queue(int64_t rank, Ints index, Doubles ts, Ints stream, Ints length,
+                      int64_t max_queue_length) const {
     const trace::HtaFrame& f = frames_.at(rank);
-    if (ts.size() != index.size() || stream.size() != index.size() || length.size() != index.size())
+    const size_t n = index.shape(0);
+    if (ts.shape(0) != n || stream.shape(0) != n || length.shape(0) != n)
       throw std::invalid_argument("full_queue: columns of different lengths");
-    std::vector<trace::HtaQueuePoint> ql(index.size());
-    for (size_t k = 0; k < ql.size(); ++k) ql[k] = {index[k], ts[k], stream[k], length[k], 0};
+    std::vector<trace::HtaQueuePoint> ql(n);
+    for (size_t k = 0; k < n; ++k) ql[k] = {index(k), ts(k), stream(k), length(k), 0};
     bool wrapped = false;
     std::string error;
     const trace::HtaFullQueue q =
@@ -405,7 +418,8 @@ class HtaTraces {
 
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
-  std::map<int64_t, std::string> paths_;  // each rank's file
+  std::map<int64_t, std::string> paths_;                                   // each rank's file
+  mutable std::map<std::pair<int64_t, int64_t>, trace::HtaQueue> queues_;  // by rank, max length
 };
 
 }  // namespace

@@ -329,10 +329,10 @@ class TraceAnalysis:
                 raise KeyError(f"rank {rank}: the queue length series has no column {missing}")
             r = self._traces.full_queue(
                 rank,
-                ql.index.to_numpy(dtype=np.int64),
-                ql["ts"].to_numpy(dtype=np.float64),
-                ql["stream"].to_numpy(dtype=np.int64),
-                ql["queue_length"].to_numpy(dtype=np.int64),
+                np.ascontiguousarray(ql.index.to_numpy(dtype=np.int64)),
+                np.ascontiguousarray(ql["ts"].to_numpy(dtype=np.float64)),
+                np.ascontiguousarray(ql["stream"].to_numpy(dtype=np.int64)),
+                np.ascontiguousarray(ql["queue_length"].to_numpy(dtype=np.int64)),
                 int(max_queue_length),
             )
             if r["error"] == "IndexError":
@@ -474,7 +474,7 @@ class TraceAnalysis:
         Raises where HTA does: ValueError for profiler_steps none of which is a step, for no
         long ncclKernel in a step > 0 and for one rank; IndexError where an iteration has
         fewer ranks with the kernel than num_candidates. visualize draws HTA's bar chart of
-        each rank's start with plotly when it is installed."""
+        each rank's start."""
         num_candidates = max(int(num_candidates), 1)
         available = self.get_profiler_steps()
         if profiler_steps is None:
