@@ -1,6 +1,5 @@
 """visualize=True for iris_trace.hta: the charts HTA draws with plotly, drawn with matplotlib
-(an optional dependency: pip install 'iris-trace[plot]'); the stragglers' chart with plotly
-itself where it is installed."""
+(an optional dependency: pip install 'iris-trace[plot]')."""
 
 
 def _plt():
@@ -65,33 +64,20 @@ def kernel_breakdown(kernel_type_df):
 
 
 def stragglers(s):
-    """HTA's "Potential Stragglers" bar chart, with plotly as HTA draws it: each rank's start of
-    the picked kernel (one panel per iteration), stragglers red."""
-    try:
-        import plotly.express as px
-    except ImportError:
-        print("visualize=True draws the stragglers with plotly: pip install plotly")
-        return
-    import pandas as pd
-
-    metric = pd.DataFrame(
-        {
-            "rank": s["metric_rank"],
-            "iteration": s["metric_iteration"],
-            "normalized_start_time": s["metric"],
-            "is_straggler": ["Yes" if x else "No" for x in s["is_straggler"]],
-        }
-    )
-    n_iterations = metric["iteration"].nunique()
-    fig = px.bar(
-        metric,
-        x="rank",
-        y="normalized_start_time",
-        facet_col="iteration" if n_iterations > 1 else None,
-        color="is_straggler",
-        color_discrete_map={"Yes": "red", "No": "blue"},
-        hover_data=["rank", "iteration", "normalized_start_time"],
-        width=300 * n_iterations,
-        title="Potential Stragglers",
-    )
-    fig.show()
+    """HTA's "Potential Stragglers" chart: each rank's start of the picked kernel, one panel per
+    iteration, stragglers red."""
+    plt = _plt()
+    iterations = sorted(set(s["metric_iteration"]))
+    _, axes = plt.subplots(1, len(iterations), sharey=True, squeeze=False)
+    for ax, it in zip(axes[0], iterations):
+        rows = [k for k, i in enumerate(s["metric_iteration"]) if i == it]
+        ax.bar(
+            [str(s["metric_rank"][k]) for k in rows],
+            [s["metric"][k] for k in rows],
+            color=["red" if s["is_straggler"][k] else "blue" for k in rows],
+        )
+        ax.set_title(f"iteration {it}")
+        ax.set_xlabel("rank")
+    axes[0][0].set_ylabel("normalized_start_time")
+    plt.suptitle("Potential Stragglers")
+    plt.show()

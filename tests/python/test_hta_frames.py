@@ -169,27 +169,22 @@ def test_stragglers_symbol_ids_number_ranks_in_order():
     assert ids["ncclKernel_B"] < ids["ncclKernel_A"] == 3
 
 
-def test_stragglers_visualize_with_plotly_or_a_hint(monkeypatch, capsys):
-    import sys
-    import types
+def test_stragglers_visualize_draws_with_matplotlib(monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib
 
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     from iris_trace.hta import TraceAnalysis
 
-    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"))
-    monkeypatch.setitem(sys.modules, "plotly", None)  # not installed: import fails
-    monkeypatch.setitem(sys.modules, "plotly.express", None)
-    assert a.get_potential_stragglers(visualize=True) == [0, 1]
-    assert "pip install plotly" in capsys.readouterr().out
     shown = []
-    express = types.ModuleType("plotly.express")
-    express.bar = lambda df, **kw: types.SimpleNamespace(show=lambda: shown.append((df, kw)))
-    plotly = types.ModuleType("plotly")
-    plotly.express = express
-    monkeypatch.setitem(sys.modules, "plotly", plotly)
-    monkeypatch.setitem(sys.modules, "plotly.express", express)
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"))
     assert a.get_potential_stragglers(visualize=True) == [0, 1]
-    df, kw = shown[0]
-    assert df["rank"].tolist() == [0, 1] and kw["title"] == "Potential Stragglers"
+    (fig,) = shown
+    assert fig.texts[0].get_text() == "Potential Stragglers"
+    bars = [bar for ax in fig.axes for bar in ax.patches]
+    assert len(bars) >= 2
 
 
 def _tied_kernels(folder):
