@@ -17,8 +17,9 @@ is PyPI's holistictraceanalysis, 0.6.1 PyPI's traceinsight (the module is hta in
     # 0.6.1: another venv, pip install traceinsight==0.6.1 pandas==3.1.1
 
 TRACE: a file or a folder of ranks (default: every trace of tests/data/traces). Each trace is
-linked into a folder of its own (HTA reads a folder) and read in a child process, since HTA's
-module state is global. A call that raises is recorded as its exception's type and message.
+linked into a folder of its own (HTA reads a folder); the traces are read in child processes of
+BATCH traces each (HTA's import costs seconds), each trace by a TraceAnalysis of its own. A call
+that raises is recorded as its exception's type and message.
 """
 
 import argparse
@@ -34,6 +35,9 @@ from analysis.atomic_write import open_atomic
 REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO / "tests" / "data" / "traces"
 OUT = REPO / "tests" / "data" / "hta_frames"
+
+
+BATCH = 50  # traces per child process
 
 
 def stem(path):
@@ -128,37 +132,43 @@ def frames_of(trace_dir):
     }
 
 
-def child(trace, out):
-    with tempfile.TemporaryDirectory(prefix="hta-frames-") as d:
-        src = Path(trace).resolve()
-        files = (
-            sorted(src.glob("*.json.gz")) + sorted(src.glob("*.json")) if src.is_dir() else [src]
-        )
-        for f in files:
-            os.symlink(f, Path(d) / f.name)
-        result = frames_of(d)
-    with open_atomic(out, "wb") as f:
-        pickle.dump(result, f)
+def child(out_dir, traces):
+    """HTA's frames of each trace, read one after another in this process."""
+    for trace in traces:
+        with tempfile.TemporaryDirectory(prefix="hta-frames-") as d:
+            src = Path(trace).resolve()
+            files = (
+                sorted(src.glob("*.json.gz")) + sorted(src.glob("*.json"))
+                if src.is_dir()
+                else [src]
+            )
+            for f in files:
+                os.symlink(f, Path(d) / f.name)
+            result = frames_of(d)
+        with open_atomic(Path(out_dir) / f"{stem(trace)}.pkl", "wb") as f:
+            pickle.dump(result, f)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("traces", nargs="*")
     ap.add_argument("--out", default=str(OUT))
-    ap.add_argument("--child", nargs=2, metavar=("TRACE", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs="+", metavar=("OUT", "TRACE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(*args.child)
+        child(args.child[0], args.child[1:])
         return
     pin_hash_seed(__spec__.name)
     os.environ.pop("HTA_DISABLE_NS_ROUNDING", None)  # HTA's default settings
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for t in args.traces or default_traces():
-        dest = out / f"{stem(t)}.pkl"
-        print(f"{t} -> {dest}", flush=True)
+    traces = [str(t) for t in args.traces or default_traces()]
+    # A child per batch: HTA's import costs seconds, a small trace's calls a fraction of one.
+    for k in range(0, len(traces), BATCH):
+        batch = traces[k : k + BATCH]
+        print(f"{batch[0]} (+{len(batch) - 1}) -> {out}", flush=True)
         subprocess.run(
-            [sys.executable, "-m", __spec__.name, "--child", str(t), str(dest)],
+            [sys.executable, "-m", __spec__.name, "--child", str(out), *batch],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
