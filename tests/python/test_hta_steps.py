@@ -132,6 +132,35 @@ def htas_temporal(df):  # breakdown_analysis.py, get_temporal_breakdown (one ran
     return r.drop(columns=["idle_time", "compute_time", "non_compute_time"])
 
 
+def htas_kernel_types(df):  # breakdown_analysis.py, get_gpu_kernel_breakdown's kernel_type_df
+    gpu_kernels = df[df["stream"].ne(-1)].copy()
+    gpu_kernels["kernel_type"] = np.where(
+        gpu_kernels["name"].isin(COMPUTE_NAMES), "COMPUTATION", "MEMORY"
+    )
+    edges = pd.DataFrame({"status": pd.Series(dtype="str"), "time": pd.Series(dtype="int")})
+    values = {}
+    for idx, kernel_type in enumerate(["COMPUTATION", "COMMUNICATION", "MEMORY"]):
+        values[kernel_type] = 1 << idx
+        merged = merge_kernel_intervals(
+            gpu_kernels[gpu_kernels["kernel_type"].eq(kernel_type)].copy()
+        )
+        melted = merged.melt(var_name="status", value_name="time")
+        melted = melted.replace({"ts": 1 << idx, "end": -(1 << idx)})
+        edges = pd.concat([edges, melted]).sort_values(by="time").reset_index(drop=True)
+    edges["running"] = edges["status"].cumsum()
+    edges["next_time"] = edges["time"].shift(-1)
+    edges = edges[edges["running"] > 0].copy()
+    edges["kernel_type"] = [
+        " overlapping ".join(t for t, v in values.items() if r & v) for r in edges["running"]
+    ]
+    edges["dur"] = (edges["next_time"] - edges["time"]).astype(int)
+    types = edges.groupby(by=["kernel_type"])["dur"].agg(["sum"]).reset_index()
+    types = types.groupby(by=["kernel_type"])["sum"].agg(["sum"]).reset_index()
+    types.sort_values(by=["sum"], ignore_index=True, inplace=True, ascending=False)
+    types["percentage"] = types["sum"] / types["sum"].sum() * 100
+    return types.round({"percentage": 1})
+
+
 def htas_idle(df, delay):  # breakdown_analysis.py, get_idle_time_breakdown (one rank)
     kernels = df[df["stream"].ne(-1) & df["cat"].eq("kernel")].copy().set_index("index_correlation")
     kernels = kernels.join(df[["ts", "index"]], on="index_correlation", rsuffix="_runtime")
@@ -218,3 +247,7 @@ def test_figures_equal_htas_pandas_steps(tmp_path, monkeypatch, n, floats, round
             expect_same(ours, htas_idle(df, delay))
         launch = a.get_cuda_kernel_launch_stats(visualize=False)[0]
         expect_same(launch, htas_launch_stats(df))
+        expect_same(
+            outcome(lambda a=a: a.get_gpu_kernel_breakdown(visualize=False)[0]),
+            outcome(lambda df=df: htas_kernel_types(df)),
+        )

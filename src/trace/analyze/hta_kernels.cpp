@@ -135,11 +135,14 @@ bool type_time(const HtaFrame& f, const std::vector<std::vector<size_t>>& rows_o
   for (size_t t = 0; t < rows_of_type.size(); ++t) {
     const int64_t value = int64_t{1} << t;
     values.push_back(value);
-    // merge_kernel_intervals: sorted by ts; a row starts a group when its ts is past every
-    // earlier row's end (which rows tie on ts does not change the groups).
-    std::vector<size_t> rows = rows_of_type[t];
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](size_t a, size_t b) { return f.gpu_ts[a] < f.gpu_ts[b]; });
+    // merge_kernel_intervals: sorted by ts in numpy's order (among equal ts, a row whose
+    // rounding made its duration negative can start a group or not by where it falls); a row
+    // starts a group when its ts is past every earlier row's end.
+    std::vector<double> type_ts;
+    for (size_t g : rows_of_type[t]) type_ts.push_back(f.gpu_ts[g]);
+    std::vector<size_t> by_ts, rows;
+    order(type_ts, f.ts_bits, &by_ts);
+    for (size_t k : by_ts) rows.push_back(rows_of_type[t][k]);
     std::vector<double> starts, ends;
     double max_end = -INFINITY;
     for (size_t g : rows) {
