@@ -94,12 +94,10 @@ class HtaTraces {
     io.list_events = true, io.records = false;
     std::vector<trace::ImportedTrace> traces;
     for (const auto& p : paths) traces.push_back(trace::import_file(p, io));
-    std::vector<const trace::ImportedTrace*> ptrs;
-    for (const auto& t : traces) ptrs.push_back(&t);
     trace::HtaOptions opt;
     opt.ns_rounding = ns_rounding;
     opt.version = v05 ? trace::HtaVersion::V0_5 : trace::HtaVersion::V0_6;
-    frames_ = trace::hta_frames(ptrs, opt);
+    frames_ = trace::hta_frames(&traces, opt);
     for (size_t k = 0; k < traces.size(); ++k) paths_[traces[k].rank] = paths[k];
   }
 

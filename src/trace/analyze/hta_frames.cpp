@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <string>
@@ -259,7 +260,11 @@ struct LoadedRanks {
   bool filter_steps = false;
 };
 
-LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const HtaOptions& options) {
+// Each rank's HTA rows, by its position in the traces.
+using EventsOf = std::function<HtaEvents(size_t)>;
+
+LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const EventsOf& events_of,
+                       const HtaOptions& options) {
   // HTA parses the ranks in sorted order (Trace.parse_traces); the alignment's min() keeps the
   // first of equal minima, and with it that rank's column type.
   std::vector<size_t> order(traces.size());
@@ -279,7 +284,7 @@ LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const Ht
   bool have_min = false, min_is_int = false;
   double min_ts = 0;
   for (size_t k : order) {
-    const HtaEvents& t = events[k] = hta_events(*traces[k]);
+    const HtaEvents& t = events[k] = events_of(k);
     const bool round = options.ns_rounding && t.float_ts;
     const bool ts_int = round ? !t.missing_ts : !t.float_ts;
     const bool dur_int = round ? !t.missing_ts && !t.missing_dur : !t.float_dur;
@@ -326,14 +331,38 @@ LoadedRanks load_ranks(const std::vector<const ImportedTrace*>& traces, const Ht
 
 }  // namespace
 
-std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& traces,
-                                       const HtaOptions& options) {
-  LoadedRanks loaded = load_ranks(traces, options);
+namespace {
+
+std::map<int64_t, HtaFrame> frames_of(const std::vector<const ImportedTrace*>& traces,
+                                      const EventsOf& events_of, const HtaOptions& options) {
+  LoadedRanks loaded = load_ranks(traces, events_of, options);
   std::map<int64_t, HtaFrame> out;
-  for (size_t k = 0; k < traces.size(); ++k)
+  for (size_t k = 0; k < traces.size(); ++k) {
     out[traces[k]->rank] = frame_of(loaded.events[k], loaded.rows[k], loaded.types[k],
                                     loaded.filter_steps, options.version);
+    loaded.events[k] = {}, loaded.rows[k] = {};  // this rank's rows are in its frame now
+  }
   return out;
+}
+
+}  // namespace
+
+std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& traces,
+                                       const HtaOptions& options) {
+  return frames_of(
+      traces, [&](size_t k) { return hta_events(*traces[k]); }, options);
+}
+
+std::map<int64_t, HtaFrame> hta_frames(std::vector<ImportedTrace>* traces,
+                                       const HtaOptions& options) {
+  std::vector<const ImportedTrace*> ptrs;
+  for (const auto& t : *traces) ptrs.push_back(&t);
+  const auto release = [&](size_t k) {
+    HtaEvents events = hta_events((*traces)[k]);
+    std::vector<ListedEvent>().swap((*traces)[k].listing.events);  // the rows hold what HTA uses
+    return events;
+  };
+  return frames_of(ptrs, release, options);
 }
 
 }  // namespace trace

@@ -112,5 +112,10 @@ struct HtaFrame {
 // ImportOptions::list_events, else those of their records (hta_rows.h).
 std::map<int64_t, HtaFrame> hta_frames(const std::vector<const ImportedTrace*>& traces,
                                        const HtaOptions& options = {});
+// The same for a caller that keeps nothing else of the traces: each one's listed events are
+// released once its HTA rows are made, so that the load's peak holds one copy of the events,
+// not two (the listing's strings stay: the rows name them).
+std::map<int64_t, HtaFrame> hta_frames(std::vector<ImportedTrace>* traces,
+                                       const HtaOptions& options = {});
 
 }  // namespace trace
