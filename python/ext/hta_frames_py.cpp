@@ -3,11 +3,13 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -102,25 +104,24 @@ class HtaTraces {
   }
 
   // critical_path_analysis(...).summary() of one rank (trace/analyze/hta_critical_path.h): HTA's
-  // bound_by classes and their time (ns) on the path, and the window. The rank's file is read
-  // again with its records: the listing kept for the other calls holds no GPU dependencies.
-  nb::dict critical_path(int64_t rank, const std::string& annotation, int64_t first, int64_t last,
-                         const std::vector<std::string>& data_load_events) const {
+  // bound_by classes and their time (ns) on the path, cpu_bound's time by host event, and the
+  // window ("found": False when no host event carries the annotation). The rank's file is read
+  // again with its records (the listing kept for the other calls holds no GPU dependencies) and
+  // kept for the next call on the same rank.
+  nb::dict critical_path(int64_t rank, const std::string& annotation, int64_t first, int64_t last) {
+    std::shared_ptr<CriticalPathCache> cache = cp_cache_;  // the GIL is held here
     trace::HtaCriticalPath cp;
     {
       nb::gil_scoped_release release;
       QuietSignals quiet;
-      trace::ImportOptions io;  // kernel names once each: the classes need no more
-      io.kernel_names = false, io.kernel_name_ids = true;
-      const trace::ImportedTrace t = trace::import_file(paths_.at(rank), io);
-      cp = trace::hta_critical_path(t, annotation, first, last, data_load_events);
+      if (!cache || cache->rank != rank)
+        cache = std::make_shared<CriticalPathCache>(paths_.at(rank), rank);
+      cp = (*cache->index)(annotation, first, last);
     }
-    std::vector<std::string> names;
-    std::vector<uint64_t> ns;
-    for (const auto& [name, n] : cp.by_class) names.push_back(name), ns.push_back(n);
+    cp_cache_ = cache;
     nb::dict d;
-    d["bound_by"] = names, d["ns"] = to_numpy(std::move(ns));
-    d["start_ns"] = cp.start_ns, d["end_ns"] = cp.end_ns;
+    d["found"] = cp.found, d["start_ns"] = cp.start_ns, d["end_ns"] = cp.end_ns;
+    d["by_class"] = cp.by_class, d["cpu_by_name"] = cp.cpu_by_name;
     return d;
   }
 
@@ -219,7 +220,7 @@ class HtaTraces {
   // where HTA raises, its exception's name); with `series`, the time series' frame too.
   nb::dict queue(int64_t rank, int64_t max_queue_length, bool with_series) const {
     const trace::HtaFrame& f = frames_.at(rank);
-    // The summary, the series and the full queue are one computation: made once per rank.
+    // The summary, the series and the full queue are one computation: made once.
     auto cached = queues_.find({rank, max_queue_length});
     if (cached == queues_.end())
       cached = queues_
@@ -416,8 +417,23 @@ class HtaTraces {
 
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
-  std::map<int64_t, std::string> paths_;                                   // each rank's file
-  mutable std::map<std::pair<int64_t, int64_t>, trace::HtaQueue> queues_;  // by rank, max length
+  std::map<int64_t, std::string> paths_;  // each rank's file
+  // The queue per rank and max length asked (the series is the same; HTA's full queue is not).
+  mutable std::map<std::pair<int64_t, int64_t>, trace::HtaQueue> queues_;
+  // One rank's records for the critical path: the last rank asked. Shared, so that a call on
+  // another thread (the GIL is released while it runs) keeps the one it started with.
+  struct CriticalPathCache {
+    CriticalPathCache(const std::string& path, int64_t r) : rank(r) {
+      trace::ImportOptions io;  // kernel names once each: the classes need no more
+      io.kernel_names = false, io.kernel_name_ids = true;
+      trace = trace::import_file(path, io);
+      index = std::make_unique<trace::HtaCriticalPathIndex>(trace);
+    }
+    int64_t rank;
+    trace::ImportedTrace trace;
+    std::unique_ptr<trace::HtaCriticalPathIndex> index;  // refers to `trace`
+  };
+  std::shared_ptr<CriticalPathCache> cp_cache_;
 };
 
 }  // namespace
@@ -430,7 +446,7 @@ void register_hta(nb::module_& m) {
            "ns_rounding"_a = true, "v05"_a = false)
       .def_prop_ro("ranks", &HtaTraces::ranks)
       .def("critical_path", &HtaTraces::critical_path, "rank"_a, "annotation"_a, "first"_a,
-           "last"_a, "data_load_events"_a)
+           "last"_a)
       .def("dtypes", &HtaTraces::dtypes, "rank"_a)
       .def("temporal", &HtaTraces::temporal)
       .def("idle", &HtaTraces::idle, "rank"_a, "streams"_a, "consecutive_kernel_delay"_a, "stats"_a)

@@ -10,13 +10,24 @@ class CriticalPath:
     """The critical path of one rank's annotation instance(s): summary() as HTA's, the window
     (window_us: start and end, the trace's own clock) and the time per class (bound_by_us)."""
 
-    def __init__(self, rank, annotation, figures):
+    def __init__(self, rank, annotation, figures, data_load_events=()):
         self.rank, self.annotation = rank, annotation
         self.window_us = (figures["start_ns"] / 1e3, figures["end_ns"] / 1e3)
+        ns = dict(figures["by_class"])
+        # HTA's bound_by: a host event whose name a data_load_events regex finds is data_loading.
+        loading = sum(
+            n for name, n in figures["cpu_by_name"] if any(p.search(name) for p in data_load_events)
+        )
+        loading = min(loading, ns.get("cpu_bound", 0))
+        if loading:
+            ns["cpu_bound"] -= loading
+            ns["data_loading"] = loading
+        ns = {k: v for k, v in ns.items() if v}
         self.bound_by_us = pd.Series(
-            figures["ns"] / 1e3,
-            index=pd.Index(figures["bound_by"], name="bound_by"),
+            [v / 1e3 for v in ns.values()],
+            index=pd.Index(list(ns), name="bound_by"),
             name="duration",
+            dtype="float64",
         ).sort_index()
 
     def summary(self):

@@ -16,7 +16,10 @@ by ts fall as numpy's sort leaves them on this machine). This module turns their
 HTA's DataFrames with the pandas steps HTA makes them with (so that pandas infers the same
 dtypes and index); visualize=True draws with matplotlib (HTA uses plotly)."""
 
+import logging
+import operator
 import os
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -63,11 +66,41 @@ def _hta_symbol_ids(per_rank):
 
 
 # The errors HTA's get_potential_stragglers raises, by the name the C++ side gives.
-STRAGGLER_ERRORS = {
+_STRAGGLER_ERRORS = {
     "ValueError": ValueError,
     "IndexError": IndexError,
     "ZeroDivisionError": ZeroDivisionError,
 }
+
+
+def _instances(instance_id):
+    """HTA's instance_id as (first, last): None the first, an int one, a pair a range."""
+    if instance_id is None:
+        return 0, 0
+    if isinstance(instance_id, tuple):
+        if len(instance_id) != 2:
+            raise ValueError(f"instance_id: expected (start, end), got {instance_id!r}")
+        first, last = (operator.index(i) for i in instance_id)
+        if first > last:
+            raise ValueError(f"instance_id: start {first} is after end {last}")
+        return first, last
+    if isinstance(instance_id, bool):
+        raise TypeError(f"instance_id: expected an int or (start, end), got {instance_id!r}")
+    n = operator.index(instance_id)
+    return n, n
+
+
+def _regexes(name, patterns):
+    """A list of regexes, compiled as HTA's re.search reads them (a lone string is refused: it
+    would be read as one pattern per character)."""
+    if patterns is None:
+        return []
+    if isinstance(patterns, str) or not all(isinstance(p, str) for p in patterns):
+        raise TypeError(f"{name}: expected a list of regular expressions, got {patterns!r}")
+    try:
+        return [re.compile(p) for p in patterns]
+    except re.error as e:
+        raise ValueError(f"{name}: {e.pattern!r} is not a regular expression ({e})") from None
 
 
 def _ranks_or_first(ranks):
@@ -473,9 +506,10 @@ class TraceAnalysis:
         most across ranks, at most num_candidates, as HTA (trace/analyze/hta_straggler.h).
         Raises where HTA does: ValueError for profiler_steps none of which is a step, for no
         long ncclKernel in a step > 0 and for one rank; IndexError where an iteration has
-        fewer ranks with the kernel than num_candidates. visualize draws HTA's bar chart of
-        each rank's start."""
-        num_candidates = max(int(num_candidates), 1)
+        fewer ranks with the kernel than num_candidates; ZeroDivisionError where HTA's mean
+        iteration time is 0. num_candidates below 1 counts as 1, as in HTA; one that is not an
+        integer raises TypeError. visualize draws HTA's bar chart of each rank's start."""
+        num_candidates = max(operator.index(num_candidates), 1)
         available = self.get_profiler_steps()
         if profiler_steps is None:
             valid = available
@@ -489,7 +523,7 @@ class TraceAnalysis:
         ids = _hta_symbol_ids(self._traces.symbol_lists())
         s = self._traces.stragglers([int(i) for i in valid], num_candidates, ids)
         if s["error_type"]:
-            raise STRAGGLER_ERRORS[s["error_type"]](s["error"])
+            raise _STRAGGLER_ERRORS[s["error_type"]](s["error"])
         if visualize:
             from . import plots
 
@@ -505,27 +539,22 @@ class TraceAnalysis:
         """(CriticalPath, True) as HTA's (CPGraph, success): the path of the instance(s) of the
         host events named with `annotation` (instance_id: one index, or an inclusive (start,
         end); None: the first; annotation "": the whole trace), whose summary() is HTA's
-        bound_by shares. None when no event is so named, as HTA. Its path is the diagnosis'
-        (each instant to what holds the step up), not HTA's longest path through its graph:
-        docs/python.md gives how far the two shares differ on real traces."""
+        bound_by shares. data_load_events: regexes, each searched (re.search, as HTA) in the
+        names of the host events cpu_bound's time is in, whose time becomes data_loading. None
+        when no host event is so named, as HTA. Its path is the diagnosis' (each instant to
+        what holds the step up), not HTA's longest path through its graph: docs/python.md
+        gives how far the two shares differ on real traces."""
         self._check_rank(rank)
-        if instance_id is None:
-            first = last = 0
-        elif isinstance(instance_id, tuple):
-            first, last = instance_id
-        else:
-            first = last = int(instance_id)
-        try:
-            figures = self._traces.critical_path(
-                rank, annotation, first, last, list(data_load_events or [])
+        if not isinstance(annotation, str):
+            raise TypeError(f"annotation: expected a string, got {annotation!r}")
+        first, last = _instances(instance_id)
+        loads = _regexes("data_load_events", data_load_events)
+        figures = self._traces.critical_path(rank, annotation, first, last)
+        if not figures["found"]:
+            logging.getLogger("iris_trace").error(
+                "critical_path_analysis: no host event's name contains %r", annotation
             )
-        except ValueError as e:
-            if "no host event's name contains" not in str(e):
-                raise
-            import logging
-
-            logging.getLogger("iris_trace").error(str(e))
             return None
         from ._critical_path import CriticalPath
 
-        return CriticalPath(rank, annotation, figures), True
+        return CriticalPath(rank, annotation, figures, loads), True

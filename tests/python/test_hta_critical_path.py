@@ -56,13 +56,33 @@ def test_summary_is_htas_series(capsys):
     assert hi > lo
 
 
-def test_missing_annotation_is_none_and_bad_instance_raises():
+def test_missing_annotation_is_none_and_bad_arguments_raise():
     a = analyzer("a100-event-sync")
     assert a.critical_path_analysis(0, "NoSuchAnnotation", 0) is None
     with pytest.raises(ValueError, match="expected 0 to"):
         a.critical_path_analysis(0, "ProfilerStep", 99)
     with pytest.raises(KeyError):
         a.critical_path_analysis(5, "ProfilerStep", 0)
+    for instance, error in [((1, 0), ValueError), ((0, 1, 2), ValueError), (True, TypeError)]:
+        with pytest.raises(error, match="instance_id"):
+            a.critical_path_analysis(0, "ProfilerStep", instance)
+    with pytest.raises(TypeError, match="annotation"):
+        a.critical_path_analysis(0, None, 0)
+    with pytest.raises(TypeError, match="data_load_events"):
+        a.critical_path_analysis(0, "ProfilerStep", 0, "cudaMemcpy")  # one string, not a list
+    with pytest.raises(ValueError, match="not a regular expression"):
+        a.critical_path_analysis(0, "ProfilerStep", 0, ["("])
+
+
+def test_data_load_events_are_pythons_regexes_over_the_host_time(capsys):
+    a = analyzer("a100-event-sync")
+    w = {"annotation": "ProfilerStep", "instance": 0}
+    _, plain = summary(a, 0, w)
+    graph, _ = a.critical_path_analysis(0, "ProfilerStep", 0, ["(?i)CUDA"])  # Python's syntax
+    loads = graph.summary()
+    assert "data_loading" not in plain and loads["data_loading"] > 0
+    assert loads["cpu_bound"] + loads["data_loading"] == pytest.approx(plain["cpu_bound"])
+    assert loads.sum() == pytest.approx(100)
 
 
 @pytest.mark.parametrize("release", sorted(RECORDED))

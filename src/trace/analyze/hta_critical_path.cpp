@@ -2,17 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <stdexcept>
 #include <tuple>
-
-#include "trace/analyze/attribution.h"
-#include "trace/analyze/step_bounds.h"
 
 namespace trace {
 namespace {
 
-// HTA's BoundType values, in its order.
+// HTA's BoundType values, in its order (data_loading is the caller's: cpu_by_name).
 enum Class : size_t { kCpu, kDataLoading, kCompute, kComm, kKernelKernel, kLaunch, kNoClass };
 constexpr std::array<const char*, 7> kClassNames = {"cpu_bound",
                                                     "data_loading",
@@ -44,20 +40,20 @@ std::vector<Span> instances(const RecordSet& r, const std::string& annotation) {
   return out;
 }
 
+// The instances' span; {0, 0} when no host event is named with the annotation.
 Span window(const RecordSet& r, const std::string& annotation, int64_t first, int64_t last) {
   if (annotation.empty()) {
     const auto [lo, hi] = record_span(r);
     return {lo, hi};
   }
   const std::vector<Span> spans = instances(r, annotation);
-  if (spans.empty())
-    throw std::invalid_argument("critical_path_analysis: no host event's name contains '" +
-                                annotation + "'");
+  if (spans.empty()) return {0, 0};
   const auto n = static_cast<int64_t>(spans.size());
   if (first < 0 || last < first || last >= n)
     throw std::invalid_argument("critical_path_analysis: instance " + std::to_string(first) +
                                 (last != first ? ".." + std::to_string(last) : "") + " of '" +
-                                annotation + "': expected 0 to " + std::to_string(n - 1));
+                                annotation + "': expected 0 to " + std::to_string(n - 1) +
+                                ", the first at most the last");
   Span w{UINT64_MAX, 0};
   for (int64_t i = first; i <= last; ++i) {
     w.start = std::min(w.start, spans[static_cast<size_t>(i)].start);
@@ -66,29 +62,26 @@ Span window(const RecordSet& r, const std::string& annotation, int64_t first, in
   return w;
 }
 
-std::vector<std::regex> compile(const std::vector<std::string>& patterns) {
-  std::vector<std::regex> out;
-  for (const auto& p : patterns) {
-    try {
-      out.emplace_back(p);
-    } catch (const std::regex_error& e) {
-      throw std::invalid_argument("critical_path_analysis: data_load_events '" + p +
-                                  "' is not a regular expression (" + e.what() + ")");
-    }
-  }
-  return out;
+BoundsOptions every_host_event() {
+  BoundsOptions o;
+  o.host_items = SIZE_MAX;  // data_load_events may name any of them, not the largest alone
+  return o;
 }
 
 }  // namespace
 
-HtaCriticalPath hta_critical_path(const ImportedTrace& trace, const std::string& annotation,
-                                  int64_t first, int64_t last,
-                                  const std::vector<std::string>& data_load_events) {
-  const RecordSet& r = trace.records;
-  const Span w = window(r, annotation, first, last);
-  const std::vector<std::regex> loads = compile(data_load_events);
-  const AttributionIndex index(r);
-  const StepBounds s = BoundsIndex(r, index).window(w.start, w.end);
+HtaCriticalPathIndex::HtaCriticalPathIndex(const ImportedTrace& trace)
+    : r_(trace.records),
+      index_(trace.records),
+      bounds_(trace.records, index_, every_host_event()) {}
+
+HtaCriticalPath HtaCriticalPathIndex::operator()(const std::string& annotation, int64_t first,
+                                                 int64_t last) const {
+  HtaCriticalPath out;
+  const Span w = window(r_, annotation, first, last);
+  if (w.end <= w.start && !annotation.empty()) return out;
+  out.found = true, out.start_ns = w.start, out.end_ns = w.end;
+  const StepBounds s = bounds_.window(w.start, w.end);
   const auto at = [&](Bound b) { return s.ns[static_cast<size_t>(b)]; };
 
   std::array<uint64_t, kClassNames.size()> ns{};
@@ -104,20 +97,11 @@ HtaCriticalPath hta_critical_path(const ImportedTrace& trace, const std::string&
   const uint64_t short_gaps = std::min(s.launch_latency_ns, ns[around]);
   ns[around] -= short_gaps;
   ns[queued] += at(Bound::QueuedIdle) + short_gaps;
-  for (const HostWait& h : s.host) {
-    const bool host = h.bound == Bound::PerOpHost || h.bound == Bound::OtherHost;
-    const bool load = std::any_of(loads.begin(), loads.end(), [&](const std::regex& re) {
-      return std::regex_search(h.name, re);
-    });
-    if (!host || !load) continue;
-    const uint64_t moved = std::min(h.ns, ns[kCpu]);
-    ns[kCpu] -= moved, ns[kDataLoading] += moved;
-  }
-
-  HtaCriticalPath out;
-  out.start_ns = w.start, out.end_ns = w.end;
   for (size_t c = 0; c < ns.size(); ++c)
     if (ns[c]) out.by_class.emplace_back(kClassNames[c], ns[c]);
+  for (const HostWait& h : s.host)
+    if (h.bound == Bound::PerOpHost || h.bound == Bound::OtherHost)
+      out.cpu_by_name.emplace_back(h.name, h.ns);
   return out;
 }
 
