@@ -148,14 +148,13 @@ void set_column_bits(const HtaEvents& events, HtaFrame* f) {
   f->tid_bits = id_bits(events.tid_kinds, events, &HtaEvent::tid);
 }
 
-// What get_potential_stragglers reads of a loaded frame: the GPU rows' iterations (in gpu_*'s
-// order), each iteration's first start and last end, and the symbols HTA numbers names by.
+// What get_potential_stragglers reads of a loaded frame besides the GPU rows' iterations: each
+// iteration's first start and last end, and the symbols HTA numbers names by.
 void set_iteration_rows(const HtaEvents& events, const std::vector<const Row*>& df, HtaFrame* f) {
   constexpr int kBits[4] = {8, 16, 32, 64};
   std::map<int64_t, HtaIterationSpan> spans;
   const int own = f->end_bits();
   for (const Row* r : df) {
-    if (r->e->stream != -1) f->gpu_iteration.push_back(r->iteration);
     if (r->iteration < 0) continue;  // NaN or -1: no step selects it
     HtaIterationSpan& s = spans[r->iteration];
     s.iteration = r->iteration;
@@ -227,7 +226,7 @@ HtaFrame frame_of(const HtaEvents& events, std::vector<Row>& rows, Dtypes types,
     f.gpu_index.push_back(r->e->index), f.gpu_stream.push_back(r->e->stream);
     f.gpu_correlation.push_back(r->e->correlation);
     f.gpu_index_correlation.push_back(r->index_corr);
-    f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur);
+    f.gpu_ts.push_back(r->ts), f.gpu_dur.push_back(r->dur), f.gpu_iteration.push_back(r->iteration);
     f.gpu_kernel_cat.push_back((r->e->flags & HtaEvent::kKernelCat) != 0);
     f.gpu_compute.push_back((r->e->flags & compute) != 0);
     f.gpu_comm.push_back((r->e->flags & comm) != 0);

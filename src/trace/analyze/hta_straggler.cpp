@@ -61,6 +61,7 @@ std::map<KernelKey, LastKernel> last_long_kernels(const std::map<int64_t, HtaFra
                                                   const std::map<std::string, int64_t>& name_ids,
                                                   std::map<int64_t, std::string>* names) {
   std::map<KernelKey, LastKernel> out;
+  std::map<std::string, int64_t> unnumbered;  // names without HTA's id: after every id, apart
   for (const auto& [rank, f] : frames)
     for (size_t g = 0; g < f.gpu_ts.size(); ++g) {
       const int64_t it = f.gpu_iteration[g];
@@ -70,7 +71,11 @@ std::map<KernelKey, LastKernel> last_long_kernels(const std::map<int64_t, HtaFra
       const std::string& name = f.gpu_names[f.gpu_name[g]];
       if (std::string_view(name).substr(0, 10) != "ncclKernel") continue;
       const auto id = name_ids.find(name);
-      const int64_t sym = id == name_ids.end() ? INT64_MAX : id->second;
+      const int64_t sym =
+          id != name_ids.end()
+              ? id->second
+              : unnumbered.emplace(name, INT64_MAX / 2 + static_cast<int64_t>(unnumbered.size()))
+                    .first->second;
       (*names)[sym] = name;
       LastKernel& k = out[{rank, f.gpu_stream[g], it, sym}];
       if (!std::isnan(f.gpu_ts[g])) k.ts = f.gpu_ts[g];
