@@ -22,7 +22,9 @@ def main():
     ap.add_argument("--ref", required=True)
     ap.add_argument("traces", nargs="+")
     args = ap.parse_args()
-    pin_hash_seed(__spec__.name)
+    # The seed the reference was made under (its pickles say), so that ties fall alike.
+    with open(Path(args.ref) / f"{stem(args.traces[0])}.pkl", "rb") as f:
+        pin_hash_seed(__spec__.name, pickle.load(f).get("hash_seed"))
     from iris_trace.hta import TraceAnalysis
 
     bad = 0

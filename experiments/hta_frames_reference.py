@@ -101,10 +101,11 @@ EXTRA_CALLS = {
 HASH_SEED = "0"
 
 
-def pin_hash_seed(module):
-    """Re-runs `python -m module` under PYTHONHASHSEED=HASH_SEED unless a seed is set."""
+def pin_hash_seed(module, seed=None):
+    """Re-runs `python -m module` under PYTHONHASHSEED=seed (default HASH_SEED) unless a seed
+    is set."""
     if "PYTHONHASHSEED" not in os.environ:
-        env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
+        env = {**os.environ, "PYTHONHASHSEED": seed or HASH_SEED}
         os.execve(sys.executable, [sys.executable, "-m", module, *sys.argv[1:]], env)
 
 
