@@ -77,17 +77,15 @@ def _instances(instance_id):
     """HTA's instance_id as (first, last): None the first, an int one, a pair a range."""
     if instance_id is None:
         return 0, 0
-    if isinstance(instance_id, tuple):
-        if len(instance_id) != 2:
-            raise ValueError(f"instance_id: expected (start, end), got {instance_id!r}")
-        first, last = (operator.index(i) for i in instance_id)
-        if first > last:
-            raise ValueError(f"instance_id: start {first} is after end {last}")
-        return first, last
-    if isinstance(instance_id, bool):
+    if isinstance(instance_id, tuple) and len(instance_id) != 2:
+        raise ValueError(f"instance_id: expected (start, end), got {instance_id!r}")
+    ends = instance_id if isinstance(instance_id, tuple) else (instance_id, instance_id)
+    if any(isinstance(i, bool) or not hasattr(i, "__index__") for i in ends):
         raise TypeError(f"instance_id: expected an int or (start, end), got {instance_id!r}")
-    n = operator.index(instance_id)
-    return n, n
+    first, last = (operator.index(i) for i in ends)
+    if first > last:
+        raise ValueError(f"instance_id: start {first} is after end {last}")
+    return first, last
 
 
 def _regexes(name, patterns):

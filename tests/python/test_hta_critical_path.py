@@ -63,7 +63,8 @@ def test_missing_annotation_is_none_and_bad_arguments_raise():
         a.critical_path_analysis(0, "ProfilerStep", 99)
     with pytest.raises(KeyError):
         a.critical_path_analysis(5, "ProfilerStep", 0)
-    for instance, error in [((1, 0), ValueError), ((0, 1, 2), ValueError), (True, TypeError)]:
+    wrong = [((1, 0), ValueError), ((0, 1, 2), ValueError), (True, TypeError), ("1", TypeError)]
+    for instance, error in wrong + [(0.7, TypeError), ((0, 1.5), TypeError)]:
         with pytest.raises(error, match="instance_id"):
             a.critical_path_analysis(0, "ProfilerStep", instance)
     with pytest.raises(TypeError, match="annotation"):
