@@ -302,6 +302,16 @@ TEST(ImportRegions, TheSameFirstErrorAsSingleEvents) {
   }
 }
 
+// A file with two traceEvents arrays (the fuzzer made one): each counts its events from 0, in
+// the regions and in the single events alike, so a bad event has one name either way.
+TEST(ImportRegions, ASecondTraceEventsArrayCountsFromZero) {
+  const std::string ok = "{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1, \"dur\": 1}";
+  const std::string doc = "{\"traceEvents\": [" + ok + ", " + ok + ", " + ok +
+                          "], \"traceEvents\": [" + ok + ", {\"ph\": tru}]}";
+  expect_regions_as_single_events(doc, "two traceEvents arrays");
+  EXPECT_NE(figures(doc, false, 0, doc.size() + 1).find("event 1 "), std::string::npos);
+}
+
 TEST(ImportRegions, EveryByteChangedGivesWhatSingleEventsGive) {
   // The small document with each byte deleted or replaced by each character that matters to a
   // splitter, and cut short after each byte: the same figures, or the same error.

@@ -162,6 +162,8 @@ class EventPipeline {
   void append(const JsonSlice& s) { b_.bytes.insert(b_.bytes.end(), s.data, s.data + s.size); }
 
   void add_event(const JsonSlice& s, uint64_t index) {
+    // A batch numbers its events from its first; a second traceEvents array counts from 0 again.
+    if (!b_.events.empty() && index != b_.first_index + b_.events.size()) push_fresh();
     if (b_.events.empty()) start(), b_.events.reserve(8192), b_.first_index = index;
     b_.events.push_back(
         {static_cast<uint32_t>(b_.bytes.size()), static_cast<uint32_t>(s.size), s.offset});
