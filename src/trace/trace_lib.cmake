@@ -69,6 +69,7 @@ add_library(iris_trace STATIC
   ${_t}/analyze/hta_comm.cpp
   ${_t}/analyze/hta_frames.cpp
   ${_t}/analyze/hta_idle.cpp
+  ${_t}/analyze/hta_intervals.cpp
   ${_t}/analyze/hta_kernels.cpp
   ${_t}/analyze/hta_launch.cpp
   ${_t}/analyze/hta_memory.cpp
@@ -127,7 +128,7 @@ target_compile_options(iris_trace PRIVATE -Wall -Wextra)
 # HTA's figures reproduce numpy's and pandas' arithmetic to the last bit (analyze/hta_numeric.h):
 # numpy never fuses a*b+c, so neither may these files, whatever -march a build adds.
 set_source_files_properties(
-  ${_t}/analyze/hta_comm.cpp ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp
+  ${_t}/analyze/hta_comm.cpp ${_t}/analyze/hta_frames.cpp ${_t}/analyze/hta_idle.cpp ${_t}/analyze/hta_intervals.cpp
   ${_t}/analyze/hta_launch.cpp ${_t}/analyze/hta_numeric.cpp ${_t}/analyze/hta_queue.cpp ${_t}/analyze/hta_temporal.cpp
   ${_t}/analyze/hta_straggler.cpp
   PROPERTIES COMPILE_OPTIONS -ffp-contract=off)

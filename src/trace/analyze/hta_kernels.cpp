@@ -5,6 +5,8 @@
 #include <numeric>
 #include <string_view>
 
+#include "trace/analyze/hta_intervals.h"
+
 // File references below are to HolisticTraceAnalysis 0.5.0 and pandas 3.1.
 namespace trace {
 namespace {
@@ -135,29 +137,12 @@ bool type_time(const HtaFrame& f, const std::vector<std::vector<size_t>>& rows_o
   for (size_t t = 0; t < rows_of_type.size(); ++t) {
     const int64_t value = int64_t{1} << t;
     values.push_back(value);
-    // merge_kernel_intervals: sorted by ts in numpy's order (among equal ts, a row whose
-    // rounding made its duration negative can start a group or not by where it falls); a row
-    // starts a group when its ts is past every earlier row's end.
-    std::vector<double> type_ts;
-    for (size_t g : rows_of_type[t]) type_ts.push_back(f.gpu_ts[g]);
-    std::vector<size_t> by_ts, rows;
-    order(type_ts, f.ts_bits, &by_ts);
-    for (size_t k : by_ts) rows.push_back(rows_of_type[t][k]);
-    std::vector<double> starts, ends;
-    double max_end = -INFINITY;
-    for (size_t g : rows) {
-      const double ts = f.gpu_ts[g];
-      const double end = column_op(ts, f.gpu_dur[g], f.end_bits(), &wrapped);
-      if (starts.empty() || ts > max_end) {
-        starts.push_back(ts), ends.push_back(end);
-      } else {
-        ends.back() = std::max(ends.back(), end);
-      }
-      max_end = std::max(max_end, end);
-    }
+    // merge_kernel_intervals (among equal ts, a row whose rounding made its duration negative
+    // opens an interval or not by where numpy's sort puts it).
+    const HtaIntervals merged = hta_merge_kernel_intervals(f, rows_of_type[t], order, &wrapped);
     // melt: the starts, then the ends; appended to the rows so far and sorted by time.
-    for (double s : starts) edges.push_back({s, value});
-    for (double e : ends) edges.push_back({e, -value});
+    for (double s : merged.ts) edges.push_back({s, value});
+    for (double e : merged.end) edges.push_back({e, -value});
     std::vector<double> times;
     for (const Edge& e : edges) times.push_back(e.time);
     std::vector<size_t> by_time;
