@@ -76,14 +76,9 @@ std::vector<HtaKernelStats> group_stats(const std::vector<std::string>& names,
     s.mean = float_sum / static_cast<double>(x.size());
     s.max = *std::max_element(x.begin(), x.end());
     s.min = *std::min_element(x.begin(), x.end());
-    double mean = 0, m2 = 0, nobs = 0;
-    for (double v : x) {
-      nobs += 1;
-      const double old = mean;
-      mean += (v - old) / nobs;
-      m2 += (v - mean) * (v - old);
-    }
-    s.std = x.size() > 1 ? std::sqrt(m2 / (nobs - 1)) : 0;
+    GroupVar var;
+    for (double v : x) var.add(v);
+    s.std = x.size() > 1 ? var.std() : 0;
     out.push_back(s);
   }
   return out;

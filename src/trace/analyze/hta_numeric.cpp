@@ -56,6 +56,15 @@ void KahanSum::add(double v) {
   sum = t;
 }
 
+void GroupVar::add(double v) {
+  nobs += 1;
+  const double old = mean;
+  mean += (v - old) / nobs;
+  m2 += (v - mean) * (v - old);
+}
+
+double GroupVar::std() const { return nobs > 1 ? std::sqrt(m2 / (nobs - 1)) : kHtaNaN; }
+
 HtaScalar HtaScalar::of(double v, int bits) {
   HtaScalar s;
   s.bits = bits;

@@ -35,6 +35,14 @@ struct KahanSum {
   void add(double v);
 };
 
+// pandas' groupby std (_libs/groupby.pyx, group_var): Welford's update, value by value (the
+// caller skips NaN), ddof 1; NaN for fewer than two values.
+struct GroupVar {
+  double nobs = 0, mean = 0, m2 = 0;
+  void add(double v);
+  double std() const;
+};
+
 // A numpy scalar: an integer of `bits` (8 to 64) or, bits 0, a float64, with numpy's promotion
 // (the wider integer; an integer with a float gives a float). Why: HTA's "ts" column stays an
 // integer when the file's timestamps are integers (or rounded), an int64 column sums exactly

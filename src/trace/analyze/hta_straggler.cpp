@@ -90,23 +90,18 @@ using StreamName = std::pair<int64_t, int64_t>;
 // then groupby([stream, name]).mean() over those (hta_numeric.h: reduceat or Kahan).
 std::map<StreamName, double> mean_spread(const std::map<KernelKey, LastKernel>& kernels,
                                          double mean_iter_time) {
-  struct Welford {
-    double n = 0, mean = 0, m2 = 0;
-  };
-  std::map<std::tuple<int64_t, int64_t, int64_t>, Welford> by_iteration;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, GroupVar> by_iteration;
   for (const auto& [key, k] : kernels) {
     const auto& [rank, stream, it, name] = key;
-    Welford& w = by_iteration[{stream, it, name}];
+    GroupVar& w = by_iteration[{stream, it, name}];
     const double v = k.dur / mean_iter_time;
-    if (std::isnan(v)) continue;
-    const double old = w.mean;
-    w.n += 1, w.mean += (v - old) / w.n, w.m2 += (v - w.mean) * (v - old);
+    if (!std::isnan(v)) w.add(v);
   }
   std::map<StreamName, std::vector<double>> spreads;
   std::vector<StreamName> order;
   bool any_nan = false;
   for (const auto& [key, w] : by_iteration) {
-    const double std = w.n > 1 ? std::sqrt(w.m2 / (w.n - 1)) : kHtaNaN;
+    const double std = w.std();
     const StreamName sn{std::get<0>(key), std::get<2>(key)};
     spreads[sn].push_back(std), order.push_back(sn), any_nan |= std::isnan(std);
   }
