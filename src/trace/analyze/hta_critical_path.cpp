@@ -8,10 +8,10 @@
 namespace trace {
 namespace {
 
-// HTA's BoundType values, in its order (data_loading is the caller's: cpu_by_name).
-enum Class : size_t { kCpu, kDataLoading, kCompute, kComm, kKernelKernel, kLaunch, kNoClass };
-constexpr std::array<const char*, 7> kClassNames = {"cpu_bound",
-                                                    "data_loading",
+// HTA's BoundType values this path gives, in its order (data_loading is the caller's, from
+// cpu_by_name).
+enum Class : size_t { kCpu, kCompute, kComm, kKernelKernel, kLaunch, kNoClass };
+constexpr std::array<const char*, 6> kClassNames = {"cpu_bound",
                                                     "gpu_compute_bound",
                                                     "gpu_communication_bound",
                                                     "gpu_kernel_kernel_overhead",
