@@ -5,10 +5,10 @@ print100, batch, ...) are parsed from the benchmark name, which is the record of
 measured; counters must agree with the name where both exist.
 """
 
-import json
-import math
 import re
 from dataclasses import dataclass, field
+
+from analysis import json_input
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 NAME = re.compile(
@@ -72,27 +72,6 @@ class BenchRun:
     skipped: list  # (name, message) of rows that did not run
 
 
-def _field(path, obj, key, kind, where):
-    if key not in obj:
-        raise BenchJsonError(f"{path}: {where}: missing field '{key}'")
-    value = obj[key]
-    if kind is float:
-        if (
-            not isinstance(value, (int, float))
-            or isinstance(value, bool)
-            or not math.isfinite(value)
-        ):
-            raise BenchJsonError(
-                f"{path}: {where}: field '{key}' must be a finite number, got {value!r}"
-            )
-        return float(value)
-    if not isinstance(value, kind):
-        raise BenchJsonError(
-            f"{path}: {where}: field '{key}' must be {kind.__name__}, got {value!r}"
-        )
-    return value
-
-
 def parse_name(path, name):
     m = NAME.match(name)
     if not m:
@@ -108,25 +87,17 @@ def parse_name(path, name):
 
 def load(path):
     """Loads one bench JSON file. Raises BenchJsonError naming the file and field."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise BenchJsonError(f"{path}: cannot read: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise BenchJsonError(
-            f"{path}: not valid JSON (line {e.lineno}: {e.msg}); was the run interrupted?"
-        ) from None
+    doc = json_input.read_json(path, BenchJsonError, "; was the run interrupted?")
     if not isinstance(doc, dict):
         raise BenchJsonError(f"{path}: expected a Google Benchmark JSON object")
-    context = _field(path, doc, "context", dict, "top level")
+    context = json_input.field(path, doc, "context", dict, "top level", BenchJsonError)
     for key in CONTEXT_FIELDS:
-        _field(path, context, key, str, "context")
-    benchmarks = _field(path, doc, "benchmarks", list, "top level")
+        json_input.field(path, context, key, str, "context", BenchJsonError)
+    benchmarks = json_input.field(path, doc, "benchmarks", list, "top level", BenchJsonError)
     rows, skipped = [], []
     for i, b in enumerate(benchmarks):
         where = f"benchmarks[{i}]"
-        name = _field(path, b, "name", str, where)
+        name = json_input.field(path, b, "name", str, where, BenchJsonError)
         where = f"benchmark '{name}'"
         if b.get("run_type", "iteration") != "iteration":
             continue  # mean/median/stddev rows: we aggregate ourselves
@@ -134,12 +105,15 @@ def load(path):
             skipped.append((name, b.get("error_message", "")))
             continue
         family, variant, args = parse_name(path, name)
-        unit = _field(path, b, "time_unit", str, where)
+        unit = json_input.field(path, b, "time_unit", str, where, BenchJsonError)
         if unit not in UNIT_SECONDS:
             raise BenchJsonError(
                 f"{path}: {where}: field 'time_unit' must be one of {sorted(UNIT_SECONDS)}, got {unit!r}"
             )
-        seconds = _field(path, b, "real_time", float, where) * UNIT_SECONDS[unit]
+        seconds = (
+            json_input.field(path, b, "real_time", float, where, BenchJsonError)
+            * UNIT_SECONDS[unit]
+        )
         counters = {
             k: float(v)
             for k, v in b.items()

@@ -15,49 +15,34 @@ written: bad input exits 2 naming the file (and the field), and the page and plo
 """
 
 import argparse
-import json
 import os
 import re
 import sys
 
 import iris_trace
 
+from analysis import json_input
 from analysis.atomic_write import write_atomic
 from analysis.fmt import fmt_us
 from analysis.tables import markdown_table
 
 
-def _checked(path, obj, key, kind, where):
-    """obj[key] of the given kind (a number: int or float, not a bool); ValueError naming it."""
-    v = obj.get(key) if isinstance(obj, dict) else None
-    number = kind is float and isinstance(v, (int, float)) and not isinstance(v, bool)
-    if not (number or (kind is not float and isinstance(v, kind))):
-        raise ValueError(f"{path}: {where}: field '{key}' must be {kind.__name__}, got {v!r}")
-    return v
-
-
 def load_hta(path):
     """experiments/hta_critical_path.py's document: {(stem, rank): [rows]} (rows checked)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON ({e})") from e
-    version = _checked(path, doc, "hta_version", str, "top level")
+    doc = json_input.read_json(path)
+    version = json_input.field(path, doc, "hta_version", str, "top level")
     out = {}
-    for stem, t in _checked(path, doc, "traces", dict, "top level").items():
+    for stem, t in json_input.field(path, doc, "traces", dict, "top level").items():
         if "error" in t:
             out[(stem, None)] = t["error"]
             continue
-        for rank, rows in _checked(path, t, "ranks", dict, f"traces.{stem}").items():
+        for rank, rows in json_input.field(path, t, "ranks", dict, f"traces.{stem}").items():
             for i, row in enumerate(rows):
                 w = f"traces.{stem}.ranks.{rank}[{i}]"
-                _checked(path, row, "window_us", float, w)
-                _checked(path, row, "ok", bool, w)
+                json_input.field(path, row, "window_us", float, w)
+                json_input.field(path, row, "ok", bool, w)
                 if row.get("critical_path_us") is not None:
-                    _checked(path, row, "critical_path_us", float, w)
+                    json_input.field(path, row, "critical_path_us", float, w)
             out[(stem, int(rank))] = rows
     return version, out
 

@@ -14,13 +14,13 @@ temporary file and a rename.
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
 
 from iris_trace import TraceError, schema
 
+from analysis import json_input
 from analysis.atomic_write import write_atomic
 from analysis.fmt import fmt_change, fmt_us
 from analysis.tables import markdown_table
@@ -54,37 +54,27 @@ class ManifestError(ValueError):
     """Bad manifest: the message names the file and the field."""
 
 
-def _field(path, obj, key, kind, where, required=True):
-    if key not in obj:
-        if required:
-            raise ManifestError(f"{path}: {where}: missing field '{key}'")
-        return None
-    v = obj[key]
-    numeric = kind is int or kind == (int, float)
-    ok = isinstance(v, kind) and not (numeric and isinstance(v, bool))
-    if not ok:
-        raise ManifestError(f"{path}: {where}.{key}: expected {getattr(kind, '__name__', kind)}")
-    return v
-
-
 def load_manifest(path):
     """The manifest, every field checked (ManifestError naming the file and the field)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise ManifestError(f"{path}: cannot read it ({e.strerror})") from e
-    except json.JSONDecodeError as e:
-        raise ManifestError(f"{path}: not JSON ({e})") from e
+    doc = json_input.read_json(path, ManifestError)
     if not isinstance(doc, dict):
         raise ManifestError(f"{path}: expected an object")
     m = {
         "path": path,
         "folder": os.path.dirname(os.path.abspath(path)),
-        "about": _field(path, doc, "about", str, "top level", required=False) or "",
-        "tolerance": float(_field(path, doc, "tolerance", (int, float), "top level")),
-        "skip_calls": _field(path, doc, "skip_calls", int, "top level", required=False) or 0,
-        "skip_why": _field(path, doc, "skip_why", str, "top level", required=False) or "",
+        "about": json_input.field(
+            path, doc, "about", str, "top level", ManifestError, required=False
+        )
+        or "",
+        "tolerance": json_input.field(path, doc, "tolerance", float, "top level", ManifestError),
+        "skip_calls": json_input.field(
+            path, doc, "skip_calls", int, "top level", ManifestError, required=False
+        )
+        or 0,
+        "skip_why": json_input.field(
+            path, doc, "skip_why", str, "top level", ManifestError, required=False
+        )
+        or "",
         "traces": {},
         "pairs": [],
     }
@@ -92,35 +82,40 @@ def load_manifest(path):
         raise ManifestError(f"{path}: tolerance: expected a share above 0 and at most 1")
     if m["skip_calls"] < 0:
         raise ManifestError(f"{path}: skip_calls: expected a whole number >= 0")
-    for name, t in _field(path, doc, "traces", dict, "top level").items():
+    for name, t in json_input.field(path, doc, "traces", dict, "top level", ManifestError).items():
         where = f"traces.{name}"
         if not isinstance(t, dict):
             raise ManifestError(f"{path}: {where}: expected an object")
-        starts = _field(path, t, "call_starts", str, where, required=False)
-        every = _field(path, t, "every", int, where, required=False)
+        starts = json_input.field(path, t, "call_starts", str, where, ManifestError, required=False)
+        every = json_input.field(path, t, "every", int, where, ManifestError, required=False)
         if every is not None and (every < 1 or starts is None):
             raise ManifestError(f"{path}: {where}.every: a whole number >= 1, with call_starts")
         if not os.path.isfile(os.path.join(m["folder"], name)):
             raise ManifestError(f"{path}: {where}: no such file beside the manifest")
         m["traces"][name] = {"call_starts": starts, "every": every or 1}
-    pairs = _field(path, doc, "pairs", list, "top level")
+    pairs = json_input.field(path, doc, "pairs", list, "top level", ManifestError)
     if not pairs:
         raise ManifestError(f"{path}: pairs: expected at least one pair")
     for i, p in enumerate(pairs):
         where = f"pairs[{i}]"
         if not isinstance(p, dict):
             raise ManifestError(f"{path}: {where}: expected an object")
-        pair = {k: _field(path, p, k, str, where) for k in ("first", "second", "change", "unit")}
+        pair = {
+            k: json_input.field(path, p, k, str, where, ManifestError)
+            for k in ("first", "second", "change", "unit")
+        }
         for k in ("first", "second"):
             if pair[k] not in m["traces"]:
                 raise ManifestError(f"{path}: {where}.{k}: {pair[k]} is not among traces")
         if pair["unit"] not in UNITS:
             raise ManifestError(f"{path}: {where}.unit: expected 'call', 'step' or 'trace'")
-        what_ifs = _field(path, p, "what_ifs", list, where)
+        what_ifs = json_input.field(path, p, "what_ifs", list, where, ManifestError)
         if not what_ifs or not all(isinstance(w, str) and w for w in what_ifs):
             raise ManifestError(f"{path}: {where}.what_ifs: expected a list of --what-if specs")
         pair["what_ifs"] = what_ifs
-        pair["kernels_change"] = _field(path, p, "kernels_change", str, where, required=False)
+        pair["kernels_change"] = json_input.field(
+            path, p, "kernels_change", str, where, ManifestError, required=False
+        )
         m["pairs"].append(pair)
     return m
 

@@ -92,10 +92,16 @@ def test_bad_input_exits_2_naming_it_and_writes_nothing(tmp_path, capsys, args, 
     "doc, message",
     [
         ("{not json", "not valid JSON"),
-        (json.dumps({"traces": {}}), "field 'hta_version' must be str"),
+        (json.dumps({"traces": {}}), "top level: missing field 'hta_version'"),
         (
             json.dumps({"hta_version": "0.5.0", "traces": {"j": {"ranks": {"0": [{"ok": 1}]}}}}),
-            "traces.j.ranks.0[0]: field 'window_us' must be float",
+            "traces.j.ranks.0[0]: missing field 'window_us'",
+        ),
+        (
+            json.dumps(
+                {"hta_version": "0.5.0", "traces": {"j": {"ranks": {"0": [{"window_us": "1"}]}}}}
+            ),
+            "traces.j.ranks.0[0]: field 'window_us' must be a finite number, got '1'",
         ),
     ],
 )

@@ -77,7 +77,7 @@ def test_a_bad_manifest_exits_2_and_leaves_the_page(tmp_path, capsys):
     page.write_text("before")
     (tmp_path / "manifest.json").write_text("{not json")
     assert v.main([str(tmp_path / "manifest.json"), "--json", JSON, "--out", str(page)]) == 2
-    assert "not JSON" in capsys.readouterr().err
+    assert "not valid JSON" in capsys.readouterr().err
     assert page.read_text() == "before"
 
 
