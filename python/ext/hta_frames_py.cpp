@@ -221,12 +221,9 @@ class HtaTraces {
   nb::dict queue(int64_t rank, int64_t max_queue_length, bool with_series) const {
     const trace::HtaFrame& f = frames_.at(rank);
     // The summary, the series and the full queue are one computation: made once.
-    auto cached = queues_.find({rank, max_queue_length});
-    if (cached == queues_.end())
-      cached = queues_
-                   .emplace(std::make_pair(rank, max_queue_length),
-                            trace::hta_queue(f, max_queue_length, numpy_ts_order))
-                   .first;
+    auto& cached = queues_[rank];
+    if (!cached || cached->first != max_queue_length)
+      cached.emplace(max_queue_length, trace::hta_queue(f, max_queue_length, numpy_ts_order));
     const trace::HtaQueue& q = cached->second;
     std::vector<int64_t> stream;
     std::vector<double> count, mean, std, min, p25, p50, p75, max;
@@ -418,8 +415,9 @@ class HtaTraces {
  private:
   std::map<int64_t, trace::HtaFrame> frames_;
   std::map<int64_t, std::string> paths_;  // each rank's file
-  // The queue per rank and max length asked (the series is the same; HTA's full queue is not).
-  mutable std::map<std::pair<int64_t, int64_t>, trace::HtaQueue> queues_;
+  // Each rank's queue for the last max length asked (the series is the same for any; HTA's full
+  // queue is not): the calls that follow one another ask the same length.
+  mutable std::map<int64_t, std::optional<std::pair<int64_t, trace::HtaQueue>>> queues_;
   // One rank's records for the critical path: the last rank asked. Shared, so that a call on
   // another thread (the GIL is released while it runs) keeps the one it started with.
   struct CriticalPathCache {
