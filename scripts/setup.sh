@@ -75,7 +75,7 @@ lap packages
 # a broken environment). The same call gives LibTorch's CMake folder.
 VENV=$(venv_dir)
 probe_venv() {
-  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed, torch, torch.utils
+  "$VENV/bin/python" -c 'import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed, plotly, torch, torch.utils
 print(torch.utils.cmake_prefix_path); print(torch.version.cuda or "none")' 2>/dev/null
 }
 PROBE=""
@@ -93,7 +93,7 @@ else
   "$PYTHON_BASE" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install --progress-bar off -r requirements.txt
-  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed and torch"
+  PROBE=$(probe_venv) || die "the new Python environment in $VENV cannot import numpy, scipy, matplotlib, pytest, sklearn, ruff, pandas, nanobind, scikit_build_core, distributed, plotly and torch"
   touch "$VENV/.complete"   # written last: an interrupted install is redone next time
 fi
 ln -sfn "$VENV" .venv

@@ -14,7 +14,8 @@ figure of the calls are the trace library's (src/trace/analyze/hta_*.h, the func
 ./attribute --hta reads, with numpy's and pandas' arithmetic to the last bit; ties in HTA's sort
 by ts fall as numpy's sort leaves them on this machine). This module turns their arrays into
 HTA's DataFrames with the pandas steps HTA makes them with (so that pandas infers the same
-dtypes and index); visualize=True draws with matplotlib (HTA uses plotly)."""
+dtypes and index); visualize=True draws HTA's charts with plotly, as HTA, where it is installed
+(else with matplotlib: plots.py)."""
 
 import logging
 import operator
@@ -389,8 +390,8 @@ class TraceAnalysis:
         their overlaps over all ranks with its percentage; per rank, kernel type and kernel
         name, sum, max, min, stddev and mean of the durations (us), the kernels past
         num_kernels or past the duration_ratio quantile of the running sum grouped as
-        "others". visualize draws kernel_type_df's pie with matplotlib (image_renderer,
-        plotly's, is ignored)."""
+        "others". visualize draws HTA's charts (the types' pie, each kernel's mean per rank)
+        with plotly, shown with image_renderer; with matplotlib (no plotly), the pie alone."""
         if not 0 <= float(duration_ratio) <= 1:  # numpy's quantile refuses it so, in HTA too
             raise ValueError("Quantiles must be in the range [0, 1]")
         b = self._traces.kernel_breakdown(
@@ -428,7 +429,7 @@ class TraceAnalysis:
         if visualize:
             from . import plots
 
-            plots.kernel_breakdown(kernel_type_df)
+            plots.kernel_breakdown(kernel_type_df, kernel_df, image_renderer)
         return kernel_type_df, kernel_df
 
     # --- get_memory_bw_time_series, get_memory_bw_summary (trace_counters.py) -------------

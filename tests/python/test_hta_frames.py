@@ -10,7 +10,6 @@ import pickle
 import subprocess
 import sys
 
-import pandas as pd
 import pytest
 from conftest import DATA, REPO, kineto_traces
 
@@ -51,25 +50,6 @@ def test_trace_files_and_defaults_as_htas():
     assert stats is None and set(idle["rank"]) == {0}
     with pytest.raises(NotImplementedError):
         TraceAnalysis(trace_dir=str(folder), include_last_profiler_step=True)
-
-
-def test_visualize_draws_with_matplotlib(monkeypatch):
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from iris_trace.hta import TraceAnalysis
-
-    shown = []
-    monkeypatch.setattr(plt, "show", lambda: shown.append(len(plt.get_fignums())))
-    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "a100-alexnet-syncs.json.gz"))
-    a.get_temporal_breakdown(visualize=True)
-    idle, _ = a.get_idle_time_breakdown(visualize=True)
-    a.get_cuda_kernel_launch_stats(visualize=True)
-    assert len(shown) == 3 and all(n > 0 for n in shown)
-    # HTA's plot turns the stream column into text, in the frame it returns too.
-    assert pd.api.types.is_string_dtype(idle["stream"])
 
 
 @pytest.mark.skipif(not os.environ.get("HTA_PYTHON"), reason="HTA_PYTHON unset: no live HTA 0.5.0")
@@ -167,24 +147,6 @@ def test_stragglers_symbol_ids_number_ranks_in_order():
     )
     assert set(ids) == {"ncclKernel_A", "ncclKernel_B"}
     assert ids["ncclKernel_B"] < ids["ncclKernel_A"] == 3
-
-
-def test_stragglers_visualize_draws_with_matplotlib(monkeypatch):
-    pytest.importorskip("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from iris_trace.hta import TraceAnalysis
-
-    shown = []
-    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
-    a = TraceAnalysis(trace_dir=str(DATA / "traces" / "two-ranks"))
-    assert a.get_potential_stragglers(visualize=True) == [0, 1]
-    (fig,) = shown
-    assert fig.texts[0].get_text() == "Potential Stragglers"
-    bars = [bar for ax in fig.axes for bar in ax.patches]
-    assert len(bars) >= 2
 
 
 def _tied_kernels(folder):
