@@ -19,8 +19,8 @@ def read_json(path, error=ValueError, hint=""):
 
 
 def field(path, obj, key, kind, where, error=ValueError, required=True):
-    """obj[key] of `kind`: float takes any finite number but a bool (returned as a float), int
-    any integer but a bool; None when absent and not required."""
+    """obj[key] of `kind` (a type): float takes any finite number but a bool (returned as a
+    float), int any integer but a bool; None when absent and not required."""
     if not isinstance(obj, dict):
         raise error(f"{path}: {where}: expected an object")
     if key not in obj:
@@ -29,8 +29,12 @@ def field(path, obj, key, kind, where, error=ValueError, required=True):
         return None
     v = obj[key]
     if kind is float:
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            return float(v)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            try:
+                if math.isfinite(v):
+                    return float(v)
+            except OverflowError:  # an integer beyond any float: not a finite number
+                pass
         raise error(f"{path}: {where}: field '{key}' must be a finite number, got {v!r}")
     if isinstance(v, kind) and not (kind is int and isinstance(v, bool)):
         return v

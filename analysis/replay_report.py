@@ -33,7 +33,7 @@ def load_hta(path):
     version = json_input.field(path, doc, "hta_version", str, "top level")
     out = {}
     for stem, t in json_input.field(path, doc, "traces", dict, "top level").items():
-        if "error" in t:
+        if isinstance(t, dict) and "error" in t:
             out[(stem, None)] = t["error"]
             continue
         for rank, rows in json_input.field(path, t, "ranks", dict, f"traces.{stem}").items():
