@@ -1,7 +1,8 @@
-"""Two revisions of the trace tools on one trace, in one interleaved run: `./attribute` (the
+"""Revisions of the trace tools on one trace, in one interleaved run: `./attribute` (the
 whole process, `--quiet --json /dev/null TRACE`) and the package's TraceAnalysis with its three
-calls (timed inside the child, as experiments/python_speed.py does), side A then side B each
-repetition, so that both see the same machine load. For a change that must keep the speed:
+calls (timed inside the child, as experiments/python_speed.py does), each side in turn every
+repetition (the order reversed every other one), so that all see the same machine load. For a
+change that must keep the speed:
 
     python -m experiments.revision_speed --trace out/big-274MB.json --reps 7 \\
         --side e8b6c73=/tmp/old/attribute:/tmp/old-pkg --side HEAD=build-trace/attribute:/tmp/new-pkg
@@ -63,7 +64,7 @@ def one_rep(sides, trace, timeout_s, rep):
 def markdown(doc):
     first = doc["sides"][0]
     lines = [
-        "# Two revisions' speed on one trace: `./attribute` and `TraceAnalysis` + 3 calls",
+        "# Revisions' speed on one trace: `./attribute` and `TraceAnalysis` + 3 calls",
         "",
         f"Written by `experiments/revision_speed.py` on {doc['host']} ({doc['cpus']} CPUs) at "
         f"{doc['date']}, commit {doc['commit']}, trace `{doc['trace']}` ({doc['mb']:.1f} MB of JSON), "
