@@ -76,7 +76,7 @@ std::vector<const Row*> loaded_frame(std::vector<Row>& rows, bool filter_steps, 
       if (r.e->correlation != -1) visit(r.e->correlation);
   };
   constexpr int64_t kNoRow = INT64_MIN;  // a row index is never negative
-  KeyedValues<int64_t> last_cpu(correlated, kNoRow), last_gpu(correlated, kNoRow);
+  KeyedValues<int64_t> last_cpu(correlated, kNoRow), last_gpu(last_cpu, kNoRow);
   for (const Row& r : rows)
     if (r.e->correlation != -1) (r.gpu ? last_gpu : last_cpu)[r.e->correlation] = r.e->index;
   for (Row& r : rows) {

@@ -39,6 +39,15 @@ class KeyedValues {
       map_.reserve(n);
     }
   }
+  // The keys `same_keys` was built for, each `absent`: for a second value over the same keys,
+  // without scanning them again.
+  KeyedValues(const KeyedValues& same_keys, V absent)
+      : lo_(same_keys.lo_), absent_(absent), paged_(same_keys.paged_), pages_(same_keys.pages_) {
+    if (paged_)
+      slots_.assign(same_keys.slots_.size(), absent);
+    else
+      map_.reserve(same_keys.map_.bucket_count());
+  }
   // The value of a key given to the constructor, `absent` until set.
   V& operator[](int64_t k) {
     if (!paged_) return map_.try_emplace(k, absent_).first->second;

@@ -432,6 +432,17 @@ TEST(KeyedValues, PagedOrHashedAsAMapWouldBe) {
     std::vector<int64_t> keys;
     for (const auto& [k, value] : want) keys.push_back(k);
     EXPECT_EQ(v.keys(), keys) << s.name;
+    // A second value over the same keys: built from the first, none of its values taken.
+    trace::KeyedValues<int64_t> w(v, -7);
+    EXPECT_EQ(w.paged(), s.paged) << s.name;
+    std::map<int64_t, int64_t> want_w;
+    for (size_t i = 0; i < s.keys.size(); i += 2)
+      w[s.keys[i]] = want_w[s.keys[i]] = -1 - int64_t(i);
+    for (int64_t k : asked) {
+      const auto it = want_w.find(k);
+      ASSERT_EQ(w.get(k), it == want_w.end() ? -7 : it->second) << s.name << " key " << k;
+    }
+    ASSERT_EQ(v.get(s.keys[1]), want[s.keys[1]]) << s.name;  // the first keeps its own
   }
   trace::KeyedValues<uint8_t> none([](auto) {}, 0);
   EXPECT_EQ(none.get(0), 0);
