@@ -1,7 +1,9 @@
 """visualize=True for iris_trace.hta: HTA's charts, drawn with plotly as HTA draws them when
 plotly is installed (HTA's own plotting library), else with matplotlib; with neither, the
 ImportError says how to get one. Each chart is shown (plotly's Figure.show, matplotlib's
-plt.show) and nothing is returned, as in HTA."""
+plt.show) and nothing is returned, as in HTA. Drawing with matplotlib warns how to get plotly."""
+
+import warnings
 
 
 def _library():
@@ -14,13 +16,17 @@ def _library():
         pass
     try:
         import matplotlib.pyplot as plt
-
-        return "matplotlib", plt
     except ImportError:
         raise ImportError(
             "visualize=True draws with plotly (HTA's charts) or matplotlib, and neither is "
             "installed: pip install 'iris-trace[plot]' (plotly), or pass visualize=False"
         ) from None
+    warnings.warn(
+        "plotly is not installed: drawing with matplotlib instead of HTA's plotly charts "
+        "(pip install 'iris-trace[plot]' for those)",
+        stacklevel=3,
+    )
+    return "matplotlib", plt
 
 
 def temporal(df):

@@ -101,7 +101,8 @@ def test_matplotlib_where_plotly_is_missing(matplotlib_figures):
     from iris_trace.hta import TraceAnalysis
 
     a = TraceAnalysis(trace_dir=ALEXNET)
-    a.get_temporal_breakdown(visualize=True)
+    with pytest.warns(UserWarning, match=r"plotly is not installed.*iris-trace\[plot\]"):
+        a.get_temporal_breakdown(visualize=True)
     idle, _ = a.get_idle_time_breakdown(visualize=True)
     a.get_cuda_kernel_launch_stats(visualize=True)
     a.get_gpu_kernel_breakdown(visualize=True)
