@@ -83,7 +83,8 @@ def launch_stats(rank, events, runtime_cutoff, launch_delay_cutoff):
             x="cpu_duration",
             nbins=300,
             labels=runtime_label,
-            title=f"Runtime Event Duration Outliers (duration > {runtime_cutoff} us) on rank {rank}",
+            title=f"Runtime Event Duration Outliers (duration > {runtime_cutoff} us) "
+            f"on rank {rank}",
         ).show()
         lib.histogram(
             events[events["launch_delay"] > launch_delay_cutoff],
