@@ -56,25 +56,20 @@ class ManifestError(ValueError):
 
 def load_manifest(path):
     """The manifest, every field checked (ManifestError naming the file and the field)."""
+
+    def field(obj, key, kind, where, required=True):
+        return json_input.field(path, obj, key, kind, where, ManifestError, required)
+
     doc = json_input.read_json(path, ManifestError)
     if not isinstance(doc, dict):
         raise ManifestError(f"{path}: expected an object")
     m = {
         "path": path,
         "folder": os.path.dirname(os.path.abspath(path)),
-        "about": json_input.field(
-            path, doc, "about", str, "top level", ManifestError, required=False
-        )
-        or "",
-        "tolerance": json_input.field(path, doc, "tolerance", float, "top level", ManifestError),
-        "skip_calls": json_input.field(
-            path, doc, "skip_calls", int, "top level", ManifestError, required=False
-        )
-        or 0,
-        "skip_why": json_input.field(
-            path, doc, "skip_why", str, "top level", ManifestError, required=False
-        )
-        or "",
+        "about": field(doc, "about", str, "top level", required=False) or "",
+        "tolerance": field(doc, "tolerance", float, "top level"),
+        "skip_calls": field(doc, "skip_calls", int, "top level", required=False) or 0,
+        "skip_why": field(doc, "skip_why", str, "top level", required=False) or "",
         "traces": {},
         "pairs": [],
     }
@@ -82,40 +77,31 @@ def load_manifest(path):
         raise ManifestError(f"{path}: tolerance: expected a share above 0 and at most 1")
     if m["skip_calls"] < 0:
         raise ManifestError(f"{path}: skip_calls: expected a whole number >= 0")
-    for name, t in json_input.field(path, doc, "traces", dict, "top level", ManifestError).items():
-        where = f"traces.{name}"
-        if not isinstance(t, dict):
-            raise ManifestError(f"{path}: {where}: expected an object")
-        starts = json_input.field(path, t, "call_starts", str, where, ManifestError, required=False)
-        every = json_input.field(path, t, "every", int, where, ManifestError, required=False)
+    for name, t in field(doc, "traces", dict, "top level").items():
+        where = f"traces.{name}"  # field() refuses a t that is not an object, naming it
+        starts = field(t, "call_starts", str, where, required=False)
+        every = field(t, "every", int, where, required=False)
         if every is not None and (every < 1 or starts is None):
             raise ManifestError(f"{path}: {where}.every: a whole number >= 1, with call_starts")
         if not os.path.isfile(os.path.join(m["folder"], name)):
             raise ManifestError(f"{path}: {where}: no such file beside the manifest")
         m["traces"][name] = {"call_starts": starts, "every": every or 1}
-    pairs = json_input.field(path, doc, "pairs", list, "top level", ManifestError)
+    pairs = field(doc, "pairs", list, "top level")
     if not pairs:
         raise ManifestError(f"{path}: pairs: expected at least one pair")
     for i, p in enumerate(pairs):
         where = f"pairs[{i}]"
-        if not isinstance(p, dict):
-            raise ManifestError(f"{path}: {where}: expected an object")
-        pair = {
-            k: json_input.field(path, p, k, str, where, ManifestError)
-            for k in ("first", "second", "change", "unit")
-        }
+        pair = {k: field(p, k, str, where) for k in ("first", "second", "change", "unit")}
         for k in ("first", "second"):
             if pair[k] not in m["traces"]:
                 raise ManifestError(f"{path}: {where}.{k}: {pair[k]} is not among traces")
         if pair["unit"] not in UNITS:
             raise ManifestError(f"{path}: {where}.unit: expected 'call', 'step' or 'trace'")
-        what_ifs = json_input.field(path, p, "what_ifs", list, where, ManifestError)
+        what_ifs = field(p, "what_ifs", list, where)
         if not what_ifs or not all(isinstance(w, str) and w for w in what_ifs):
             raise ManifestError(f"{path}: {where}.what_ifs: expected a list of --what-if specs")
         pair["what_ifs"] = what_ifs
-        pair["kernels_change"] = json_input.field(
-            path, p, "kernels_change", str, where, ManifestError, required=False
-        )
+        pair["kernels_change"] = field(p, "kernels_change", str, where, required=False)
         m["pairs"].append(pair)
     return m
 

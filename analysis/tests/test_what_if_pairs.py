@@ -61,6 +61,8 @@ def test_the_committed_manifest_loads():
         (lambda d: d["traces"]["h100-toyblock-eager.json.gz"].update(every=0), "every"),
         (lambda d: d["traces"].update({"gone.json.gz": {}}), "traces.gone.json.gz"),
         (lambda d: d.update(pairs=[]), "pairs"),
+        (lambda d: d["traces"].update({"x.json.gz": 1}), "traces.x.json.gz: expected an object"),
+        (lambda d: d["pairs"].insert(0, 1), "pairs[0]: expected an object"),
     ],
 )
 def test_a_bad_manifest_names_the_file_and_the_field(tmp_path, change, words):
