@@ -32,6 +32,7 @@ the ratios measured in the same run, not absolute numbers across runs.
 """
 
 import argparse
+import datetime
 import gzip
 import hashlib
 import json
@@ -627,6 +628,16 @@ def mtime(path):
         if os.path.exists(path)
         else None
     )
+
+
+def run_context():
+    """Where, when and at which commit a run happened: the header of a speed run's JSON."""
+    return {
+        "host": platform.node(),
+        "cpus": os.cpu_count(),
+        "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": git_commit(),
+    }
 
 
 def git_commit():

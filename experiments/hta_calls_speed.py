@@ -11,16 +11,14 @@ stragglers on one rank) is timed to its exception, which is recorded. The import
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import sys
 from pathlib import Path
 
 from analysis.atomic_write import write_atomic
-from experiments.attribute_speed import git_commit, run_child
+from experiments.attribute_speed import run_child, run_context
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "results" / "traces" / "python-speed"
@@ -172,10 +170,7 @@ def main():
             total = sum(run.get("times", {}).values())
             print(f"rep {rep} {name}: rc={run['rc']} {total:.2f} s", flush=True)
     doc = {
-        "host": platform.node(),
-        "cpus": os.cpu_count(),
-        "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": git_commit(),
+        **run_context(),
         "trace": args.trace.name,
         "mb": args.trace.stat().st_size / 1e6,
         "reps": args.reps,

@@ -14,16 +14,14 @@ and each side's median over the first's.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
 from analysis.atomic_write import write_atomic
 from experiments import python_speed
-from experiments.attribute_speed import git_commit, run_child, summarise, uncompressed_bytes
+from experiments.attribute_speed import run_child, run_context, summarise, uncompressed_bytes
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "results" / "traces" / "python-speed"
@@ -67,7 +65,7 @@ def markdown(doc):
         "# Revisions' speed on one trace: `./attribute` and `TraceAnalysis` + 3 calls",
         "",
         f"Written by `experiments/revision_speed.py` on {doc['host']} ({doc['cpus']} CPUs) at "
-        f"{doc['date']}, commit {doc['commit']}, trace `{doc['trace']}` ({doc['mb']:.1f} MB of JSON), "
+        f"{doc['when']}, commit {doc['commit']}, trace `{doc['trace']}` ({doc['mb']:.1f} MB of JSON), "
         f"{doc['reps']} repetitions, the sides interleaved; load average {doc['load_before']:.2f} "
         f"at the start, {doc['load_after']:.2f} at the end. `./attribute`: the whole process; "
         "TraceAnalysis: load and calls timed inside the child (imports not).",
@@ -118,10 +116,7 @@ def main(argv=None):
             )
     size = uncompressed_bytes(args.trace)
     doc = {
-        "host": platform.node(),
-        "cpus": os.cpu_count(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": git_commit(),
+        **run_context(),
         "trace": args.trace.name,
         "mb": size / 1e6,
         "reps": args.reps,
