@@ -5,6 +5,7 @@ print100, batch, ...) are parsed from the benchmark name, which is the record of
 measured; counters must agree with the name where both exist.
 """
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -72,6 +73,10 @@ class BenchRun:
     skipped: list  # (name, message) of rows that did not run
 
 
+# json_input.field, its errors BenchJsonError.
+_field = functools.partial(json_input.field, error=BenchJsonError)
+
+
 def parse_name(path, name):
     m = NAME.match(name)
     if not m:
@@ -90,14 +95,14 @@ def load(path):
     doc = json_input.read_json(path, BenchJsonError, "; was the run interrupted?")
     if not isinstance(doc, dict):
         raise BenchJsonError(f"{path}: expected a Google Benchmark JSON object")
-    context = json_input.field(path, doc, "context", dict, "top level", BenchJsonError)
+    context = _field(path, doc, "context", dict, "top level")
     for key in CONTEXT_FIELDS:
-        json_input.field(path, context, key, str, "context", BenchJsonError)
-    benchmarks = json_input.field(path, doc, "benchmarks", list, "top level", BenchJsonError)
+        _field(path, context, key, str, "context")
+    benchmarks = _field(path, doc, "benchmarks", list, "top level")
     rows, skipped = [], []
     for i, b in enumerate(benchmarks):
         where = f"benchmarks[{i}]"
-        name = json_input.field(path, b, "name", str, where, BenchJsonError)
+        name = _field(path, b, "name", str, where)
         where = f"benchmark '{name}'"
         if b.get("run_type", "iteration") != "iteration":
             continue  # mean/median/stddev rows: we aggregate ourselves
@@ -105,15 +110,12 @@ def load(path):
             skipped.append((name, b.get("error_message", "")))
             continue
         family, variant, args = parse_name(path, name)
-        unit = json_input.field(path, b, "time_unit", str, where, BenchJsonError)
+        unit = _field(path, b, "time_unit", str, where)
         if unit not in UNIT_SECONDS:
             raise BenchJsonError(
                 f"{path}: {where}: field 'time_unit' must be one of {sorted(UNIT_SECONDS)}, got {unit!r}"
             )
-        seconds = (
-            json_input.field(path, b, "real_time", float, where, BenchJsonError)
-            * UNIT_SECONDS[unit]
-        )
+        seconds = _field(path, b, "real_time", float, where) * UNIT_SECONDS[unit]
         counters = {
             k: float(v)
             for k, v in b.items()
